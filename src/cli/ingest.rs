@@ -1,0 +1,90 @@
+//! `corpus ingest`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use corpus::ingest::{IngestOptions, TruthFormat};
+use corpus::store::Store;
+
+use super::output::{print_json, print_table, Format, OutputArgs};
+use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+
+/// Arguments of `corpus ingest`.
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// PDF files or folders (searched recursively for *.pdf) (can be repeated)
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The dataset the documents are added to
+    #[arg(long, default_value = "default")]
+    dataset: String,
+    /// Attach ground truth of this format found beside each PDF
+    ///
+    /// peerread: <name>.pdf.json beside the PDF, or in a sibling parsed_pdfs/ folder
+    /// (PeerRead's layout). The JSON is validated; a malformed file is reported with its path
+    /// and the parse error, and the PDF still ingests.
+    #[arg(long, value_parser = parse_truth)]
+    truth: Option<TruthFormat>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+fn parse_truth(s: &str) -> Result<TruthFormat, String> {
+    TruthFormat::parse(s).ok_or_else(|| {
+        let known: Vec<&str> = TruthFormat::ALL.iter().map(|f| f.as_str()).collect();
+        format!("unknown truth format {s:?}; known: {}", known.join(", "))
+    })
+}
+
+/// Runs `corpus ingest`.
+pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
+    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let run = store.start_run("ingest", &argv())?;
+    let opts = IngestOptions {
+        paths: a.paths.clone(),
+        dataset: a.dataset.clone(),
+        truth: a.truth,
+        run: Some(run),
+    };
+    let bar = super::progress::Bar::new("ingest", g.quiet);
+    let mut pages = corpus::providers::builtin::PdfiumPageCounter::default();
+    let sum = corpus::ingest::ingest(&mut store, &opts, &mut pages, &bar)?;
+    store.finish_run(run, &serde_json::to_value(&sum)?, sum.errors.len() as u64)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let rows = vec![vec![
+                a.dataset.clone(),
+                sum.files.to_string(),
+                sum.new_documents.to_string(),
+                sum.new_pages.to_string(),
+                sum.new_names.to_string(),
+                sum.unchanged.to_string(),
+                sum.truths_added.to_string(),
+                sum.errors.len().to_string(),
+            ]];
+            print_table(
+                &["dataset", "files", "new", "pages", "new names", "unchanged", "truths", "errors"],
+                &rows,
+            )?;
+            if !g.quiet {
+                if sum.files > 0 && sum.unchanged == sum.files {
+                    eprintln!("Nothing new: every file was already ingested under its name.");
+                }
+                for e in &sum.errors {
+                    eprintln!("corpus: {}: {}", e.path, e.error);
+                }
+                if !sum.truths_missing.is_empty() {
+                    eprintln!(
+                        "corpus: no ground truth found for {} PDF(s), e.g. {}",
+                        sum.truths_missing.len(),
+                        sum.truths_missing[0]
+                    );
+                }
+            }
+        }
+    }
+    Ok(if sum.errors.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}

@@ -1,0 +1,111 @@
+//! Command-line types and one module per subcommand (binary only).
+
+mod ingest;
+mod ocr;
+mod output;
+mod progress;
+mod show;
+mod status;
+mod worker;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Keep PDFs and their ground truth in one store, run parsers once per model version, and
+/// score every output.
+#[derive(Parser, Debug)]
+#[command(name = "corpus", version, about, long_about = None, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options every command takes.
+#[derive(Args, Debug)]
+pub struct GlobalArgs {
+    /// The store file
+    #[arg(long, global = true, env = "CORPUS_DB", default_value = "corpus.db")]
+    pub db: PathBuf,
+    /// Print no progress and no warnings
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// Print more (-v info, -vv debug); CORPUS_LOG sets a tracing filter
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Add PDFs (files or folders, searched recursively) and their ground truth to the store
+    Ingest(ingest::IngestArgs),
+    /// Run a provider over every document that has no cached output for it
+    Ocr(ocr::OcrArgs),
+    /// Show datasets, documents, pages, truths, outputs per provider and errors
+    Status(status::StatusArgs),
+    /// Show one document's output from a provider
+    Show(show::ShowArgs),
+    /// List the providers this build knows
+    Providers(output::OutputArgs),
+    /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
+    #[command(name = "__worker", hide = true)]
+    Worker(worker::WorkerArgs),
+}
+
+/// Runs the parsed command line and returns the exit code.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let g = &cli.global;
+    match &cli.command {
+        Command::Ingest(a) => ingest::run(g, a),
+        Command::Ocr(a) => ocr::run(g, a),
+        Command::Status(a) => status::run(g, a),
+        Command::Show(a) => show::run(g, a),
+        Command::Providers(a) => status::providers(a),
+        Command::Worker(a) => worker::run(a),
+    }
+}
+
+/// Exit code for "finished, but some documents failed".
+pub const EXIT_SOME_FAILED: u8 = 3;
+
+/// Sets up tracing on stderr: `CORPUS_LOG` if set, else from -q/-v.
+pub fn init_logging(g: &GlobalArgs) {
+    let level = match (g.quiet, g.verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, _) => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_env("CORPUS_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("corpus={level}")));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .init();
+}
+
+/// Prints an error and its causes; a broken pipe on stdout is a silent success.
+pub fn report_error(e: &anyhow::Error) -> ExitCode {
+    for cause in e.chain() {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            if io.kind() == std::io::ErrorKind::BrokenPipe {
+                return ExitCode::SUCCESS;
+            }
+        }
+    }
+    eprintln!("corpus: error: {e}");
+    for cause in e.chain().skip(1) {
+        eprintln!("corpus: caused by: {cause}");
+    }
+    ExitCode::FAILURE
+}
+
+/// Returns the command line as given, for the run record.
+fn argv() -> Vec<String> {
+    std::env::args().collect()
+}

@@ -1,0 +1,109 @@
+//! `corpus ocr`.
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use clap::Args;
+use corpus::providers::runner::{run_ocr, Executor, OcrOptions};
+use corpus::providers::{find, PageSelection};
+use corpus::store::Store;
+
+use super::output::{print_json, print_table, Format, OutputArgs};
+use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+
+/// Arguments of `corpus ocr`.
+#[derive(Args, Debug)]
+pub struct OcrArgs {
+    /// The provider to run (see `corpus providers`)
+    #[arg(long, default_value = "pdfium")]
+    provider: String,
+    /// Only documents of this dataset
+    #[arg(long)]
+    dataset: Option<String>,
+    /// Worker processes [default: the number of cores]
+    #[arg(long, short = 'j')]
+    jobs: Option<usize>,
+    /// Per-document time limit in seconds; a document over it is recorded as failed
+    #[arg(long, default_value_t = 120.0)]
+    timeout: f64,
+    /// Pages to parse: all, or a list like 1-3,5 (part of the cache key)
+    #[arg(long, default_value = "all", value_parser = PageSelection::parse)]
+    pages: PageSelection,
+    /// Re-run documents whose cached result is a failure
+    #[arg(long)]
+    retry_errors: bool,
+    /// Stop scheduling documents after the first failure
+    #[arg(long)]
+    fail_fast: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `corpus ocr`.
+pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
+    let provider = find(&a.provider)?;
+    if !(a.timeout > 0.0) {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let run = store.start_run("ocr", &argv())?;
+    let jobs = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    let opts = OcrOptions {
+        provider,
+        dataset: a.dataset.as_deref(),
+        pages: a.pages.clone(),
+        retry_errors: a.retry_errors,
+        fail_fast: a.fail_fast,
+        executor: Executor::Workers {
+            exe: std::env::current_exe().context("locating the corpus binary")?,
+            db: std::path::absolute(&g.db)?,
+            jobs: jobs.max(1),
+            timeout: Duration::from_secs_f64(a.timeout),
+        },
+        run: Some(run),
+        device: "cpu",
+    };
+    let bar = super::progress::Bar::new(provider.id(), g.quiet);
+    let sum = run_ocr(&mut store, &opts, &bar)?;
+    store.finish_run(run, &serde_json::to_value(&sum)?, sum.failed)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let secs = sum.wall_ms as f64 / 1000.0;
+            let rate = if sum.ran > 0 && secs > 0.0 {
+                format!("{:.1}", sum.pages_ran as f64 / secs)
+            } else {
+                "–".into()
+            };
+            print_table(
+                &["provider", "version", "documents", "cached", "ran", "ok", "failed", "pages", "pages/s"],
+                &[vec![
+                    sum.provider.clone(),
+                    sum.provider_version.clone(),
+                    sum.documents.to_string(),
+                    (sum.cached + sum.cached_errors).to_string(),
+                    sum.ran.to_string(),
+                    sum.ok.to_string(),
+                    sum.failed.to_string(),
+                    sum.pages_ran.to_string(),
+                    rate,
+                ]],
+            )?;
+            if !g.quiet {
+                for f in &sum.failures {
+                    eprintln!("corpus: {}: {}", f.document, f.error);
+                }
+                if sum.cached_errors > 0 {
+                    eprintln!(
+                        "{} document(s) have a cached failure; --retry-errors runs them again.",
+                        sum.cached_errors
+                    );
+                }
+            }
+        }
+    }
+    Ok(if sum.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}

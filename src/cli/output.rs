@@ -1,0 +1,73 @@
+//! Shared output options and a small aligned-table renderer.
+
+use std::io::Write;
+
+use clap::{Args, ValueEnum};
+
+/// How tabular results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum Format {
+    /// Aligned columns for people
+    #[default]
+    Table,
+    /// One JSON document
+    Json,
+}
+
+/// The `--format` option.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+/// Prints rows as aligned columns; numeric-looking cells are right-aligned.
+pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for r in rows {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let numeric = |i: usize| {
+        rows.iter().all(|r| {
+            r[i].is_empty() || r[i] == "–" || r[i].trim_end_matches('%').parse::<f64>().is_ok()
+        })
+    };
+    let right: Vec<bool> = (0..headers.len()).map(|i| !rows.is_empty() && numeric(i)).collect();
+    let mut out = std::io::stdout().lock();
+    let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+        let mut s = String::new();
+        for (i, c) in cells.iter().enumerate() {
+            if i > 0 {
+                s.push_str("  ");
+            }
+            let pad = widths[i] - c.chars().count();
+            if right[i] {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                if i + 1 < cells.len() {
+                    s.push_str(&" ".repeat(pad));
+                }
+            }
+        }
+        writeln!(out, "{}", s.trim_end())
+    };
+    let hdr: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    line(&mut out, &hdr)?;
+    for r in rows {
+        line(&mut out, r)?;
+    }
+    Ok(())
+}
+
+/// Prints a value as pretty JSON on stdout.
+pub fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, v)?;
+    writeln!(out)?;
+    Ok(())
+}

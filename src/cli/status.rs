@@ -1,0 +1,76 @@
+//! `corpus status` and `corpus providers`.
+
+use std::process::ExitCode;
+
+use clap::Args;
+use corpus::store::Store;
+use serde_json::json;
+
+use super::output::{print_json, print_table, Format, OutputArgs};
+use super::GlobalArgs;
+
+/// Arguments of `corpus status`.
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `corpus status`.
+pub fn run(g: &GlobalArgs, a: &StatusArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::open_read_only(&g.db)?;
+    let datasets = store.dataset_counts()?;
+    let providers = store.provider_counts()?;
+    let (docs, pages, ingest_errors) = store.totals()?;
+    match a.output.format {
+        Format::Json => print_json(&json!({
+            "store": g.db,
+            "documents": docs,
+            "pages": pages,
+            "ingest_errors": ingest_errors,
+            "datasets": datasets.iter().map(|(n, d, p, t)| json!({
+                "dataset": n, "documents": d, "pages": p, "truths": t})).collect::<Vec<_>>(),
+            "outputs": providers.iter().map(|c| json!({
+                "provider": c.provider, "provider_version": c.provider_version,
+                "ok": c.ok, "errors": c.errors})).collect::<Vec<_>>(),
+        }))?,
+        Format::Table => {
+            println!("store {}: {docs} documents, {pages} pages, {ingest_errors} ingest errors", g.db.display());
+            println!();
+            let rows: Vec<Vec<String>> = datasets
+                .iter()
+                .map(|(n, d, p, t)| vec![n.clone(), d.to_string(), p.to_string(), t.to_string()])
+                .collect();
+            print_table(&["dataset", "documents", "pages", "truths"], &rows)?;
+            println!();
+            let rows: Vec<Vec<String>> = providers
+                .iter()
+                .map(|c| {
+                    vec![c.provider.clone(), c.provider_version.clone(), c.ok.to_string(), c.errors.to_string()]
+                })
+                .collect();
+            print_table(&["provider", "version", "outputs", "errors"], &rows)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `corpus providers`.
+pub fn providers(a: &OutputArgs) -> anyhow::Result<ExitCode> {
+    let all = corpus::providers::registry();
+    match a.format {
+        Format::Json => print_json(
+            &all.iter()
+                .map(|p| json!({"provider": p.id(), "version": p.adapter_version(), "description": p.description()}))
+                .collect::<Vec<_>>(),
+        )?,
+        Format::Table => {
+            let rows: Vec<Vec<String>> = all
+                .iter()
+                .map(|p| vec![p.id().to_string(), p.adapter_version().to_string(), p.description().to_string()])
+                .collect();
+            print_table(&["provider", "version", "description"], &rows)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,27 @@
+//! `corpus __worker`: the process `corpus ocr` hands documents to.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use corpus::providers::{find, PageSelection};
+
+/// Arguments of the hidden worker command.
+#[derive(Args, Debug)]
+pub struct WorkerArgs {
+    #[arg(long)]
+    provider: String,
+    #[arg(long)]
+    db: PathBuf,
+    #[arg(long, value_parser = PageSelection::parse)]
+    pages: PageSelection,
+}
+
+/// Serves parse requests on stdin until it closes.
+pub fn run(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
+    let provider = find(&a.provider)?;
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    corpus::providers::worker::serve(provider, &a.db, &a.pages, stdin, stdout)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,255 @@
+//! The one document model that every provider returns and every suite reads.
+//!
+//! A [`Doc`] is a list of pages and a list of blocks in reading order. It is stored as JSON
+//! (serde), so field names and kind names are part of the store's format: renaming one is a
+//! breaking change that needs a `CACHE_VERSION` bump.
+
+use serde::{Deserialize, Serialize};
+
+/// A parsed document: its pages and its blocks in reading order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Doc {
+    /// Page sizes, in PDF points, in page order.
+    pub pages: Vec<Page>,
+    /// Blocks in reading order across all pages.
+    pub blocks: Vec<Block>,
+}
+
+/// One page's size in PDF points (1/72 inch).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Page {
+    /// Width in points.
+    pub width: f32,
+    /// Height in points.
+    pub height: f32,
+}
+
+/// What a block is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockKind {
+    /// The document title.
+    Title,
+    /// A section heading (with `level`).
+    Heading,
+    /// Body prose.
+    Paragraph,
+    /// One item of a list.
+    ListItem,
+    /// A figure or table caption (`Table 1: ...`).
+    Caption,
+    /// A table (with `table`).
+    Table,
+    /// A display formula (text, and `latex` where known).
+    Formula,
+    /// A picture.
+    Figure,
+    /// Running header at the top of a page.
+    PageHeader,
+    /// Running footer or page number at the bottom of a page.
+    PageFooter,
+    /// A footnote.
+    Footnote,
+    /// One entry of the reference list.
+    Reference,
+    /// Program code.
+    Code,
+}
+
+impl BlockKind {
+    /// Every kind, in a fixed order.
+    pub const ALL: [BlockKind; 13] = [
+        BlockKind::Title,
+        BlockKind::Heading,
+        BlockKind::Paragraph,
+        BlockKind::ListItem,
+        BlockKind::Caption,
+        BlockKind::Table,
+        BlockKind::Formula,
+        BlockKind::Figure,
+        BlockKind::PageHeader,
+        BlockKind::PageFooter,
+        BlockKind::Footnote,
+        BlockKind::Reference,
+        BlockKind::Code,
+    ];
+
+    /// Returns the kind's name as stored in JSON (`page_header`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockKind::Title => "title",
+            BlockKind::Heading => "heading",
+            BlockKind::Paragraph => "paragraph",
+            BlockKind::ListItem => "list_item",
+            BlockKind::Caption => "caption",
+            BlockKind::Table => "table",
+            BlockKind::Formula => "formula",
+            BlockKind::Figure => "figure",
+            BlockKind::PageHeader => "page_header",
+            BlockKind::PageFooter => "page_footer",
+            BlockKind::Footnote => "footnote",
+            BlockKind::Reference => "reference",
+            BlockKind::Code => "code",
+        }
+    }
+}
+
+impl std::fmt::Display for BlockKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An axis-aligned box in PDF points, origin at the page's top-left corner, y growing down.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct BBox {
+    /// Left edge.
+    pub x0: f32,
+    /// Top edge.
+    pub y0: f32,
+    /// Right edge.
+    pub x1: f32,
+    /// Bottom edge.
+    pub y1: f32,
+}
+
+impl BBox {
+    /// Returns a box from its edges.
+    pub fn new(x0: f32, y0: f32, x1: f32, y1: f32) -> BBox {
+        BBox { x0, y0, x1, y1 }
+    }
+
+    /// Returns the width (never negative).
+    pub fn width(&self) -> f32 {
+        (self.x1 - self.x0).max(0.0)
+    }
+
+    /// Returns the height (never negative).
+    pub fn height(&self) -> f32 {
+        (self.y1 - self.y0).max(0.0)
+    }
+
+    /// Returns the smallest box that holds both.
+    pub fn union(&self, o: &BBox) -> BBox {
+        BBox {
+            x0: self.x0.min(o.x0),
+            y0: self.y0.min(o.y0),
+            x1: self.x1.max(o.x1),
+            y1: self.y1.max(o.y1),
+        }
+    }
+}
+
+/// One block of a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Block {
+    /// What the block is.
+    pub kind: BlockKind,
+    /// Zero-based page index.
+    pub page: u32,
+    /// Where it is on the page.
+    pub bbox: BBox,
+    /// Its plain text (for tables, the cells flattened row by row).
+    pub text: String,
+    /// Heading level (1 = section, 2 = subsection, ...), for headings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level: Option<u8>,
+    /// Cell structure, for tables.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Table>,
+    /// LaTeX source, for formulas where the provider knows it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latex: Option<String>,
+}
+
+impl Block {
+    /// Returns a block with no level, table or LaTeX.
+    pub fn new(kind: BlockKind, page: u32, bbox: BBox, text: impl Into<String>) -> Block {
+        Block { kind, page, bbox, text: text.into(), level: None, table: None, latex: None }
+    }
+}
+
+/// A table's cell structure.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Table {
+    /// Number of grid rows.
+    pub rows: u32,
+    /// Number of grid columns.
+    pub cols: u32,
+    /// The cells, each anchored at its top-left grid position.
+    pub cells: Vec<Cell>,
+}
+
+/// One table cell.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    /// Zero-based grid row of the cell's top-left corner.
+    pub row: u32,
+    /// Zero-based grid column of the cell's top-left corner.
+    pub col: u32,
+    /// Rows spanned (at least 1).
+    pub row_span: u32,
+    /// Columns spanned (at least 1).
+    pub col_span: u32,
+    /// The cell's text.
+    pub text: String,
+    /// Whether the cell is a header cell.
+    #[serde(default)]
+    pub header: bool,
+}
+
+impl Doc {
+    /// Returns the blocks' text joined by blank lines, with `#` marks before headings.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for b in &self.blocks {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            match b.kind {
+                BlockKind::Title => out.push_str("# "),
+                BlockKind::Heading => {
+                    for _ in 0..=b.level.unwrap_or(1) {
+                        out.push('#');
+                    }
+                    out.push(' ');
+                }
+                _ => {}
+            }
+            out.push_str(&b.text);
+        }
+        out.push('\n');
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_serialize_as_snake_case_names() {
+        for k in BlockKind::ALL {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.as_str()));
+            let back: BlockKind = serde_json::from_str(&json).unwrap();
+            assert_eq!(back, k);
+        }
+    }
+
+    #[test]
+    fn doc_round_trips_through_json() {
+        let mut b = Block::new(BlockKind::Table, 1, BBox::new(1.0, 2.0, 3.0, 4.0), "a b");
+        b.table = Some(Table {
+            rows: 1,
+            cols: 2,
+            cells: vec![
+                Cell { row: 0, col: 0, row_span: 1, col_span: 1, text: "a".into(), header: true },
+                Cell { row: 0, col: 1, row_span: 1, col_span: 1, text: "b".into(), header: false },
+            ],
+        });
+        let doc = Doc { pages: vec![Page { width: 612.0, height: 792.0 }], blocks: vec![b] };
+        let json = serde_json::to_string(&doc).unwrap();
+        assert_eq!(serde_json::from_str::<Doc>(&json).unwrap(), doc);
+    }
+}

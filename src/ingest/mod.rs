@@ -1,0 +1,309 @@
+//! Ingest: PDFs and their ground truth into the store, content-hashed and idempotent.
+//!
+//! A PDF's identity is the blake3 of its bytes. The same bytes under two names or datasets
+//! are one document with two names; re-ingesting changes nothing and says so. A file that is
+//! not a usable PDF is a per-file error: recorded, reported, and the batch goes on. A
+//! malformed ground truth is rejected with its path and the parse error while its PDF still
+//! ingests.
+
+mod truth;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::store::{IngestDoc, RunId, Store};
+pub use truth::TruthFormat;
+
+/// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
+pub trait PageCounter {
+    /// Returns the page count, or why the bytes are not a usable PDF.
+    fn pages(&mut self, pdf: &[u8]) -> std::result::Result<u32, String>;
+}
+
+/// What to ingest.
+#[derive(Debug, Clone)]
+pub struct IngestOptions {
+    /// Files and folders (folders are searched recursively for `*.pdf`).
+    pub paths: Vec<PathBuf>,
+    /// The dataset the names go into.
+    pub dataset: String,
+    /// The ground-truth format to attach, if any.
+    pub truth: Option<TruthFormat>,
+    /// The run to record errors under.
+    pub run: Option<RunId>,
+}
+
+/// One file that could not be ingested (or whose truth was rejected).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileError {
+    /// The file.
+    pub path: String,
+    /// What is wrong.
+    pub error: String,
+}
+
+/// What an ingest did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct IngestSummary {
+    /// PDF files seen.
+    pub files: u64,
+    /// Documents new to the store.
+    pub new_documents: u64,
+    /// Names added for bytes the store already had.
+    pub new_names: u64,
+    /// Files that were already ingested under the same name (nothing changed).
+    pub unchanged: u64,
+    /// Pages of the new documents.
+    pub new_pages: u64,
+    /// Truths attached that the store did not have.
+    pub truths_added: u64,
+    /// PDFs for which no truth file was found (when a truth format was asked for).
+    pub truths_missing: Vec<String>,
+    /// Per-file errors.
+    pub errors: Vec<FileError>,
+}
+
+/// Ingests every PDF under `opts.paths`.
+pub fn ingest(
+    store: &mut Store,
+    opts: &IngestOptions,
+    pages: &mut dyn PageCounter,
+    progress: &dyn Progress,
+) -> Result<IngestSummary> {
+    let mut files = Vec::new();
+    for p in &opts.paths {
+        collect(p, &mut files)?;
+    }
+    let mut summary = IngestSummary::default();
+    progress.start(files.len() as u64);
+    for (path, name) in &files {
+        summary.files += 1;
+        let shown = path.display().to_string();
+        let ok = match ingest_one(store, opts, pages, path, name, &mut summary) {
+            Ok(()) => true,
+            Err(error) => {
+                tracing::warn!("{shown}: {error}");
+                store.record_ingest_error(opts.run, &shown, &error)?;
+                summary.errors.push(FileError { path: shown.clone(), error });
+                false
+            }
+        };
+        progress.advance(&shown, ok);
+    }
+    progress.finish();
+    Ok(summary)
+}
+
+/// Ingests one PDF; an `Err` is the per-file error message to record.
+fn ingest_one(
+    store: &mut Store,
+    opts: &IngestOptions,
+    counter: &mut dyn PageCounter,
+    path: &Path,
+    name: &str,
+    summary: &mut IngestSummary,
+) -> std::result::Result<(), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
+    let hash = blake3::hash(&bytes).to_hex().to_string();
+    let known = store.document_by_hash(&hash).map_err(|e| e.to_string())?;
+    let pages = match known {
+        Some((_, pages)) => pages,
+        None => {
+            check_pdf_header(&bytes)?;
+            counter.pages(&bytes)?
+        }
+    };
+    let mut truth_bytes = None;
+    let mut truth_path = String::new();
+    if let Some(format) = opts.truth {
+        match format.locate(path) {
+            None => summary.truths_missing.push(path.display().to_string()),
+            Some(tp) => {
+                let b = std::fs::read(&tp).map_err(|e| format!("{}: cannot read: {e}", tp.display()))?;
+                truth_path = tp.display().to_string();
+                match format.validate(&b) {
+                    Ok(()) => truth_bytes = Some(b),
+                    Err(e) => {
+                        // The PDF still ingests; the truth is rejected and reported.
+                        let error = format!("malformed {} ground truth: {e}", format.as_str());
+                        tracing::warn!("{truth_path}: {error}");
+                        store.record_ingest_error(opts.run, &truth_path, &error).map_err(|e| e.to_string())?;
+                        summary.errors.push(FileError { path: truth_path.clone(), error });
+                    }
+                }
+            }
+        }
+    }
+    let shown = path.display().to_string();
+    let doc = IngestDoc {
+        dataset: &opts.dataset,
+        name,
+        source_path: &shown,
+        bytes: &bytes,
+        pages,
+        truth: match (&truth_bytes, opts.truth) {
+            (Some(b), Some(f)) => Some((f.as_str(), b.as_slice(), truth_path.as_str())),
+            _ => None,
+        },
+    };
+    let out = store.ingest(&doc).map_err(|e| match e {
+        Error::BadInput { msg, .. } => msg,
+        other => other.to_string(),
+    })?;
+    if out.new_document {
+        summary.new_documents += 1;
+        summary.new_pages += u64::from(pages);
+    } else if out.new_name {
+        summary.new_names += 1;
+    } else {
+        summary.unchanged += 1;
+    }
+    if out.new_truth {
+        summary.truths_added += 1;
+    }
+    Ok(())
+}
+
+/// Refuses bytes that do not start like a PDF, before any native code sees them.
+fn check_pdf_header(bytes: &[u8]) -> std::result::Result<(), String> {
+    if bytes.is_empty() {
+        return Err("not a PDF: the file is empty".into());
+    }
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err("not a PDF: no %PDF- header in the first 1024 bytes".into());
+    }
+    Ok(())
+}
+
+/// Collects (file, name) pairs: a file is named by its stem; files in a folder by their
+/// path relative to it, without the `.pdf` extension, with `/` separators.
+fn collect(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    if meta.is_file() {
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        out.push((path.to_path_buf(), name));
+        return Ok(());
+    }
+    let mut found = Vec::new();
+    walk(path, &mut found)?;
+    found.sort();
+    for f in found {
+        let rel = f.strip_prefix(path).unwrap_or(&f).with_extension("");
+        let name = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/");
+        out.push((f, name));
+    }
+    Ok(())
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let p = entry.path();
+        let ft = entry.file_type().map_err(|e| Error::io(&p, e))?;
+        if ft.is_dir() || (ft.is_symlink() && p.is_dir()) {
+            walk(&p, out)?;
+        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf")) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::progress::NoProgress;
+
+    /// Counts "pages" as the number of `/Type /Page ` markers; refuses `%BROKEN`.
+    struct FakeCounter;
+    impl PageCounter for FakeCounter {
+        fn pages(&mut self, pdf: &[u8]) -> std::result::Result<u32, String> {
+            if pdf.windows(7).any(|w| w == b"%BROKEN") {
+                return Err("truncated or damaged PDF".into());
+            }
+            Ok(1)
+        }
+    }
+
+    fn opts(paths: Vec<PathBuf>, truth: Option<TruthFormat>) -> IngestOptions {
+        IngestOptions { paths, dataset: "ds".into(), truth, run: None }
+    }
+
+    #[test]
+    fn folders_are_walked_and_named_by_relative_path() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("sub")).unwrap();
+        std::fs::write(d.path().join("a.pdf"), b"%PDF-1.4 a").unwrap();
+        std::fs::write(d.path().join("sub/b.PDF"), b"%PDF-1.4 b").unwrap();
+        std::fs::write(d.path().join("notes.txt"), b"x").unwrap();
+        let mut found = Vec::new();
+        collect(d.path(), &mut found).unwrap();
+        let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
+        assert_eq!(names, ["a", "sub/b"]);
+    }
+
+    #[test]
+    fn bad_files_are_errors_that_do_not_stop_the_batch() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.pdf"), b"%PDF-1.4 good").unwrap();
+        std::fs::write(d.path().join("b.pdf"), b"hello, not a pdf").unwrap();
+        std::fs::write(d.path().join("c.pdf"), b"%PDF-1.4 %BROKEN").unwrap();
+        std::fs::write(d.path().join("d.pdf"), b"").unwrap();
+        let mut s = Store::open_in_memory().unwrap();
+        let sum = ingest(&mut s, &opts(vec![d.path().into()], None), &mut FakeCounter, &NoProgress)
+            .unwrap();
+        assert_eq!(sum.new_documents, 1);
+        assert_eq!(sum.errors.len(), 3);
+        assert!(sum.errors[0].path.ends_with("b.pdf") && sum.errors[0].error.contains("not a PDF"));
+        assert!(sum.errors[1].error.contains("truncated"));
+        assert!(sum.errors[2].error.contains("empty"));
+        assert_eq!(s.totals().unwrap(), (1, 1, 3));
+    }
+
+    #[test]
+    fn reingest_is_a_no_op_and_a_second_name_shares_the_document() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.pdf"), b"%PDF-1.4 same").unwrap();
+        std::fs::write(d.path().join("copy.pdf"), b"%PDF-1.4 same").unwrap();
+        let mut s = Store::open_in_memory().unwrap();
+        let o = opts(vec![d.path().join("a.pdf")], None);
+        let first = ingest(&mut s, &o, &mut FakeCounter, &NoProgress).unwrap();
+        assert_eq!(first.new_documents, 1);
+        let again = ingest(&mut s, &o, &mut FakeCounter, &NoProgress).unwrap();
+        assert_eq!((again.new_documents, again.unchanged), (0, 1));
+        let o2 = opts(vec![d.path().join("copy.pdf")], None);
+        let copy = ingest(&mut s, &o2, &mut FakeCounter, &NoProgress).unwrap();
+        assert_eq!((copy.new_documents, copy.new_names), (0, 1));
+        assert_eq!(s.totals().unwrap().0, 1);
+        assert_eq!(s.find_documents("copy", None).unwrap()[0].id, s.find_documents("a", None).unwrap()[0].id);
+    }
+
+    #[test]
+    fn malformed_truth_is_rejected_with_its_path_and_the_pdf_still_ingests() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("a.pdf"), b"%PDF-1.4 a").unwrap();
+        std::fs::write(d.path().join("a.pdf.json"), b"{\"name\": \"a.pdf\", \"metadata\": {").unwrap();
+        let mut s = Store::open_in_memory().unwrap();
+        let sum = ingest(
+            &mut s,
+            &opts(vec![d.path().into()], Some(TruthFormat::PeerRead)),
+            &mut FakeCounter,
+            &NoProgress,
+        )
+        .unwrap();
+        assert_eq!(sum.new_documents, 1);
+        assert_eq!(sum.truths_added, 0);
+        assert_eq!(sum.errors.len(), 1);
+        assert!(sum.errors[0].path.ends_with("a.pdf.json"), "{:?}", sum.errors);
+        assert!(sum.errors[0].error.contains("malformed peerread"), "{:?}", sum.errors);
+        assert!(s.truths(None).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,17 @@
+//! `corpus`: a corpus manager for people who evaluate PDF parsers.
+//!
+//! PDFs and their ground truth live in one content-hashed SQLite store ([`store`]); parsers
+//! ("providers", [`providers`]) run once per model version and their outputs are cached by a
+//! key that names everything that can change them ([`providers::key`]); suites score outputs
+//! against the truth and keep every score.
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod doc;
+pub mod error;
+pub mod ingest;
+pub mod progress;
+pub mod providers;
+pub mod store;
+
+pub use error::{Error, Result};

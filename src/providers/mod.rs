@@ -1,0 +1,97 @@
+//! Providers: parsers that turn a PDF into a [`Doc`], and the machinery that runs them.
+//!
+//! A [`Provider`] is registered once (see [`registry`]) and describes itself: its id, its
+//! adapter version, its model digest and its config, which together with the PDF's hash and
+//! the page selection make the output's [`key::CacheKey`]. Its [`Engine`] does the work, in
+//! a worker process (see [`runner`]) so that a PDF that hangs or crashes a native library
+//! costs that document, not the batch.
+
+//TMP pub mod builtin;
+pub mod key;
+pub mod manifest;
+//TMP pub mod pdfium;
+pub mod runner;
+pub mod testing;
+pub mod worker;
+
+use serde_json::Value;
+
+use crate::doc::Doc;
+use crate::error::{Error, Result};
+pub use key::{CacheKey, PageSelection};
+
+/// A parser that can be run over documents and cached.
+pub trait Provider: Send + Sync {
+    /// The provider's id (`pdfium`, `layout`, ...), as users type it.
+    fn id(&self) -> &'static str;
+
+    /// A one-line description for `--help` and listings.
+    fn description(&self) -> &'static str;
+
+    /// The adapter version: bump it whenever the output for the same input changes.
+    fn adapter_version(&self) -> u32;
+
+    /// The digest of the model (weights, native build, manifest) this provider would use now.
+    ///
+    /// Runs in the parent process before any work is scheduled, so a missing library or model
+    /// fails the command early with a message that says how to fix it.
+    fn model_digest(&self) -> Result<String>;
+
+    /// The provider's configuration, as it enters the cache key.
+    fn config(&self) -> Value {
+        Value::Object(Default::default())
+    }
+
+    /// Whether the provider is for tests only (hidden from listings, enabled by
+    /// `CORPUS_TEST_PROVIDERS=1`).
+    fn test_only(&self) -> bool {
+        false
+    }
+
+    /// Loads the provider's libraries and models, in the process that will run it.
+    fn load(&self) -> Result<Box<dyn Engine>>;
+}
+
+/// A loaded provider, ready to parse documents one after another.
+pub trait Engine {
+    /// Parses one PDF. An `Err` is a per-document failure, recorded with its message.
+    fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String>;
+}
+
+/// Returns every provider this build knows, test-only ones included only when
+/// `CORPUS_TEST_PROVIDERS=1`.
+pub fn registry() -> Vec<&'static dyn Provider> {
+    let show_test = std::env::var("CORPUS_TEST_PROVIDERS").is_ok_and(|v| v == "1");
+    ALL.iter().copied().filter(|p| show_test || !p.test_only()).collect()
+}
+
+static ALL: &[&dyn Provider] = &[&testing::FaultyProvider];
+
+/// Finds a provider by id, with an error that lists the known ones.
+pub fn find(id: &str) -> Result<&'static dyn Provider> {
+    let all = registry();
+    all.iter().copied().find(|p| p.id() == id).ok_or_else(|| {
+        let known: Vec<&str> = all.iter().map(|p| p.id()).collect();
+        Error::Usage(format!("unknown provider {id:?}; known providers: {}", known.join(", ")))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn provider_ids_are_unique() {
+        let mut ids: Vec<&str> = ALL.iter().map(|p| p.id()).collect();
+        ids.sort_unstable();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+    }
+
+    #[test]
+    fn unknown_provider_lists_the_known_ones() {
+        let err = find("nope").err().unwrap().to_string();
+        assert!(err.contains("unknown provider \"nope\""), "{err}");
+    }
+}

@@ -1,0 +1,392 @@
+//! Runs a provider over the documents that have no cached output for it.
+//!
+//! The parent (this module) decides what to run by cache key, hands documents to worker
+//! processes (`corpus __worker`, see [`super::worker`]) and writes every result itself, one
+//! transaction per document, so the store has one writer and a killed run loses at most the
+//! documents in flight. A worker that exceeds the per-document time limit is killed; one that
+//! dies is replaced; either way the document is recorded as a failure and the batch goes on.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::key::{canonical_json, CacheKey, PageSelection};
+use super::worker::{run_one, Reply};
+use super::Provider;
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::store::{DocumentRow, NewOutput, RunId, Store};
+
+/// How the documents are parsed.
+#[derive(Debug, Clone)]
+pub enum Executor {
+    /// In this process, one after another, with no time limit (tests, debugging).
+    InProcess,
+    /// In `jobs` worker processes started as `exe __worker ...`.
+    Workers {
+        /// The `corpus` binary.
+        exe: PathBuf,
+        /// The store file the workers read PDFs from.
+        db: PathBuf,
+        /// Number of worker processes.
+        jobs: usize,
+        /// Per-document time limit.
+        timeout: Duration,
+    },
+}
+
+/// What to run.
+pub struct OcrOptions<'a> {
+    /// The provider.
+    pub provider: &'a dyn Provider,
+    /// Only documents named in this dataset.
+    pub dataset: Option<&'a str>,
+    /// Pages to parse.
+    pub pages: PageSelection,
+    /// Re-run documents whose cached result is a failure.
+    pub retry_errors: bool,
+    /// Stop scheduling new documents after the first failure.
+    pub fail_fast: bool,
+    /// How to run.
+    pub executor: Executor,
+    /// The run to attribute outputs to.
+    pub run: Option<RunId>,
+    /// Where it runs (`cpu`, `cuda`): recorded, not part of the key.
+    pub device: &'a str,
+}
+
+/// One document that failed.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Failure {
+    /// Its name.
+    pub document: String,
+    /// Why.
+    pub error: String,
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct OcrSummary {
+    /// Provider id.
+    pub provider: String,
+    /// Provider adapter version.
+    pub provider_version: String,
+    /// Model digest.
+    pub model_digest: String,
+    /// Documents considered.
+    pub documents: u64,
+    /// Documents served from the cache (outputs already stored).
+    pub cached: u64,
+    /// Documents skipped because a failure is cached (see `--retry-errors`).
+    pub cached_errors: u64,
+    /// Documents parsed now.
+    pub ran: u64,
+    /// Of those, parsed successfully.
+    pub ok: u64,
+    /// Of those, failed.
+    pub failed: u64,
+    /// Pages of the documents parsed now.
+    pub pages_ran: u64,
+    /// The failures of this run.
+    pub failures: Vec<Failure>,
+    /// Wall time of the whole command part, in ms.
+    pub wall_ms: u64,
+}
+
+struct Job {
+    doc: DocumentRow,
+    key: CacheKey,
+}
+
+/// Runs `opts.provider` over every selected document without a cached output.
+pub fn run_ocr(store: &mut Store, opts: &OcrOptions<'_>, progress: &dyn Progress) -> Result<OcrSummary> {
+    let t0 = Instant::now();
+    let p = opts.provider;
+    let digest = p.model_digest()?;
+    let config = canonical_json(&p.config());
+    let mut summary = OcrSummary {
+        provider: p.id().into(),
+        provider_version: p.adapter_version().to_string(),
+        model_digest: digest.clone(),
+        ..Default::default()
+    };
+    let mut todo = VecDeque::new();
+    for doc in store.documents(opts.dataset)? {
+        summary.documents += 1;
+        let key = CacheKey::builder(p.id(), p.adapter_version(), &digest, &doc.hash)
+            .config(&p.config())
+            .pages(&opts.pages)
+            .compute();
+        match store.output_status(key.as_str())?.as_deref() {
+            Some("ok") => summary.cached += 1,
+            Some(_) if !opts.retry_errors => summary.cached_errors += 1,
+            _ => todo.push_back(Job { doc, key }),
+        }
+    }
+    if todo.is_empty() {
+        summary.wall_ms = t0.elapsed().as_millis() as u64;
+        return Ok(summary);
+    }
+    progress.start(todo.len() as u64);
+    let pages = opts.pages.to_string();
+    let mut record = |store: &mut Store, job: &Job, reply: Reply| -> Result<bool> {
+        let (result, wall_ms) = match &reply {
+            Reply::Ok { wall_ms, json } => (Ok(json.as_bytes()), *wall_ms),
+            Reply::Error { wall_ms, message } => (Err(message.as_str()), *wall_ms),
+        };
+        store.put_output(&NewOutput {
+            cache_key: job.key.as_str(),
+            document: job.doc.id,
+            provider: p.id(),
+            provider_version: &summary.provider_version,
+            model_digest: &digest,
+            config: &config,
+            pages: &pages,
+            result,
+            wall_ms,
+            device: opts.device,
+            run: opts.run,
+        })?;
+        summary.ran += 1;
+        summary.pages_ran += u64::from(job.doc.pages);
+        let ok = result.is_ok();
+        if let Err(msg) = result {
+            summary.failed += 1;
+            tracing::warn!(document = %job.doc.name, provider = p.id(), "failed: {msg}");
+            summary.failures.push(Failure { document: job.doc.name.clone(), error: msg.into() });
+        } else {
+            summary.ok += 1;
+        }
+        progress.advance(&job.doc.name, ok);
+        Ok(ok)
+    };
+    match &opts.executor {
+        Executor::InProcess => {
+            let mut engine = p.load()?;
+            while let Some(job) = todo.pop_front() {
+                let pdf = store.blob(&job.doc.hash)?.ok_or_else(|| missing_blob(&job.doc))?;
+                let reply = run_one(engine.as_mut(), &pdf, &opts.pages);
+                if !record(store, &job, reply)? && opts.fail_fast {
+                    break;
+                }
+            }
+        }
+        Executor::Workers { exe, db, jobs, timeout } => {
+            let n = (*jobs).clamp(1, todo.len());
+            let queue = Arc::new(Mutex::new(todo));
+            let (tx, rx) = mpsc::channel::<std::result::Result<(Job, Reply), String>>();
+            let spec = WorkerSpec {
+                exe: exe.clone(),
+                db: db.clone(),
+                provider: p.id().to_string(),
+                pages: pages.clone(),
+                timeout: *timeout,
+            };
+            let mut handles = Vec::new();
+            for _ in 0..n {
+                let (queue, tx, spec) = (queue.clone(), tx.clone(), spec.clone());
+                handles.push(std::thread::spawn(move || worker_thread(&spec, &queue, &tx)));
+            }
+            drop(tx);
+            let mut fatal = None;
+            for msg in rx {
+                match msg {
+                    Ok((job, reply)) => {
+                        if !record(store, &job, reply)? && opts.fail_fast {
+                            clear(&queue);
+                        }
+                    }
+                    Err(e) => {
+                        clear(&queue);
+                        fatal.get_or_insert(e);
+                    }
+                }
+            }
+            for h in handles {
+                let _ = h.join();
+            }
+            if let Some(e) = fatal {
+                return Err(Error::Provider { provider: p.id().into(), msg: e });
+            }
+        }
+    }
+    progress.finish();
+    summary.wall_ms = t0.elapsed().as_millis() as u64;
+    Ok(summary)
+}
+
+fn missing_blob(doc: &DocumentRow) -> Error {
+    Error::Usage(format!("the store has no PDF blob for document {} ({})", doc.name, doc.hash))
+}
+
+fn clear(queue: &Mutex<VecDeque<Job>>) {
+    if let Ok(mut q) = queue.lock() {
+        q.clear();
+    }
+}
+
+#[derive(Clone)]
+struct WorkerSpec {
+    exe: PathBuf,
+    db: PathBuf,
+    provider: String,
+    pages: String,
+    timeout: Duration,
+}
+
+/// A running worker process with a thread feeding its stdout lines into a channel.
+struct WorkerProc {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl WorkerProc {
+    fn spawn(spec: &WorkerSpec) -> std::result::Result<WorkerProc, String> {
+        let mut child = Command::new(&spec.exe)
+            .arg("__worker")
+            .arg("--provider")
+            .arg(&spec.provider)
+            .arg("--db")
+            .arg(&spec.db)
+            .arg("--pages")
+            .arg(&spec.pages)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start worker {}: {e}", spec.exe.display()))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("worker pipes missing".into());
+        };
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(l) = line else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(String::new()));
+        let sink = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            let mut stderr = stderr;
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = sink.lock() {
+                    t.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    if t.len() > 4000 {
+                        let cut = t.len() - 2000;
+                        let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                        t.drain(..cut);
+                    }
+                }
+            }
+        });
+        Ok(WorkerProc { child, stdin, lines, stderr: tail })
+    }
+
+    /// Kills the process and returns how it ended plus what it wrote to stderr.
+    fn kill(mut self) -> String {
+        let _ = self.child.kill();
+        self.end_message()
+    }
+
+    fn end_message(&mut self) -> String {
+        let status = self.child.wait().map(|s| describe_exit(&s)).unwrap_or_default();
+        // Give the stderr thread a moment to drain the pipe.
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self.stderr.lock().map(|t| t.trim().to_string()).unwrap_or_default();
+        if tail.is_empty() {
+            status
+        } else {
+            format!("{status}; stderr: {tail}")
+        }
+    }
+}
+
+fn describe_exit(s: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            let name = match sig {
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                7 => " (SIGBUS)",
+                _ => "",
+            };
+            return format!("killed by signal {sig}{name}");
+        }
+    }
+    format!("exited with {s}")
+}
+
+type Sender = mpsc::Sender<std::result::Result<(Job, Reply), String>>;
+
+fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
+    let mut proc: Option<WorkerProc> = None;
+    loop {
+        let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else { break };
+        let mut w = match proc.take() {
+            Some(w) => w,
+            None => match WorkerProc::spawn(spec) {
+                Ok(w) => w,
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            },
+        };
+        let t0 = Instant::now();
+        let sent = writeln!(w.stdin, "{}", job.doc.hash).and_then(|_| w.stdin.flush());
+        let reply = match sent.map_err(|_| RecvTimeoutError::Disconnected) {
+            Ok(()) => w.lines.recv_timeout(spec.timeout),
+            Err(e) => Err(e),
+        };
+        let wall_ms = t0.elapsed().as_millis() as u64;
+        let reply = match reply {
+            Ok(line) => {
+                let r = Reply::decode(&line)
+                    .unwrap_or_else(|message| Reply::Error { wall_ms, message });
+                proc = Some(w);
+                r
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                let how = w.kill();
+                let message = format!(
+                    "timed out after {} s (worker {how})",
+                    spec.timeout.as_secs_f64()
+                );
+                Reply::Error { wall_ms, message }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                let how = w.end_message();
+                Reply::Error { wall_ms, message: format!("worker process died: {how}") }
+            }
+        };
+        if tx.send(Ok((job, reply))).is_err() {
+            break;
+        }
+    }
+    if let Some(w) = proc {
+        // Closing stdin ends the worker's loop; wait so no zombie is left.
+        let WorkerProc { mut child, stdin, .. } = w;
+        drop(stdin);
+        let _ = child.wait();
+    }
+}

@@ -1,0 +1,64 @@
+//! A provider for testing the runner's failure handling on real worker processes.
+//!
+//! `test-faulty` is hidden unless `CORPUS_TEST_PROVIDERS=1`. On a PDF whose bytes contain
+//! `%CORPUS-CRASH` it aborts the worker process; on `%CORPUS-HANG` it sleeps forever; on
+//! `%CORPUS-FAIL` it returns an error; otherwise it returns one paragraph giving the size.
+
+use crate::doc::{BBox, Block, BlockKind, Doc};
+use crate::error::Result;
+
+use super::{Engine, PageSelection, Provider};
+
+/// The test-only provider described in the module docs.
+#[derive(Debug)]
+pub struct FaultyProvider;
+
+impl Provider for FaultyProvider {
+    fn id(&self) -> &'static str {
+        "test-faulty"
+    }
+
+    fn description(&self) -> &'static str {
+        "test only: crashes, hangs or fails on marked PDFs"
+    }
+
+    fn adapter_version(&self) -> u32 {
+        1
+    }
+
+    fn model_digest(&self) -> Result<String> {
+        Ok("none".into())
+    }
+
+    fn test_only(&self) -> bool {
+        true
+    }
+
+    fn load(&self) -> Result<Box<dyn Engine>> {
+        Ok(Box::new(FaultyEngine))
+    }
+}
+
+struct FaultyEngine;
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+impl Engine for FaultyEngine {
+    fn run(&mut self, pdf: &[u8], _pages: &PageSelection) -> std::result::Result<Doc, String> {
+        if contains(pdf, b"%CORPUS-CRASH") {
+            std::process::abort();
+        }
+        if contains(pdf, b"%CORPUS-HANG") {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        if contains(pdf, b"%CORPUS-FAIL") {
+            return Err("asked to fail by %CORPUS-FAIL".into());
+        }
+        let text = format!("{} bytes", pdf.len());
+        Ok(Doc { pages: vec![], blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)] })
+    }
+}

@@ -1,0 +1,141 @@
+//! The worker side of the provider runner: a process that parses PDFs named on stdin.
+//!
+//! Protocol (one line each way per document, UTF-8):
+//! - parent → worker: the PDF's blob hash;
+//! - worker → parent: `ok <wall_ms> <Doc JSON>` or `error <wall_ms> <message as a JSON string>`.
+//!
+//! The worker reads PDFs from the store itself (read-only), so only hashes and results cross
+//! the pipe. It exits when stdin closes, which is also what happens when the parent dies.
+
+use std::io::{BufRead, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::store::Store;
+
+use super::{Engine, PageSelection, Provider};
+
+/// One finished document as the worker reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Reply {
+    /// The Doc, as JSON.
+    Ok {
+        /// Time spent parsing.
+        wall_ms: u64,
+        /// The Doc JSON.
+        json: String,
+    },
+    /// A per-document failure.
+    Error {
+        /// Time spent before failing.
+        wall_ms: u64,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl Reply {
+    /// Encodes the reply as one line (without the newline).
+    pub fn encode(&self) -> String {
+        match self {
+            Reply::Ok { wall_ms, json } => format!("ok {wall_ms} {json}"),
+            Reply::Error { wall_ms, message } => {
+                format!("error {wall_ms} {}", serde_json::Value::String(message.clone()))
+            }
+        }
+    }
+
+    /// Decodes one reply line.
+    pub fn decode(line: &str) -> std::result::Result<Reply, String> {
+        let bad = || format!("unreadable reply from worker: {:?}", line.chars().take(80).collect::<String>());
+        let (tag, rest) = line.split_once(' ').ok_or_else(bad)?;
+        let (ms, body) = rest.split_once(' ').ok_or_else(bad)?;
+        let wall_ms: u64 = ms.parse().map_err(|_| bad())?;
+        match tag {
+            "ok" => Ok(Reply::Ok { wall_ms, json: body.to_string() }),
+            "error" => {
+                let message = serde_json::from_str::<String>(body).map_err(|_| bad())?;
+                Ok(Reply::Error { wall_ms, message })
+            }
+            _ => Err(bad()),
+        }
+    }
+}
+
+/// Parses one PDF with a loaded engine, turning a panic into a per-document error.
+pub fn run_one(engine: &mut dyn Engine, pdf: &[u8], pages: &PageSelection) -> Reply {
+    let t0 = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| engine.run(pdf, pages)));
+    let wall_ms = t0.elapsed().as_millis() as u64;
+    match result {
+        Ok(Ok(doc)) => match serde_json::to_string(&doc) {
+            Ok(json) => Reply::Ok { wall_ms, json },
+            Err(e) => Reply::Error { wall_ms, message: format!("cannot serialise output: {e}") },
+        },
+        Ok(Err(message)) => Reply::Error { wall_ms, message },
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Reply::Error { wall_ms, message: format!("provider panicked: {what}") }
+        }
+    }
+}
+
+/// Serves parse requests until `input` closes.
+pub fn serve(
+    provider: &dyn Provider,
+    db: &Path,
+    pages: &PageSelection,
+    input: impl BufRead,
+    mut output: impl Write,
+) -> Result<()> {
+    let store = Store::open_read_only(db)?;
+    let mut engine: Option<Box<dyn Engine>> = None;
+    for line in input.lines() {
+        let line = line.map_err(|e| Error::io("<stdin>", e))?;
+        let hash = line.trim();
+        if hash.is_empty() {
+            continue;
+        }
+        let reply = match store.blob(hash)? {
+            None => Reply::Error { wall_ms: 0, message: format!("blob {hash} is not in the store") },
+            Some(pdf) => {
+                if engine.is_none() {
+                    engine = Some(provider.load()?);
+                }
+                // Invariant: loaded just above.
+                let e = engine.as_deref_mut().expect("engine is loaded");
+                run_one(e, &pdf, pages)
+            }
+        };
+        let mut text = reply.encode();
+        text.push('\n');
+        output.write_all(text.as_bytes()).map_err(|e| Error::io("<stdout>", e))?;
+        output.flush().map_err(|e| Error::io("<stdout>", e))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_round_trip() {
+        for r in [
+            Reply::Ok { wall_ms: 12, json: "{\"pages\":[],\"blocks\":[]}".into() },
+            Reply::Error { wall_ms: 0, message: "bad \"pdf\"\nline two".into() },
+        ] {
+            let line = r.encode();
+            assert!(!line.contains('\n'));
+            assert_eq!(Reply::decode(&line).unwrap(), r);
+        }
+        assert!(Reply::decode("garbage").is_err());
+        assert!(Reply::decode("ok x {}").is_err());
+    }
+}

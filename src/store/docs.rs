@@ -1,0 +1,332 @@
+//! Documents, their names, datasets and ground truths.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{now, optional, put_blob, Store};
+use crate::error::{Error, Result};
+
+/// One PDF to ingest, already hashed and counted.
+#[derive(Debug)]
+pub struct IngestDoc<'a> {
+    /// Dataset name (created if new).
+    pub dataset: &'a str,
+    /// The document's name within the dataset.
+    pub name: &'a str,
+    /// Where it came from, for messages.
+    pub source_path: &'a str,
+    /// The PDF bytes.
+    pub bytes: &'a [u8],
+    /// Page count.
+    pub pages: u32,
+    /// A ground truth to attach: (format, bytes, source path).
+    pub truth: Option<(&'a str, &'a [u8], &'a str)>,
+}
+
+/// What ingesting one PDF did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IngestOutcome {
+    /// The document's id.
+    pub document: i64,
+    /// The bytes were new to the store.
+    pub new_document: bool,
+    /// The (dataset, name) pair was new.
+    pub new_name: bool,
+    /// A truth was attached that the store did not have.
+    pub new_truth: bool,
+}
+
+/// A stored document with one of its names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentRow {
+    /// Internal id.
+    pub id: i64,
+    /// blake3 hex of the PDF.
+    pub hash: String,
+    /// Page count.
+    pub pages: u32,
+    /// A name it is known by (the first, by dataset then name).
+    pub name: String,
+    /// The dataset of that name.
+    pub dataset: String,
+}
+
+/// A stored ground truth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TruthRow {
+    /// Internal id.
+    pub id: i64,
+    /// The document it belongs to.
+    pub document: i64,
+    /// Dataset.
+    pub dataset: String,
+    /// Format (`peerread`, ...).
+    pub format: String,
+    /// Blob hash of the verbatim file.
+    pub blob: String,
+}
+
+fn ensure_dataset(conn: &Connection, name: &str) -> Result<i64> {
+    conn.prepare_cached(
+        "INSERT INTO datasets (name, created_at) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+    )?
+    .execute(params![name, now()])?;
+    Ok(conn
+        .prepare_cached("SELECT id FROM datasets WHERE name = ?1")?
+        .query_row([name], |r| r.get(0))?)
+}
+
+impl Store {
+    /// Returns the id and page count of the document with these bytes, if stored.
+    pub fn document_by_hash(&self, hash: &str) -> Result<Option<(i64, u32)>> {
+        let mut st = self.conn.prepare_cached("SELECT id, pages FROM documents WHERE blob = ?1")?;
+        optional(st.query_row([hash], |r| Ok((r.get(0)?, r.get(1)?))))
+    }
+
+    /// Stores one PDF with its name (and truth) in one transaction.
+    ///
+    /// Idempotent: the same bytes under the same name change nothing. A name that already
+    /// belongs to other bytes in the dataset is refused, and nothing is written.
+    pub fn ingest(&mut self, doc: &IngestDoc<'_>) -> Result<IngestOutcome> {
+        let tx = self.conn.transaction()?;
+        let dataset = ensure_dataset(&tx, doc.dataset)?;
+        let hash = blake3::hash(doc.bytes).to_hex().to_string();
+        let existing: Option<i64> = tx
+            .prepare_cached("SELECT id FROM documents WHERE blob = ?1")?
+            .query_row([&hash], |r| r.get(0))
+            .optional()?;
+        let (document, new_document) = match existing {
+            Some(id) => (id, false),
+            None => {
+                put_blob(&tx, doc.bytes, "application/pdf")?;
+                tx.prepare_cached(
+                    "INSERT INTO documents (blob, pages, created_at) VALUES (?1, ?2, ?3)",
+                )?
+                .execute(params![hash, doc.pages, now()])?;
+                (tx.last_insert_rowid(), true)
+            }
+        };
+        let owner: Option<(i64, String)> = tx
+            .prepare_cached(
+                "SELECT n.document, d.blob FROM document_names n JOIN documents d ON d.id = n.document
+                 WHERE n.dataset = ?1 AND n.name = ?2",
+            )?
+            .query_row(params![dataset, doc.name], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let new_name = match owner {
+            Some((id, _)) if id == document => false,
+            Some((_, other)) => {
+                return Err(Error::BadInput {
+                    path: doc.source_path.into(),
+                    msg: format!(
+                        "dataset {} already has a document named {} with other content \
+                         (blake3 {}); give this one another name or --dataset",
+                        doc.dataset,
+                        doc.name,
+                        &other[..16]
+                    ),
+                });
+            }
+            None => {
+                tx.prepare_cached(
+                    "INSERT INTO document_names (document, dataset, name, source_path, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5)",
+                )?
+                .execute(params![document, dataset, doc.name, doc.source_path, now()])?;
+                true
+            }
+        };
+        let mut new_truth = false;
+        if let Some((format, bytes, path)) = doc.truth {
+            let blob = put_blob(&tx, bytes, media_type_of(format))?;
+            new_truth = tx
+                .prepare_cached(
+                    "INSERT INTO truths (document, dataset, format, blob, source_path, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                     ON CONFLICT (document, dataset, format, blob) DO NOTHING",
+                )?
+                .execute(params![document, dataset, format, blob, path, now()])?
+                > 0;
+        }
+        tx.commit()?;
+        Ok(IngestOutcome { document, new_document, new_name, new_truth })
+    }
+
+    /// Records a per-file ingest failure.
+    pub fn record_ingest_error(&self, run: Option<super::RunId>, path: &str, error: &str) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO ingest_errors (run, path, error, created_at) VALUES (?1, ?2, ?3, ?4)",
+            )?
+            .execute(params![run.map(|r| r.0), path, error, now()])?;
+        Ok(())
+    }
+
+    /// Lists distinct documents, optionally only those named in `dataset`, in id order.
+    pub fn documents(&self, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT d.id, d.blob, d.pages,
+                    (SELECT n.name FROM document_names n JOIN datasets s ON s.id = n.dataset
+                     WHERE n.document = d.id AND (?1 IS NULL OR s.name = ?1)
+                     ORDER BY s.name, n.name LIMIT 1) AS name,
+                    (SELECT s.name FROM document_names n JOIN datasets s ON s.id = n.dataset
+                     WHERE n.document = d.id AND (?1 IS NULL OR s.name = ?1)
+                     ORDER BY s.name, n.name LIMIT 1) AS dataset
+             FROM documents d
+             WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM document_names n JOIN datasets s
+                                         ON s.id = n.dataset WHERE n.document = d.id AND s.name = ?1)
+             ORDER BY d.id",
+        )?;
+        let rows = st.query_map([dataset], |r| {
+            Ok(DocumentRow {
+                id: r.get(0)?,
+                hash: r.get(1)?,
+                pages: r.get(2)?,
+                name: r.get(3)?,
+                dataset: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Finds documents by name (in any dataset, or in `dataset`), or by a hash prefix of at
+    /// least 8 hex digits.
+    pub fn find_documents(&self, key: &str, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT d.id, d.blob, d.pages, n.name, s.name
+             FROM document_names n JOIN documents d ON d.id = n.document
+             JOIN datasets s ON s.id = n.dataset
+             WHERE (n.name = ?1 OR (length(?1) >= 8 AND d.blob LIKE ?1 || '%'))
+               AND (?2 IS NULL OR s.name = ?2)
+             ORDER BY s.name, n.name",
+        )?;
+        let rows = st.query_map(params![key, dataset], |r| {
+            Ok(DocumentRow {
+                id: r.get(0)?,
+                hash: r.get(1)?,
+                pages: r.get(2)?,
+                name: r.get(3)?,
+                dataset: r.get(4)?,
+            })
+        })?;
+        let mut out: Vec<DocumentRow> = rows.collect::<rusqlite::Result<_>>()?;
+        out.dedup_by_key(|d| (d.id, d.dataset.clone()));
+        Ok(out)
+    }
+
+    /// Lists the newest truth of each (document, dataset, format), optionally of one dataset.
+    pub fn truths(&self, dataset: Option<&str>) -> Result<Vec<TruthRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT t.id, t.document, s.name, t.format, t.blob FROM truths t
+             JOIN datasets s ON s.id = t.dataset
+             WHERE (?1 IS NULL OR s.name = ?1)
+               AND t.id = (SELECT max(t2.id) FROM truths t2 WHERE t2.document = t.document
+                           AND t2.dataset = t.dataset AND t2.format = t.format)
+             ORDER BY t.document, s.name, t.format",
+        )?;
+        let rows = st.query_map([dataset], |r| {
+            Ok(TruthRow {
+                id: r.get(0)?,
+                document: r.get(1)?,
+                dataset: r.get(2)?,
+                format: r.get(3)?,
+                blob: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Per dataset: (name, documents, pages, truths).
+    pub fn dataset_counts(&self) -> Result<Vec<(String, i64, i64, i64)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT s.name,
+                    (SELECT count(*) FROM document_names n WHERE n.dataset = s.id),
+                    (SELECT coalesce(sum(d.pages), 0) FROM document_names n
+                     JOIN documents d ON d.id = n.document WHERE n.dataset = s.id),
+                    (SELECT count(DISTINCT t.document) FROM truths t WHERE t.dataset = s.id)
+             FROM datasets s ORDER BY s.name",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Totals: (distinct documents, their pages, ingest errors recorded).
+    pub fn totals(&self) -> Result<(i64, i64, i64)> {
+        Ok(self.conn.query_row(
+            "SELECT (SELECT count(*) FROM documents), (SELECT coalesce(sum(pages), 0) FROM documents),
+                    (SELECT count(*) FROM ingest_errors)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?)
+    }
+}
+
+fn media_type_of(format: &str) -> &'static str {
+    match format {
+        "peerread" | "docling" | "omnidocbench" | "latex-tables" | "olmocr-bench" => {
+            "application/json"
+        }
+        "grobid-tei" | "icdar2013" => "application/xml",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc<'a>(dataset: &'a str, name: &'a str, bytes: &'a [u8]) -> IngestDoc<'a> {
+        IngestDoc { dataset, name, source_path: name, bytes, pages: 1, truth: None }
+    }
+
+    fn count(store: &Store, table: &str) -> i64 {
+        store.conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+    }
+
+    #[test]
+    fn same_bytes_twice_is_one_document() {
+        let mut s = Store::open_in_memory().unwrap();
+        let a = s.ingest(&doc("d", "a", b"%PDF-1 x")).unwrap();
+        assert!(a.new_document && a.new_name);
+        let again = s.ingest(&doc("d", "a", b"%PDF-1 x")).unwrap();
+        assert!(!again.new_document && !again.new_name);
+        let other_name = s.ingest(&doc("e", "b", b"%PDF-1 x")).unwrap();
+        assert!(!other_name.new_document && other_name.new_name);
+        assert_eq!(other_name.document, a.document);
+        assert_eq!((count(&s, "documents"), count(&s, "document_names")), (1, 2));
+        assert_eq!(count(&s, "blobs"), 1);
+    }
+
+    #[test]
+    fn a_taken_name_with_other_bytes_is_refused_and_nothing_is_written() {
+        let mut s = Store::open_in_memory().unwrap();
+        s.ingest(&doc("d", "a", b"one")).unwrap();
+        let err = s.ingest(&doc("d", "a", b"two")).unwrap_err();
+        assert!(err.to_string().contains("already has a document named a"), "{err}");
+        assert_eq!((count(&s, "documents"), count(&s, "blobs")), (1, 1));
+    }
+
+    #[test]
+    fn truths_attach_once_and_newest_wins() {
+        let mut s = Store::open_in_memory().unwrap();
+        let mut d = doc("d", "a", b"pdf");
+        d.truth = Some(("peerread", b"{}", "a.pdf.json"));
+        assert!(s.ingest(&d).unwrap().new_truth);
+        assert!(!s.ingest(&d).unwrap().new_truth);
+        d.truth = Some(("peerread", b"{\"v\":2}", "a.pdf.json"));
+        assert!(s.ingest(&d).unwrap().new_truth);
+        let t = s.truths(None).unwrap();
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].blob, blake3::hash(b"{\"v\":2}").to_hex().to_string());
+    }
+
+    #[test]
+    fn finds_documents_by_name_or_hash_prefix() {
+        let mut s = Store::open_in_memory().unwrap();
+        s.ingest(&doc("d", "paper", b"bytes")).unwrap();
+        let h = blake3::hash(b"bytes").to_hex().to_string();
+        assert_eq!(s.find_documents("paper", None).unwrap().len(), 1);
+        assert_eq!(s.find_documents(&h[..10], None).unwrap().len(), 1);
+        assert!(s.find_documents(&h[..4], None).unwrap().is_empty());
+        assert!(s.find_documents("paper", Some("other")).unwrap().is_empty());
+    }
+}

@@ -1,0 +1,216 @@
+//! Provider outputs, keyed by cache key.
+
+use rusqlite::params;
+
+use super::{now, optional, put_blob, RunId, Store};
+use crate::error::Result;
+
+/// One provider result to store.
+#[derive(Debug)]
+pub struct NewOutput<'a> {
+    /// The cache key (hex).
+    pub cache_key: &'a str,
+    /// The document id.
+    pub document: i64,
+    /// Provider id.
+    pub provider: &'a str,
+    /// Provider adapter version.
+    pub provider_version: &'a str,
+    /// Model digest (hex, or a short id for providers without weights).
+    pub model_digest: &'a str,
+    /// Canonical config JSON.
+    pub config: &'a str,
+    /// Page selection.
+    pub pages: &'a str,
+    /// The Doc JSON, or the error message.
+    pub result: std::result::Result<&'a [u8], &'a str>,
+    /// Wall time spent on it.
+    pub wall_ms: u64,
+    /// Where it ran (`cpu`, `cuda`).
+    pub device: &'a str,
+    /// The run that produced it.
+    pub run: Option<RunId>,
+}
+
+/// A stored output row.
+#[derive(Debug, Clone)]
+pub struct OutputRow {
+    /// Internal id.
+    pub id: i64,
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Model digest.
+    pub model_digest: String,
+    /// `ok` or `error`.
+    pub status: String,
+    /// Error message, for failures.
+    pub error: Option<String>,
+    /// Blob hash of the Doc JSON, for successes.
+    pub blob: Option<String>,
+    /// When it was stored.
+    pub created_at: String,
+}
+
+/// Output counts of one provider version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderCount {
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Outputs with status ok.
+    pub ok: i64,
+    /// Recorded failures.
+    pub errors: i64,
+}
+
+impl Store {
+    /// Returns the status (`ok` or `error`) stored under a cache key, if any.
+    pub fn output_status(&self, cache_key: &str) -> Result<Option<String>> {
+        let mut st = self.conn.prepare_cached("SELECT status FROM outputs WHERE cache_key = ?1")?;
+        optional(st.query_row([cache_key], |r| r.get(0)))
+    }
+
+    /// Stores an output or a failure in one transaction.
+    ///
+    /// A failure may be replaced later (by a retry); a success is never overwritten.
+    /// Returns whether a row was written.
+    pub fn put_output(&mut self, o: &NewOutput<'_>) -> Result<bool> {
+        let tx = self.conn.transaction()?;
+        let (status, error, blob) = match o.result {
+            Ok(json) => ("ok", None, Some(put_blob(&tx, json, "application/json")?)),
+            Err(msg) => ("error", Some(msg), None),
+        };
+        let n = tx
+            .prepare_cached(
+                "INSERT INTO outputs (cache_key, document, provider, provider_version, model_digest,
+                     config, pages, status, error, blob, wall_ms, device, run, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 ON CONFLICT (cache_key) DO UPDATE SET
+                     status = excluded.status, error = excluded.error, blob = excluded.blob,
+                     wall_ms = excluded.wall_ms, device = excluded.device, run = excluded.run,
+                     created_at = excluded.created_at
+                 WHERE outputs.status = 'error'",
+            )?
+            .execute(params![
+                o.cache_key,
+                o.document,
+                o.provider,
+                o.provider_version,
+                o.model_digest,
+                o.config,
+                o.pages,
+                status,
+                error,
+                blob,
+                o.wall_ms as i64,
+                o.device,
+                o.run.map(|r| r.0),
+                now()
+            ])?;
+        tx.commit()?;
+        Ok(n > 0)
+    }
+
+    /// Returns the newest output of `provider` for a document (successes before failures).
+    pub fn latest_output(&self, document: i64, provider: &str) -> Result<Option<OutputRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, provider, provider_version, model_digest, status, error, blob, created_at
+             FROM outputs WHERE document = ?1 AND provider = ?2
+             ORDER BY status = 'ok' DESC, created_at DESC, id DESC LIMIT 1",
+        )?;
+        optional(st.query_row(params![document, provider], |r| {
+            Ok(OutputRow {
+                id: r.get(0)?,
+                provider: r.get(1)?,
+                provider_version: r.get(2)?,
+                model_digest: r.get(3)?,
+                status: r.get(4)?,
+                error: r.get(5)?,
+                blob: r.get(6)?,
+                created_at: r.get(7)?,
+            })
+        }))
+    }
+
+    /// Output counts per provider and version.
+    pub fn provider_counts(&self) -> Result<Vec<ProviderCount>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT provider, provider_version, sum(status = 'ok'), sum(status = 'error')
+             FROM outputs GROUP BY provider, provider_version ORDER BY provider, provider_version",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(ProviderCount {
+                provider: r.get(0)?,
+                provider_version: r.get(1)?,
+                ok: r.get(2)?,
+                errors: r.get(3)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Counts outputs per cache key that appear more than once (always 0: the key is unique).
+    pub fn duplicate_outputs(&self) -> Result<i64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM (SELECT document, provider, provider_version, model_digest, config,
+                 pages FROM outputs GROUP BY 1, 2, 3, 4, 5, 6 HAVING count(*) > 1)",
+            [],
+            |r| r.get(0),
+        )?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::IngestDoc;
+
+    fn setup() -> (Store, i64) {
+        let mut s = Store::open_in_memory().unwrap();
+        let d = s
+            .ingest(&IngestDoc {
+                dataset: "d",
+                name: "a",
+                source_path: "a.pdf",
+                bytes: b"pdf",
+                pages: 1,
+                truth: None,
+            })
+            .unwrap()
+            .document;
+        (s, d)
+    }
+
+    fn out<'a>(doc: i64, result: std::result::Result<&'a [u8], &'a str>) -> NewOutput<'a> {
+        NewOutput {
+            cache_key: "k1",
+            document: doc,
+            provider: "p",
+            provider_version: "1",
+            model_digest: "m",
+            config: "{}",
+            pages: "all",
+            result,
+            wall_ms: 5,
+            device: "cpu",
+            run: None,
+        }
+    }
+
+    #[test]
+    fn an_error_is_replaced_by_a_retry_but_a_success_never_is() {
+        let (mut s, d) = setup();
+        assert!(s.put_output(&out(d, Err("boom"))).unwrap());
+        assert_eq!(s.output_status("k1").unwrap().as_deref(), Some("error"));
+        assert!(s.put_output(&out(d, Ok(b"{}"))).unwrap());
+        assert_eq!(s.output_status("k1").unwrap().as_deref(), Some("ok"));
+        assert!(!s.put_output(&out(d, Err("later"))).unwrap());
+        assert_eq!(s.output_status("k1").unwrap().as_deref(), Some("ok"));
+        assert_eq!(s.duplicate_outputs().unwrap(), 0);
+        let row = s.latest_output(d, "p").unwrap().unwrap();
+        assert_eq!(row.blob.unwrap(), blake3::hash(b"{}").to_hex().to_string());
+    }
+}
