@@ -12,6 +12,7 @@ pub mod error;
 pub mod ingest;
 pub mod progress;
 pub mod providers;
+pub mod sample;
 pub mod store;
 
 pub use error::{Error, Result};

@@ -1,0 +1,249 @@
+//! The project's own sample corpus: three small two-column papers with PeerRead ground truth.
+//!
+//! Each paper is written once, as structured data (`papers.rs`); a small layout engine
+//! (`layout.rs`) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
+//! PeerRead JSON (`truth.rs`) is derived from the same data, so PDF and truth agree by
+//! construction. Nothing here comes from third-party data or code.
+//!
+//! The committed copies live in `tests/fixtures/papers/`; the test `fixtures_are_up_to_date`
+//! fails when they differ from [`papers`], and rewrites them when `CORPUS_BLESS=1`.
+
+use std::path::{Path, PathBuf};
+
+use crate::doc::Doc;
+
+mod layout;
+mod papers;
+pub mod pdf;
+mod source;
+mod truth;
+
+/// One generated sample paper.
+#[derive(Debug, Clone)]
+pub struct SamplePaper {
+    /// File stem, e.g. `"101"`: the files are `101.pdf` and `101.pdf.json`.
+    pub name: String,
+    /// The PDF file's bytes.
+    pub pdf: Vec<u8>,
+    /// The PeerRead JSON ground truth, pretty-printed, keys in the schema's order.
+    pub truth_json: String,
+    /// The blocks as typeset, in reading order, with their boxes: what a perfect parser
+    /// would return (line numbers are not blocks).
+    pub doc: Doc,
+}
+
+impl SamplePaper {
+    /// Returns the PDF's file name, `<name>.pdf`.
+    pub fn pdf_name(&self) -> String {
+        format!("{}.pdf", self.name)
+    }
+
+    /// Returns the ground truth's file name, `<name>.pdf.json` (PeerRead's naming).
+    pub fn truth_name(&self) -> String {
+        format!("{}.pdf.json", self.name)
+    }
+}
+
+/// Returns the sample papers, generated afresh; the same bytes on every call.
+pub fn papers() -> Vec<SamplePaper> {
+    papers::SOURCES
+        .iter()
+        .map(|src| {
+            let set = layout::typeset(src);
+            SamplePaper {
+                name: src.name.to_string(),
+                pdf: set.pdf,
+                truth_json: truth::peerread_json(src, &set.line_numbers),
+                doc: set.doc,
+            }
+        })
+        .collect()
+}
+
+/// Writes every sample's `<name>.pdf` and `<name>.pdf.json` into `dir` (created if missing),
+/// and returns the paths written.
+pub fn write_all(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let mut written = Vec::new();
+    for p in papers() {
+        for (file, bytes) in
+            [(p.pdf_name(), p.pdf.as_slice()), (p.truth_name(), p.truth_json.as_bytes())]
+        {
+            let path = dir.join(file);
+            std::fs::write(&path, bytes)?;
+            written.push(path);
+        }
+    }
+    Ok(written)
+}
+
+/// Returns the names of the files in `dir` that are missing or differ from [`papers`].
+pub fn stale_fixtures(dir: &Path) -> Vec<String> {
+    let mut stale = Vec::new();
+    for p in papers() {
+        let files = [(p.pdf_name(), p.pdf.as_slice()), (p.truth_name(), p.truth_json.as_bytes())];
+        for (file, bytes) in files {
+            if std::fs::read(dir.join(&file)).ok().as_deref() != Some(bytes) {
+                stale.push(file);
+            }
+        }
+    }
+    stale
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::BlockKind;
+
+    /// The committed fixtures: `CORPUS_FIXTURES_DIR` where set (a crate that mounts these
+    /// sources elsewhere), else this crate's `tests/fixtures/papers`.
+    fn fixture_dir() -> PathBuf {
+        match std::env::var_os("CORPUS_FIXTURES_DIR") {
+            Some(d) => PathBuf::from(d),
+            None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/papers")),
+        }
+    }
+
+    #[test]
+    fn fixtures_are_up_to_date() {
+        let dir = fixture_dir();
+        if std::env::var("CORPUS_BLESS").as_deref() == Ok("1") {
+            write_all(&dir).unwrap();
+        }
+        let stale = stale_fixtures(&dir);
+        assert!(
+            stale.is_empty(),
+            "{stale:?} in {} differ from sample::papers(); run with CORPUS_BLESS=1 to rewrite",
+            dir.display()
+        );
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        let (a, b) = (papers(), papers());
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.pdf, y.pdf);
+            assert_eq!(x.truth_json, y.truth_json);
+        }
+    }
+
+    fn truth(p: &SamplePaper) -> serde_json::Value {
+        serde_json::from_str(&p.truth_json).unwrap()
+    }
+
+    #[test]
+    fn truth_keys_are_in_schema_order() {
+        for p in papers() {
+            let v = truth(&p);
+            let top: Vec<&String> = v.as_object().unwrap().keys().collect();
+            assert_eq!(top, ["name", "metadata"]);
+            let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();
+            assert_eq!(
+                keys,
+                [
+                    "source",
+                    "title",
+                    "authors",
+                    "emails",
+                    "sections",
+                    "references",
+                    "referenceMentions",
+                    "year",
+                    "abstractText",
+                    "creator"
+                ]
+            );
+            let r: Vec<&String> =
+                v["metadata"]["references"][0].as_object().unwrap().keys().collect();
+            assert_eq!(r, ["title", "author", "venue", "citeRegEx", "shortCiteRegEx", "year"]);
+            let m: Vec<&String> =
+                v["metadata"]["referenceMentions"][0].as_object().unwrap().keys().collect();
+            assert_eq!(m, ["referenceID", "context", "startOffset", "endOffset"]);
+            assert_eq!(v["name"], format!("{}.pdf", p.name));
+        }
+    }
+
+    #[test]
+    fn every_paper_has_two_pages_and_each_feature() {
+        let ps = papers();
+        assert_eq!(ps.len(), 3);
+        for p in &ps {
+            assert_eq!(p.doc.pages.len(), 2, "{}", p.name);
+            let kinds: Vec<BlockKind> = p.doc.blocks.iter().map(|b| b.kind).collect();
+            for k in [BlockKind::Title, BlockKind::Table, BlockKind::Formula, BlockKind::Caption] {
+                assert!(kinds.contains(&k), "{} lacks {k}", p.name);
+            }
+            // Text reaches the right column of the second page.
+            assert!(
+                p.doc.blocks.iter().any(|b| b.page == 1
+                    && b.bbox.x0 > 306.0
+                    && matches!(b.kind, BlockKind::Paragraph | BlockKind::Reference)),
+                "{}",
+                p.name
+            );
+            let v = truth(p);
+            let m = &v["metadata"];
+            let mentions = m["referenceMentions"].as_array().unwrap();
+            for (i, _) in m["references"].as_array().unwrap().iter().enumerate() {
+                assert!(
+                    mentions.iter().any(|x| x["referenceID"] == i),
+                    "{}: ref {i} uncited",
+                    p.name
+                );
+            }
+            for x in mentions {
+                let ctx: Vec<char> = x["context"].as_str().unwrap().chars().collect();
+                let (s, e) = (x["startOffset"].as_u64().unwrap(), x["endOffset"].as_u64().unwrap());
+                assert!(s < e && e as usize <= ctx.len());
+            }
+            let regexes: Vec<&str> = m["references"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["citeRegEx"].as_str().unwrap())
+                .collect();
+            for y in ["2016a", "2016b"] {
+                let q = format!(r"\Q{y}\E");
+                assert!(regexes.iter().any(|r| r.ends_with(&q)), "{}: no {y}", p.name);
+            }
+        }
+    }
+
+    #[test]
+    fn one_paper_is_an_anonymous_review_copy_with_line_numbers() {
+        let ps = papers();
+        let reviews: Vec<&SamplePaper> = ps
+            .iter()
+            .filter(|p| truth(p)["metadata"]["sections"][0]["heading"].is_null())
+            .collect();
+        assert_eq!(reviews.len(), 1);
+        let m = truth(reviews[0])["metadata"].clone();
+        assert_eq!(m["authors"], serde_json::json!([]));
+        let numbers = m["sections"][0]["text"].as_str().unwrap().to_string();
+        assert!(numbers.starts_with("001\n002\n"));
+        assert!(numbers.lines().all(|l| l.len() == 3 && l.bytes().all(|b| b.is_ascii_digit())));
+        let pdf: String = reviews[0].pdf.iter().map(|&b| b as char).collect();
+        assert!(pdf.contains("(001) Tj"));
+    }
+
+    #[test]
+    fn one_word_is_hyphenated_at_a_line_end() {
+        let ps = papers();
+        let hyphenated: Vec<&SamplePaper> =
+            ps.iter().filter(|p| String::from_utf8_lossy(&p.pdf).contains("evalu-) Tj")).collect();
+        assert_eq!(hyphenated.len(), 1);
+        let t = &hyphenated[0].truth_json;
+        assert!(t.contains("evaluation") && !t.contains("evalu-") && !t.contains('\u{AD}'));
+    }
+
+    #[test]
+    fn diacritics_print_in_win_ansi() {
+        for p in papers() {
+            let truth = &p.truth_json;
+            let pdf = String::from_utf8_lossy(&p.pdf);
+            assert!(!pdf.contains("?"), "{}: a char outside WinAnsi", p.name);
+            assert!(!truth.is_ascii(), "{}: no diacritic", p.name);
+        }
+    }
+}
