@@ -40,10 +40,11 @@ CREATE TABLE truths (
     document    INTEGER NOT NULL REFERENCES documents(id),
     dataset     INTEGER NOT NULL REFERENCES datasets(id),
     format      TEXT NOT NULL,             -- peerread, grobid-tei, ...
+    part        TEXT NOT NULL DEFAULT '',  -- for truths in several files: header, fulltext
     blob        TEXT NOT NULL REFERENCES blobs(hash),
     source_path TEXT,
     created_at  TEXT NOT NULL,
-    UNIQUE (document, dataset, format, blob)
+    UNIQUE (document, dataset, format, part, blob)
 );
 
 CREATE TABLE models (

@@ -14,7 +14,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::progress::Progress;
-use crate::store::{IngestDoc, RunId, Store};
+use crate::store::{IngestDoc, RunId, Store, TruthFile};
 pub use truth::TruthFormat;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
@@ -58,7 +58,7 @@ pub struct IngestSummary {
     pub unchanged: u64,
     /// Pages of the new documents.
     pub new_pages: u64,
-    /// Truths attached that the store did not have.
+    /// Truth files attached that the store did not have.
     pub truths_added: u64,
     /// PDFs for which no truth file was found (when a truth format was asked for).
     pub truths_missing: Vec<String>,
@@ -116,27 +116,35 @@ fn ingest_one(
             counter.pages(&bytes)?
         }
     };
-    let mut truth_bytes = None;
-    let mut truth_path = String::new();
+    // A truth is attached whole or not at all: one malformed part rejects every part.
+    let mut loaded: Vec<(&'static str, Vec<u8>, String)> = Vec::new();
     if let Some(format) = opts.truth {
-        match format.locate(path) {
-            None => summary.truths_missing.push(path.display().to_string()),
-            Some(tp) => {
-                let b = std::fs::read(&tp).map_err(|e| format!("{}: cannot read: {e}", tp.display()))?;
-                truth_path = tp.display().to_string();
-                match format.validate(&b) {
-                    Ok(()) => truth_bytes = Some(b),
-                    Err(e) => {
-                        // The PDF still ingests; the truth is rejected and reported.
-                        let error = format!("malformed {} ground truth: {e}", format.as_str());
-                        tracing::warn!("{truth_path}: {error}");
-                        store.record_ingest_error(opts.run, &truth_path, &error).map_err(|e| e.to_string())?;
-                        summary.errors.push(FileError { path: truth_path.clone(), error });
-                    }
-                }
+        let parts = format.locate(path);
+        if parts.is_empty() {
+            summary.truths_missing.push(path.display().to_string());
+        }
+        for (part, tp) in parts {
+            let shown = tp.display().to_string();
+            let b = std::fs::read(&tp).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            if let Err(e) = format.validate(&b) {
+                // The PDF still ingests; the truth is rejected and reported.
+                let error = format!("malformed {} ground truth: {e}", format.as_str());
+                tracing::warn!("{shown}: {error}");
+                store.record_ingest_error(opts.run, &shown, &error).map_err(|e| e.to_string())?;
+                summary.errors.push(FileError { path: shown, error });
+                loaded.clear();
+                break;
             }
+            loaded.push((part, b, shown));
         }
     }
+    let truths: Vec<TruthFile<'_>> = match opts.truth {
+        Some(f) => loaded
+            .iter()
+            .map(|(part, b, p)| TruthFile { format: f.as_str(), part, bytes: b, source_path: p })
+            .collect(),
+        None => Vec::new(),
+    };
     let shown = path.display().to_string();
     let doc = IngestDoc {
         dataset: &opts.dataset,
@@ -144,10 +152,7 @@ fn ingest_one(
         source_path: &shown,
         bytes: &bytes,
         pages,
-        truth: match (&truth_bytes, opts.truth) {
-            (Some(b), Some(f)) => Some((f.as_str(), b.as_slice(), truth_path.as_str())),
-            _ => None,
-        },
+        truths: &truths,
     };
     let out = store.ingest(&doc).map_err(|e| match e {
         Error::BadInput { msg, .. } => msg,
@@ -161,9 +166,7 @@ fn ingest_one(
     } else {
         summary.unchanged += 1;
     }
-    if out.new_truth {
-        summary.truths_added += 1;
-    }
+    summary.truths_added += u64::from(out.new_truths);
     Ok(())
 }
 

@@ -29,16 +29,18 @@ impl TruthFormat {
         TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)
     }
 
-    /// Finds the truth file for a PDF, if there is one.
-    pub fn locate(self, pdf: &Path) -> Option<PathBuf> {
-        let file = pdf.file_name()?.to_string_lossy().into_owned();
+    /// Finds the truth file(s) for a PDF: (part, path) pairs, empty if there is none.
+    pub fn locate(self, pdf: &Path) -> Vec<(&'static str, PathBuf)> {
+        let Some(file) = pdf.file_name().map(|f| f.to_string_lossy().into_owned()) else {
+            return Vec::new();
+        };
         let dir = pdf.parent().unwrap_or(Path::new("."));
         match self {
             TruthFormat::PeerRead => {
                 let beside = dir.join(format!("{file}.json"));
                 // PeerRead's own layout: train/pdfs/496.pdf + train/parsed_pdfs/496.pdf.json.
                 let sibling = dir.parent().map(|p| p.join("parsed_pdfs").join(format!("{file}.json")));
-                std::iter::once(beside).chain(sibling).find(|p| p.is_file())
+                std::iter::once(beside).chain(sibling).find(|p| p.is_file()).map(|p| ("", p)).into_iter().collect()
             }
         }
     }
@@ -112,10 +114,10 @@ mod tests {
         std::fs::create_dir_all(d.path().join("pdfs")).unwrap();
         std::fs::create_dir_all(d.path().join("parsed_pdfs")).unwrap();
         let pdf = d.path().join("pdfs/496.pdf");
-        assert_eq!(TruthFormat::PeerRead.locate(&pdf), None);
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![]);
         std::fs::write(d.path().join("parsed_pdfs/496.pdf.json"), "{}").unwrap();
-        assert_eq!(TruthFormat::PeerRead.locate(&pdf), Some(d.path().join("parsed_pdfs/496.pdf.json")));
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![("", d.path().join("parsed_pdfs/496.pdf.json"))]);
         std::fs::write(d.path().join("pdfs/496.pdf.json"), "{}").unwrap();
-        assert_eq!(TruthFormat::PeerRead.locate(&pdf), Some(d.path().join("pdfs/496.pdf.json")));
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![("", d.path().join("pdfs/496.pdf.json"))]);
     }
 }

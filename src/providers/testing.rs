@@ -2,7 +2,8 @@
 //!
 //! `test-faulty` is hidden unless `CORPUS_TEST_PROVIDERS=1`. On a PDF whose bytes contain
 //! `%CORPUS-CRASH` it aborts the worker process; on `%CORPUS-HANG` it sleeps forever; on
-//! `%CORPUS-FAIL` it returns an error; otherwise it returns one paragraph giving the size.
+//! `%CORPUS-FAIL` it returns an error; on `%CORPUS-SLOW` it takes 100 ms; otherwise it
+//! returns one paragraph giving the size.
 
 use crate::doc::{BBox, Block, BlockKind, Doc};
 use crate::error::Result;
@@ -57,6 +58,9 @@ impl Engine for FaultyEngine {
         }
         if contains(pdf, b"%CORPUS-FAIL") {
             return Err("asked to fail by %CORPUS-FAIL".into());
+        }
+        if contains(pdf, b"%CORPUS-SLOW") {
+            std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let text = format!("{} bytes", pdf.len());
         Ok(Doc { pages: vec![], blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)] })

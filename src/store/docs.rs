@@ -18,8 +18,21 @@ pub struct IngestDoc<'a> {
     pub bytes: &'a [u8],
     /// Page count.
     pub pages: u32,
-    /// A ground truth to attach: (format, bytes, source path).
-    pub truth: Option<(&'a str, &'a [u8], &'a str)>,
+    /// Ground-truth files to attach (one, or several parts of one truth).
+    pub truths: &'a [TruthFile<'a>],
+}
+
+/// One ground-truth file to store verbatim.
+#[derive(Debug, Clone, Copy)]
+pub struct TruthFile<'a> {
+    /// Format (`peerread`, `grobid-tei`, ...).
+    pub format: &'a str,
+    /// Which part of a truth kept in several files (`header`, `fulltext`), or `""`.
+    pub part: &'a str,
+    /// The file's bytes.
+    pub bytes: &'a [u8],
+    /// Where it came from.
+    pub source_path: &'a str,
 }
 
 /// What ingesting one PDF did.
@@ -31,8 +44,8 @@ pub struct IngestOutcome {
     pub new_document: bool,
     /// The (dataset, name) pair was new.
     pub new_name: bool,
-    /// A truth was attached that the store did not have.
-    pub new_truth: bool,
+    /// Truth files attached that the store did not have.
+    pub new_truths: u32,
 }
 
 /// A stored document with one of its names.
@@ -61,6 +74,8 @@ pub struct TruthRow {
     pub dataset: String,
     /// Format (`peerread`, ...).
     pub format: String,
+    /// Part (`header`, `fulltext`), or `""` for a truth in one file.
+    pub part: String,
     /// Blob hash of the verbatim file.
     pub blob: String,
 }
@@ -135,20 +150,20 @@ impl Store {
                 true
             }
         };
-        let mut new_truth = false;
-        if let Some((format, bytes, path)) = doc.truth {
-            let blob = put_blob(&tx, bytes, media_type_of(format))?;
-            new_truth = tx
+        let mut new_truths = 0;
+        for t in doc.truths {
+            let blob = put_blob(&tx, t.bytes, media_type_of(t.format))?;
+            new_truths += tx
                 .prepare_cached(
-                    "INSERT INTO truths (document, dataset, format, blob, source_path, created_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                     ON CONFLICT (document, dataset, format, blob) DO NOTHING",
+                    "INSERT INTO truths (document, dataset, format, part, blob, source_path, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT (document, dataset, format, part, blob) DO NOTHING",
                 )?
-                .execute(params![document, dataset, format, blob, path, now()])?
-                > 0;
+                .execute(params![document, dataset, t.format, t.part, blob, t.source_path, now()])?
+                as u32;
         }
         tx.commit()?;
-        Ok(IngestOutcome { document, new_document, new_name, new_truth })
+        Ok(IngestOutcome { document, new_document, new_name, new_truths })
     }
 
     /// Records a per-file ingest failure.
@@ -213,15 +228,17 @@ impl Store {
         Ok(out)
     }
 
-    /// Lists the newest truth of each (document, dataset, format), optionally of one dataset.
+    /// Lists the newest truth file of each (document, dataset, format, part), optionally of
+    /// one dataset.
     pub fn truths(&self, dataset: Option<&str>) -> Result<Vec<TruthRow>> {
         let mut st = self.conn.prepare_cached(
-            "SELECT t.id, t.document, s.name, t.format, t.blob FROM truths t
+            "SELECT t.id, t.document, s.name, t.format, t.part, t.blob FROM truths t
              JOIN datasets s ON s.id = t.dataset
              WHERE (?1 IS NULL OR s.name = ?1)
                AND t.id = (SELECT max(t2.id) FROM truths t2 WHERE t2.document = t.document
-                           AND t2.dataset = t.dataset AND t2.format = t.format)
-             ORDER BY t.document, s.name, t.format",
+                           AND t2.dataset = t.dataset AND t2.format = t.format
+                           AND t2.part = t.part)
+             ORDER BY t.document, s.name, t.format, t.part",
         )?;
         let rows = st.query_map([dataset], |r| {
             Ok(TruthRow {
@@ -229,7 +246,8 @@ impl Store {
                 document: r.get(1)?,
                 dataset: r.get(2)?,
                 format: r.get(3)?,
-                blob: r.get(4)?,
+                part: r.get(4)?,
+                blob: r.get(5)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -275,7 +293,7 @@ mod tests {
     use super::*;
 
     fn doc<'a>(dataset: &'a str, name: &'a str, bytes: &'a [u8]) -> IngestDoc<'a> {
-        IngestDoc { dataset, name, source_path: name, bytes, pages: 1, truth: None }
+        IngestDoc { dataset, name, source_path: name, bytes, pages: 1, truths: &[] }
     }
 
     fn count(store: &Store, table: &str) -> i64 {
@@ -308,12 +326,20 @@ mod tests {
     #[test]
     fn truths_attach_once_and_newest_wins() {
         let mut s = Store::open_in_memory().unwrap();
+        let file = |bytes: &'static [u8]| TruthFile {
+            format: "peerread",
+            part: "",
+            bytes,
+            source_path: "a.pdf.json",
+        };
         let mut d = doc("d", "a", b"pdf");
-        d.truth = Some(("peerread", b"{}", "a.pdf.json"));
-        assert!(s.ingest(&d).unwrap().new_truth);
-        assert!(!s.ingest(&d).unwrap().new_truth);
-        d.truth = Some(("peerread", b"{\"v\":2}", "a.pdf.json"));
-        assert!(s.ingest(&d).unwrap().new_truth);
+        let first = [file(b"{}")];
+        d.truths = &first;
+        assert_eq!(s.ingest(&d).unwrap().new_truths, 1);
+        assert_eq!(s.ingest(&d).unwrap().new_truths, 0);
+        let second = [file(b"{\"v\":2}")];
+        d.truths = &second;
+        assert_eq!(s.ingest(&d).unwrap().new_truths, 1);
         let t = s.truths(None).unwrap();
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].blob, blake3::hash(b"{\"v\":2}").to_hex().to_string());

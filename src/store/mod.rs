@@ -22,7 +22,7 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Error, Result};
 
-pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthRow};
+pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use runs::RunId;
 

@@ -177,7 +177,7 @@ mod tests {
                 source_path: "a.pdf",
                 bytes: b"pdf",
                 pages: 1,
-                truth: None,
+                truths: &[],
             })
             .unwrap()
             .document;

@@ -1,1 +1,4 @@
-fn main(){}
+//! The one integration-test binary: library-level tests first, then end-to-end runs of the
+//! `corpus` binary.
+
+mod cache;
