@@ -26,7 +26,9 @@ pub enum Error {
         msg: String,
     },
     /// The store file was written by a newer corpus.
-    #[error("the store is at schema version {found} but this corpus knows only {known}: upgrade corpus")]
+    #[error(
+        "the store is at schema version {found} but this corpus knows only {known}: upgrade corpus"
+    )]
     SchemaTooNew {
         /// The store's `user_version`.
         found: i64,

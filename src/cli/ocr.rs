@@ -43,7 +43,7 @@ pub struct OcrArgs {
 /// Runs `corpus ocr`.
 pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     let provider = find(&a.provider)?;
-    if !(a.timeout > 0.0) {
+    if !a.timeout.is_finite() || a.timeout <= 0.0 {
         anyhow::bail!("--timeout must be a positive number of seconds");
     }
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
@@ -79,7 +79,17 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
                 "–".into()
             };
             print_table(
-                &["provider", "version", "documents", "cached", "ran", "ok", "failed", "pages", "pages/s"],
+                &[
+                    "provider",
+                    "version",
+                    "documents",
+                    "cached",
+                    "ran",
+                    "ok",
+                    "failed",
+                    "pages",
+                    "pages/s",
+                ],
                 &[vec![
                     sum.provider.clone(),
                     sum.provider_version.clone(),

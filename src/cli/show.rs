@@ -45,8 +45,13 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
         [one] => one,
         many if many.iter().all(|d| d.id == many[0].id) => &many[0],
         many => {
-            let names: Vec<String> = many.iter().map(|d| format!("{}/{}", d.dataset, d.name)).collect();
-            anyhow::bail!("{:?} names several documents ({}); pass --dataset", a.doc, names.join(", "))
+            let names: Vec<String> =
+                many.iter().map(|d| format!("{}/{}", d.dataset, d.name)).collect();
+            anyhow::bail!(
+                "{:?} names several documents ({}); pass --dataset",
+                a.doc,
+                names.join(", ")
+            )
         }
     };
     let Some(out) = store.latest_output(doc.id, &a.provider)? else {
@@ -65,7 +70,8 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
             out.error.unwrap_or_default()
         )
     };
-    let bytes = store.blob(blob)?.ok_or_else(|| anyhow::anyhow!("output blob {blob} is missing"))?;
+    let bytes =
+        store.blob(blob)?.ok_or_else(|| anyhow::anyhow!("output blob {blob} is missing"))?;
     let mut stdout = std::io::stdout().lock();
     match a.format {
         ShowFormat::Json => {

@@ -35,7 +35,10 @@ pub fn run(g: &GlobalArgs, a: &StatusArgs) -> anyhow::Result<ExitCode> {
                 "ok": c.ok, "errors": c.errors})).collect::<Vec<_>>(),
         }))?,
         Format::Table => {
-            println!("store {}: {docs} documents, {pages} pages, {ingest_errors} ingest errors", g.db.display());
+            println!(
+                "store {}: {docs} documents, {pages} pages, {ingest_errors} ingest errors",
+                g.db.display()
+            );
             println!();
             let rows: Vec<Vec<String>> = datasets
                 .iter()
@@ -46,7 +49,12 @@ pub fn run(g: &GlobalArgs, a: &StatusArgs) -> anyhow::Result<ExitCode> {
             let rows: Vec<Vec<String>> = providers
                 .iter()
                 .map(|c| {
-                    vec![c.provider.clone(), c.provider_version.clone(), c.ok.to_string(), c.errors.to_string()]
+                    vec![
+                        c.provider.clone(),
+                        c.provider_version.clone(),
+                        c.ok.to_string(),
+                        c.errors.to_string(),
+                    ]
                 })
                 .collect();
             print_table(&["provider", "version", "outputs", "errors"], &rows)?;

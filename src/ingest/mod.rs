@@ -286,14 +286,18 @@ mod tests {
         let copy = ingest(&mut s, &o2, &mut FakeCounter, &NoProgress).unwrap();
         assert_eq!((copy.new_documents, copy.new_names), (0, 1));
         assert_eq!(s.totals().unwrap().0, 1);
-        assert_eq!(s.find_documents("copy", None).unwrap()[0].id, s.find_documents("a", None).unwrap()[0].id);
+        assert_eq!(
+            s.find_documents("copy", None).unwrap()[0].id,
+            s.find_documents("a", None).unwrap()[0].id
+        );
     }
 
     #[test]
     fn malformed_truth_is_rejected_with_its_path_and_the_pdf_still_ingests() {
         let d = tempfile::tempdir().unwrap();
         std::fs::write(d.path().join("a.pdf"), b"%PDF-1.4 a").unwrap();
-        std::fs::write(d.path().join("a.pdf.json"), b"{\"name\": \"a.pdf\", \"metadata\": {").unwrap();
+        std::fs::write(d.path().join("a.pdf.json"), b"{\"name\": \"a.pdf\", \"metadata\": {")
+            .unwrap();
         let mut s = Store::open_in_memory().unwrap();
         let sum = ingest(
             &mut s,

@@ -39,8 +39,14 @@ impl TruthFormat {
             TruthFormat::PeerRead => {
                 let beside = dir.join(format!("{file}.json"));
                 // PeerRead's own layout: train/pdfs/496.pdf + train/parsed_pdfs/496.pdf.json.
-                let sibling = dir.parent().map(|p| p.join("parsed_pdfs").join(format!("{file}.json")));
-                std::iter::once(beside).chain(sibling).find(|p| p.is_file()).map(|p| ("", p)).into_iter().collect()
+                let sibling =
+                    dir.parent().map(|p| p.join("parsed_pdfs").join(format!("{file}.json")));
+                std::iter::once(beside)
+                    .chain(sibling)
+                    .find(|p| p.is_file())
+                    .map(|p| ("", p))
+                    .into_iter()
+                    .collect()
             }
         }
     }
@@ -55,10 +61,8 @@ impl TruthFormat {
 
 fn validate_peerread(bytes: &[u8]) -> Result<(), String> {
     let v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-    let meta = v
-        .get("metadata")
-        .and_then(Value::as_object)
-        .ok_or("expected an object at metadata")?;
+    let meta =
+        v.get("metadata").and_then(Value::as_object).ok_or("expected an object at metadata")?;
     let opt_str = |key: &str, val: Option<&Value>| match val {
         None | Some(Value::Null) | Some(Value::String(_)) => Ok(()),
         Some(_) => Err(format!("expected a string or null at {key}")),
@@ -84,7 +88,11 @@ fn validate_peerread(bytes: &[u8]) -> Result<(), String> {
         match r.get("author") {
             None | Some(Value::Null) => {}
             Some(Value::Array(a)) if a.iter().all(Value::is_string) => {}
-            Some(_) => return Err(format!("expected an array of strings at metadata.references[{i}].author")),
+            Some(_) => {
+                return Err(format!(
+                    "expected an array of strings at metadata.references[{i}].author"
+                ))
+            }
         }
     }
     Ok(())
@@ -116,8 +124,14 @@ mod tests {
         let pdf = d.path().join("pdfs/496.pdf");
         assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![]);
         std::fs::write(d.path().join("parsed_pdfs/496.pdf.json"), "{}").unwrap();
-        assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![("", d.path().join("parsed_pdfs/496.pdf.json"))]);
+        assert_eq!(
+            TruthFormat::PeerRead.locate(&pdf),
+            vec![("", d.path().join("parsed_pdfs/496.pdf.json"))]
+        );
         std::fs::write(d.path().join("pdfs/496.pdf.json"), "{}").unwrap();
-        assert_eq!(TruthFormat::PeerRead.locate(&pdf), vec![("", d.path().join("pdfs/496.pdf.json"))]);
+        assert_eq!(
+            TruthFormat::PeerRead.locate(&pdf),
+            vec![("", d.path().join("pdfs/496.pdf.json"))]
+        );
     }
 }

@@ -21,7 +21,7 @@ fn manifest_text() -> &'static str {
 }
 
 fn library() -> Result<PathBuf> {
-    pdf::library_path().map_err(|e| Error::Native(e.to_string())) // INTEGRATE
+    pdf::library_path().map_err(|e| Error::Native(e.to_string()))
 }
 
 impl Provider for PdfiumProvider {

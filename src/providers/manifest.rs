@@ -46,7 +46,8 @@ pub struct Manifest {
 impl Manifest {
     /// Parses a manifest's text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Manifest> {
-        toml::from_str(text).map_err(|e| Error::BadInput { path: origin.into(), msg: e.to_string() })
+        toml::from_str(text)
+            .map_err(|e| Error::BadInput { path: origin.into(), msg: e.to_string() })
     }
 
     /// Returns the digest of this manifest (its exact text) with the model file at `file`.

@@ -6,10 +6,10 @@
 //! a worker process (see [`runner`]) so that a PDF that hangs or crashes a native library
 //! costs that document, not the batch.
 
-//TMP pub mod builtin;
+pub mod builtin;
 pub mod key;
 pub mod manifest;
-//TMP pub mod pdfium;
+pub mod pdfium;
 pub mod runner;
 pub mod testing;
 pub mod worker;
@@ -65,7 +65,7 @@ pub fn registry() -> Vec<&'static dyn Provider> {
     ALL.iter().copied().filter(|p| show_test || !p.test_only()).collect()
 }
 
-static ALL: &[&dyn Provider] = &[&testing::FaultyProvider];
+static ALL: &[&dyn Provider] = &[&builtin::PdfiumProvider, &testing::FaultyProvider];
 
 /// Finds a provider by id, with an error that lists the known ones.
 pub fn find(id: &str) -> Result<&'static dyn Provider> {

@@ -105,7 +105,11 @@ struct Job {
 }
 
 /// Runs `opts.provider` over every selected document without a cached output.
-pub fn run_ocr(store: &mut Store, opts: &OcrOptions<'_>, progress: &dyn Progress) -> Result<OcrSummary> {
+pub fn run_ocr(
+    store: &mut Store,
+    opts: &OcrOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<OcrSummary> {
     let t0 = Instant::now();
     let p = opts.provider;
     let digest = p.model_digest()?;
@@ -338,10 +342,14 @@ fn describe_exit(s: &std::process::ExitStatus) -> String {
 
 type Sender = mpsc::Sender<std::result::Result<(Job, Reply), String>>;
 
+/// Pops the next job; the lock is released before the job runs.
+fn next_job(queue: &Mutex<VecDeque<Job>>) -> Option<Job> {
+    queue.lock().ok()?.pop_front()
+}
+
 fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
     let mut proc: Option<WorkerProc> = None;
-    loop {
-        let Some(job) = queue.lock().ok().and_then(|mut q| q.pop_front()) else { break };
+    while let Some(job) = next_job(queue) {
         let mut w = match proc.take() {
             Some(w) => w,
             None => match WorkerProc::spawn(spec) {
@@ -368,10 +376,8 @@ fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
             }
             Err(RecvTimeoutError::Timeout) => {
                 let how = w.kill();
-                let message = format!(
-                    "timed out after {} s (worker {how})",
-                    spec.timeout.as_secs_f64()
-                );
+                let message =
+                    format!("timed out after {} s (worker {how})", spec.timeout.as_secs_f64());
                 Reply::Error { wall_ms, message }
             }
             Err(RecvTimeoutError::Disconnected) => {

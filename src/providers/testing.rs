@@ -63,6 +63,9 @@ impl Engine for FaultyEngine {
             std::thread::sleep(std::time::Duration::from_millis(100));
         }
         let text = format!("{} bytes", pdf.len());
-        Ok(Doc { pages: vec![], blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)] })
+        Ok(Doc {
+            pages: vec![],
+            blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
+        })
     }
 }

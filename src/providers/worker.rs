@@ -49,7 +49,9 @@ impl Reply {
 
     /// Decodes one reply line.
     pub fn decode(line: &str) -> std::result::Result<Reply, String> {
-        let bad = || format!("unreadable reply from worker: {:?}", line.chars().take(80).collect::<String>());
+        let bad = || {
+            format!("unreadable reply from worker: {:?}", line.chars().take(80).collect::<String>())
+        };
         let (tag, rest) = line.split_once(' ').ok_or_else(bad)?;
         let (ms, body) = rest.split_once(' ').ok_or_else(bad)?;
         let wall_ms: u64 = ms.parse().map_err(|_| bad())?;
@@ -103,7 +105,9 @@ pub fn serve(
             continue;
         }
         let reply = match store.blob(hash)? {
-            None => Reply::Error { wall_ms: 0, message: format!("blob {hash} is not in the store") },
+            None => {
+                Reply::Error { wall_ms: 0, message: format!("blob {hash} is not in the store") }
+            }
             Some(pdf) => {
                 if engine.is_none() {
                     engine = Some(provider.load()?);

@@ -127,29 +127,30 @@ impl Store {
             )?
             .query_row(params![dataset, doc.name], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
-        let new_name = match owner {
-            Some((id, _)) if id == document => false,
-            Some((_, other)) => {
-                return Err(Error::BadInput {
-                    path: doc.source_path.into(),
-                    msg: format!(
-                        "dataset {} already has a document named {} with other content \
+        let new_name =
+            match owner {
+                Some((id, _)) if id == document => false,
+                Some((_, other)) => {
+                    return Err(Error::BadInput {
+                        path: doc.source_path.into(),
+                        msg: format!(
+                            "dataset {} already has a document named {} with other content \
                          (blake3 {}); give this one another name or --dataset",
-                        doc.dataset,
-                        doc.name,
-                        &other[..16]
-                    ),
-                });
-            }
-            None => {
-                tx.prepare_cached(
+                            doc.dataset,
+                            doc.name,
+                            &other[..16]
+                        ),
+                    });
+                }
+                None => {
+                    tx.prepare_cached(
                     "INSERT INTO document_names (document, dataset, name, source_path, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
                 )?
                 .execute(params![document, dataset, doc.name, doc.source_path, now()])?;
-                true
-            }
-        };
+                    true
+                }
+            };
         let mut new_truths = 0;
         for t in doc.truths {
             let blob = put_blob(&tx, t.bytes, media_type_of(t.format))?;
@@ -167,7 +168,12 @@ impl Store {
     }
 
     /// Records a per-file ingest failure.
-    pub fn record_ingest_error(&self, run: Option<super::RunId>, path: &str, error: &str) -> Result<()> {
+    pub fn record_ingest_error(
+        &self,
+        run: Option<super::RunId>,
+        path: &str,
+        error: &str,
+    ) -> Result<()> {
         self.conn
             .prepare_cached(
                 "INSERT INTO ingest_errors (run, path, error, created_at) VALUES (?1, ?2, ?3, ?4)",

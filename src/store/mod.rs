@@ -126,9 +126,7 @@ pub fn now() -> String {
     if let Ok(t) = std::env::var("CORPUS_TEST_NOW") {
         return t;
     }
-    let d = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
+    let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     format_utc(d.as_secs() as i64, d.subsec_millis())
 }
 

@@ -28,7 +28,9 @@ impl Store {
     /// Records the end of a run with its counts (a JSON object) and error count.
     pub fn finish_run(&self, run: RunId, counts: &serde_json::Value, errors: u64) -> Result<()> {
         self.conn
-            .prepare_cached("UPDATE runs SET finished_at = ?2, counts = ?3, errors = ?4 WHERE id = ?1")?
+            .prepare_cached(
+                "UPDATE runs SET finished_at = ?2, counts = ?3, errors = ?4 WHERE id = ?1",
+            )?
             .execute(params![run.0, now(), counts.to_string(), errors as i64])?;
         Ok(())
     }

@@ -50,7 +50,10 @@ impl Engine for CountingEngine {
             return Err("deliberate failure".into());
         }
         let text = String::from_utf8_lossy(pdf).into_owned();
-        Ok(Doc { pages: vec![], blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)] })
+        Ok(Doc {
+            pages: vec![],
+            blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
+        })
     }
 }
 
@@ -102,7 +105,8 @@ fn a_cache_hit_skips_the_provider() {
     let m2 = CountingProvider { calls: &CALLS, version: 1, digest: "m2", fail: false };
     assert_eq!(run_ocr(&mut s, &opts(&m2, false), &NoProgress).unwrap().ran, 3);
     assert_eq!(CALLS.load(Ordering::SeqCst), 9);
-    let outputs: i64 = s.connection().query_row("SELECT count(*) FROM outputs", [], |r| r.get(0)).unwrap();
+    let outputs: i64 =
+        s.connection().query_row("SELECT count(*) FROM outputs", [], |r| r.get(0)).unwrap();
     assert_eq!(outputs, 9);
 }
 
@@ -122,7 +126,9 @@ fn failures_are_cached_and_retried_only_when_asked() {
     assert_eq!(CALLS.load(Ordering::SeqCst), 4);
     let (rows, errs): (i64, i64) = s
         .connection()
-        .query_row("SELECT count(*), sum(status = 'error') FROM v_outputs", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row("SELECT count(*), sum(status = 'error') FROM v_outputs", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .unwrap();
     assert_eq!((rows, errs), (2, 2), "a retry replaces the failure row, never adds one");
 }

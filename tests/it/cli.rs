@@ -22,14 +22,19 @@ fn ingest_the_sample_corpus_run_pdfium_twice_and_show() {
     assert!(again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("Nothing new"));
     // The same bytes in a second dataset are the same documents under new names.
-    let other = run(corpus(&db).args(["ingest", "--dataset", "copy", "--format", "json"]).arg(sample_dir()));
+    let other = run(corpus(&db)
+        .args(["ingest", "--dataset", "copy", "--format", "json"])
+        .arg(sample_dir()));
     let o = json(&other);
     assert_eq!((o["new_documents"].as_u64(), o["new_names"].as_u64()), (Some(0), Some(3)));
 
     let first = run(corpus(&db).args(["ocr", "--provider", "pdfium", "--format", "json"]));
     assert!(first.status.success());
     let f = json(&first);
-    assert_eq!((f["documents"].as_u64(), f["ran"].as_u64(), f["ok"].as_u64()), (Some(3), Some(3), Some(3)));
+    assert_eq!(
+        (f["documents"].as_u64(), f["ran"].as_u64(), f["ok"].as_u64()),
+        (Some(3), Some(3), Some(3))
+    );
     let second = run(corpus(&db).args(["ocr", "--provider", "pdfium", "--format", "json"]));
     let s2 = json(&second);
     assert_eq!((s2["cached"].as_u64(), s2["ran"].as_u64()), (Some(3), Some(0)));
@@ -68,7 +73,8 @@ fn bad_files_are_named_recorded_and_exit_3_while_the_batch_goes_on() {
     std::fs::write(dir.join("zz.pdf"), tiny_pdf("after the bad ones", "")).unwrap();
     std::fs::write(dir.join("zz.pdf.json"), b"{\"metadata\": {\"sections\": [").unwrap();
     let db = d.path().join("c.db");
-    let out = run(corpus(&db).args(["ingest", "--truth", "peerread", "--format", "json"]).arg(&dir));
+    let out =
+        run(corpus(&db).args(["ingest", "--truth", "peerread", "--format", "json"]).arg(&dir));
     assert_eq!(out.status.code(), Some(3));
     let s = json(&out);
     assert_eq!(s["new_documents"].as_u64(), Some(2));
@@ -76,7 +82,9 @@ fn bad_files_are_named_recorded_and_exit_3_while_the_batch_goes_on() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|e| (e["path"].as_str().unwrap().to_string(), e["error"].as_str().unwrap().to_string()))
+        .map(|e| {
+            (e["path"].as_str().unwrap().to_string(), e["error"].as_str().unwrap().to_string())
+        })
         .collect();
     let find = |file: &str| {
         errors.iter().find(|(p, _)| p.ends_with(file)).map(|(_, e)| e.clone()).unwrap_or_default()
@@ -115,7 +123,8 @@ fn a_crash_a_hang_and_a_failure_cost_one_document_each() {
     ];
     ingest_tiny(&db, &d.path().join("in"), &docs);
     let t0 = Instant::now();
-    let args = ["ocr", "--provider", "test-faulty", "--jobs", "2", "--timeout", "2", "--format", "json"];
+    let args =
+        ["ocr", "--provider", "test-faulty", "--jobs", "2", "--timeout", "2", "--format", "json"];
     let out = run(corpus(&db).args(args));
     assert!(t0.elapsed() < Duration::from_secs(60));
     assert_eq!(out.status.code(), Some(3));
@@ -135,10 +144,19 @@ fn a_crash_a_hang_and_a_failure_cost_one_document_each() {
     assert_eq!(failure("fail"), "asked to fail by %CORPUS-FAIL");
 
     // Failures are cached: a re-run skips them unless asked to retry.
-    let again = json(&run(corpus(&db).args(["ocr", "--provider", "test-faulty", "--format", "json"])));
+    let again =
+        json(&run(corpus(&db).args(["ocr", "--provider", "test-faulty", "--format", "json"])));
     assert_eq!((again["ran"].as_u64(), again["cached_errors"].as_u64()), (Some(0), Some(3)));
-    let retry_args =
-        ["ocr", "--provider", "test-faulty", "--retry-errors", "--timeout", "1", "--format", "json"];
+    let retry_args = [
+        "ocr",
+        "--provider",
+        "test-faulty",
+        "--retry-errors",
+        "--timeout",
+        "1",
+        "--format",
+        "json",
+    ];
     let retried = json(&run(corpus(&db).args(retry_args)));
     assert_eq!(retried["ran"].as_u64(), Some(3));
     let store = Store::open_read_only(&db).unwrap();
@@ -175,7 +193,8 @@ fn kill_9_mid_run_then_a_rerun_completes_with_a_sound_store() {
     let store = Store::open(&db).unwrap();
     assert_eq!(store.integrity_check().unwrap(), "ok");
     drop(store);
-    let rerun = json(&run(corpus(&db).args(["ocr", "--provider", "test-faulty", "--format", "json"])));
+    let rerun =
+        json(&run(corpus(&db).args(["ocr", "--provider", "test-faulty", "--format", "json"])));
     assert_eq!(rerun["cached"].as_u64().unwrap() + rerun["ran"].as_u64().unwrap(), 40);
     assert!(rerun["cached"].as_u64().unwrap() >= at_kill as u64);
     assert_eq!(rerun["failed"].as_u64(), Some(0));
@@ -185,9 +204,11 @@ fn kill_9_mid_run_then_a_rerun_completes_with_a_sound_store() {
     assert_eq!(store.duplicate_outputs().unwrap(), 0);
     let runs: (i64, i64) = store
         .connection()
-        .query_row("SELECT count(*), sum(finished_at IS NULL) FROM runs WHERE command = 'ocr'", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+        .query_row(
+            "SELECT count(*), sum(finished_at IS NULL) FROM runs WHERE command = 'ocr'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
     assert_eq!(runs, (2, 1), "the killed run stays recorded as unfinished");
 }
@@ -198,7 +219,8 @@ fn usage_errors_are_clear() {
     let db = d.path().join("c.db");
     let out = run(corpus(&db).args(["ocr", "--provider", "nope"]));
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider \"nope\"; known providers: pdfium"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("unknown provider \"nope\"; known providers: pdfium"));
     let out = run(corpus(&db).args(["ingest", "x", "--truth", "nope"]));
     assert_eq!(out.status.code(), Some(2));
     let out = run(corpus(&db).args(["status"]));

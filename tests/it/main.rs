@@ -2,3 +2,6 @@
 //! `corpus` binary.
 
 mod cache;
+mod cli;
+mod shared;
+mod util;

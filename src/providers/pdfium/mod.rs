@@ -1,0 +1,158 @@
+//! The `pdfium` provider: the PDF's own text layer, laid out into blocks in reading order.
+//!
+//! [`extract`] reads every character with its box, font size and weight through
+//! pdfium-render; [`layout`] (pure, no pdfium types) turns those glyphs into lines, columns
+//! and typed blocks. pdfium is not thread-safe: bind one [`Pdfium`] per process and run one
+//! document at a time on it; parallelism comes from worker processes.
+
+mod extract;
+pub mod layout;
+
+use std::path::{Path, PathBuf};
+
+pub use pdfium_render::prelude::Pdfium;
+use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
+
+/// Bump when the output for the same PDF changes.
+pub const ADAPTER_VERSION: u32 = 1;
+
+/// The pypdfium2 release whose `libpdfium.so` the set-up script installs.
+const PDFIUM_DIR: &str = "pdfium-5.15.2";
+
+/// Why the pdfium provider could not bind the library or read a document.
+#[derive(Debug, thiserror::Error)]
+pub enum PdfiumError {
+    /// libpdfium could not be loaded from any of the places looked at.
+    #[error(
+        "libpdfium not found ({tried}); run scripts/setup.sh, or set CORPUS_PDFIUM to \
+         libpdfium.so or the folder that holds it"
+    )]
+    NotFound {
+        /// Each place tried and why it failed, `; `-separated.
+        tried: String,
+    },
+    /// The bytes do not start like a PDF.
+    #[error("not a PDF")]
+    NotPdf,
+    /// pdfium could not parse the file.
+    #[error("truncated or damaged PDF")]
+    Damaged,
+    /// The document needs a password.
+    #[error("encrypted PDF (password required)")]
+    Encrypted,
+    /// Any other pdfium failure.
+    #[error("pdfium failed: {0}")]
+    Pdfium(String),
+}
+
+/// Binds libpdfium.
+///
+/// Looks in order at: env `CORPUS_PDFIUM` (the library file or its folder), then
+/// `${CORPUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corpus}/native/pdfium-5.15.2/libpdfium.so`,
+/// then the folder of the running executable, then the system library path. Binding a
+/// second time in one process reuses the first binding.
+pub fn bind() -> Result<Pdfium, PdfiumError> {
+    let mut tried = Vec::new();
+    for path in candidate_paths() {
+        if !path.is_file() {
+            tried.push(format!("{}: no such file", path.display()));
+            continue;
+        }
+        match Pdfium::bind_to_library(&path) {
+            Ok(bindings) => return Ok(Pdfium::new(bindings)),
+            Err(RawError::PdfiumLibraryBindingsAlreadyInitialized) => return Ok(Pdfium::default()),
+            Err(e) => tried.push(format!("{}: {}", path.display(), one_line(&e))),
+        }
+    }
+    match Pdfium::bind_to_system_library() {
+        Ok(bindings) => Ok(Pdfium::new(bindings)),
+        // `default()` re-uses bindings that are already initialised, without loading anything.
+        Err(RawError::PdfiumLibraryBindingsAlreadyInitialized) => Ok(Pdfium::default()),
+        Err(e) => {
+            tried.push(format!("system library: {}", one_line(&e)));
+            Err(PdfiumError::NotFound { tried: tried.join("; ") })
+        }
+    }
+}
+
+/// Returns the libpdfium file that [`bind`] loads first, for hashing into the model digest.
+///
+/// A library found only on the system search path has no path to hash, so it is refused
+/// here with the same advice as a missing one.
+pub fn library_path() -> Result<PathBuf, PdfiumError> {
+    let candidates = candidate_paths();
+    candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PdfiumError::NotFound {
+        tried: candidates
+            .iter()
+            .map(|p| format!("{}: no such file", p.display()))
+            .collect::<Vec<_>>()
+            .join("; "),
+    })
+}
+
+/// Returns an error's text on one line (pdfium-render prints some errors as multi-line Debug).
+fn one_line(e: &RawError) -> String {
+    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Returns the library paths to try before the system library, in order.
+fn candidate_paths() -> Vec<PathBuf> {
+    let lib = Pdfium::pdfium_platform_library_name();
+    let mut out = Vec::new();
+    if let Some(p) = std::env::var_os("CORPUS_PDFIUM").filter(|p| !p.is_empty()) {
+        let p = PathBuf::from(p);
+        out.push(if p.is_dir() { p.join(&lib) } else { p });
+    }
+    if let Some(cache) = cache_dir() {
+        out.push(cache.join("native").join(PDFIUM_DIR).join(&lib));
+    }
+    if let Some(dir) = std::env::current_exe().ok().as_deref().and_then(Path::parent) {
+        out.push(dir.join(&lib));
+    }
+    out
+}
+
+/// Returns `${CORPUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corpus}`.
+fn cache_dir() -> Option<PathBuf> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    var("CORPUS_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|x| x.join("corpus")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache").join("corpus")))
+}
+
+/// Returns the number of pages.
+///
+/// Fails (never panics) on bytes that are not a PDF, on a truncated or damaged file and on an
+/// encrypted file that needs a password.
+pub fn page_count(pdfium: &Pdfium, bytes: &[u8]) -> Result<u32, PdfiumError> {
+    let doc = open(pdfium, bytes)?;
+    Ok(u32::try_from(doc.pages().len()).unwrap_or(0))
+}
+
+/// Parses a PDF's text layer into a [`Doc`](crate::doc::Doc) with blocks in reading order.
+pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumError> {
+    let doc = open(pdfium, bytes)?;
+    let pages = extract::pages(&doc);
+    Ok(layout::build_doc(&pages))
+}
+
+/// Opens a document, mapping pdfium's load errors to ours.
+fn open<'a>(
+    pdfium: &'a Pdfium,
+    bytes: &'a [u8],
+) -> Result<pdfium_render::prelude::PdfDocument<'a>, PdfiumError> {
+    // pdfium accepts a header anywhere in the first KiB, as Acrobat does.
+    let head = &bytes[..bytes.len().min(1024)];
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(PdfiumError::NotPdf);
+    }
+    pdfium.load_pdf_from_byte_slice(bytes, None).map_err(|e| match e {
+        RawError::PdfiumLibraryInternalError(
+            PdfiumInternalError::PasswordError | PdfiumInternalError::SecurityError,
+        ) => PdfiumError::Encrypted,
+        RawError::PdfiumLibraryInternalError(
+            PdfiumInternalError::FormatError | PdfiumInternalError::FileError,
+        ) => PdfiumError::Damaged,
+        other => PdfiumError::Pdfium(other.to_string()),
+    })
+}
