@@ -10,6 +10,9 @@
 pub mod doc;
 pub mod error;
 pub mod ingest;
+pub mod metrics;
+pub mod normalize;
+pub mod paper;
 pub mod progress;
 pub mod providers;
 pub mod sample;

@@ -1,0 +1,4 @@
+//! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
+
+pub mod levenshtein;
+pub mod paper;

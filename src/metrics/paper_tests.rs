@@ -1,0 +1,517 @@
+//! Acceptance tests of the paper suite (spec §3–§6) on hand-made papers, plus GT-vs-GT on the
+//! shared GROBID data when it is present.
+
+use super::*;
+use crate::paper::{
+    from_doc, group_tei_files, merge, read_grobid_tei, read_peerread, read_s2orc, to_doc,
+    write_peerread, Reference, Section,
+};
+
+/// A PeerRead GT in science-parse's shape, with its quirks: a line-number section, a stray
+/// `.` on a name, `\Q..\E` years with letters, mojibake, a junk line, table rows.
+const GT: &str = r#"{ "name": "1.pdf", "metadata": {
+  "source": "CRF", "title": "Neural Tagging of Words", "authors": [], "emails": [],
+  "sections": [
+    { "heading": null, "text": "000\n001\n002" },
+    { "heading": "1 Introduction", "text": "Tagging matters for parsing (Pasha et al., 2014; Schmid, 1994).\n011\nWe extend Lee et al. (2016a) and Lee et al., 2016b. Baroni and Lenci (2011) agree." },
+    { "heading": "2 Model", "text": "The state is ri = σ(Wr xi + br) for each word.\nThe loss is L = sum of errors and y = Wx + b holds. The mojibake Ï = â1 stays." },
+    { "heading": "3 Results", "text": "Table 1: Accuracy by split.\nTest 54,088 97.5 1,812\nDev 12,345 96.1 34%\n图 7 34 56 = 1\nSchmid (1994) reports similar numbers." },
+    { "heading": "4 Conclusion", "text": "Zebra quokka wombat." }
+  ],
+  "references": [
+    { "title": "MADAMIRA", "author": ["Arfath Pasha", "Mohamed Al-Badrashiny", "Owen Rambow"], "venue": "LREC", "citeRegEx": "Pasha et al\\.,? \\Q2014\\E", "shortCiteRegEx": "Pasha et al\\.", "year": 2014 },
+    { "title": "Tree tagger", "author": ["Helmut Schmid."], "venue": null, "citeRegEx": "Schmid.,? 1994", "shortCiteRegEx": "Schmid.", "year": 1994 },
+    { "title": "A", "author": ["Ann Lee", "Bo Wu", "Cy Ode"], "venue": null, "citeRegEx": "Lee et al\\.,? \\Q2016a\\E", "shortCiteRegEx": "Lee et al\\.", "year": 2016 },
+    { "title": "B", "author": ["Ann Lee", "Bo Wu", "Cy Ode"], "venue": null, "citeRegEx": "Lee et al\\.,? \\Q2016b\\E", "shortCiteRegEx": "Lee et al\\.", "year": 2016 },
+    { "title": "Distributional", "author": ["Marco Baroni", "Alessandro Lenci"], "venue": "CL", "citeRegEx": "Baroni and Lenci.,? 2011", "shortCiteRegEx": "Baroni and Lenci", "year": 2011 },
+    { "title": "Uncited", "author": ["Liina Pylkk¨ anen."], "venue": null, "citeRegEx": "Pylkkanen.,? 2008", "shortCiteRegEx": "Pylkkanen.", "year": 2008 }
+  ],
+  "referenceMentions": [],
+  "year": 2017, "abstractText": "We tag words with a neural model.", "creator": "Preview" } }"#;
+
+fn gt() -> Paper {
+    read_peerread(GT.as_bytes()).unwrap()
+}
+
+fn get<'a>(ms: &'a [Metric], id: &str) -> &'a Metric {
+    ms.iter().find(|m| m.id == id).unwrap_or_else(|| panic!("no metric {id}"))
+}
+
+fn val(ms: &[Metric], id: &str) -> Option<f64> {
+    get(ms, id).value
+}
+
+fn close(a: Option<f64>, b: f64) -> bool {
+    a.is_some_and(|a| (a - b).abs() < 1e-12)
+}
+
+fn assert_perfect(ms: &[Metric], what: &str) {
+    for m in ms {
+        assert!(
+            m.value.is_none() || m.value == Some(1.0),
+            "{what}: {} = {:?} {}",
+            m.id,
+            m.value,
+            m.trace
+        );
+    }
+}
+
+fn section_mut<'a>(p: &'a mut Paper, heading: &str) -> &'a mut Section {
+    p.sections.as_mut().unwrap().iter_mut().find(|s| s.heading.as_deref() == Some(heading)).unwrap()
+}
+
+#[test]
+fn ids_are_complete_and_in_order() {
+    let ms = score(&gt(), &gt());
+    let ids: Vec<&str> = ms.iter().map(|m| m.id).collect();
+    assert_eq!(ids, METRIC_IDS);
+    assert_eq!(&ids[..6], HEADLINE);
+}
+
+#[test]
+fn gt_against_itself_is_one_everywhere() {
+    let g = gt();
+    let ms = score(&g, &g);
+    for m in &ms {
+        assert_eq!(m.value, Some(1.0), "{} {}", m.id, m.trace);
+    }
+    // The GT's own counts, which the damage tests below rely on.
+    assert_eq!(get(&ms, "formula").trace["gt"], 4); // the `=` of the junk line is not counted
+    assert_eq!(get(&ms, "tbl_num_cov").trace["total"], 6);
+    assert_eq!(get(&ms, "men_r").trace["total"], 6);
+    // Keys drop the year's letter: Lee 2016a and Lee 2016b are one key.
+    assert_eq!(get(&ms, "ref_r").trace["total"], 5);
+    assert_eq!(get(&ms, "order").trace["total"], 4);
+}
+
+#[test]
+fn truth_as_doc_scores_one() {
+    let g = gt();
+    let pred = from_doc(&to_doc(&g));
+    assert_perfect(&score(&g, &pred), "gt via to_doc/from_doc");
+}
+
+fn unchanged(before: &[Metric], after: &[Metric], ids: &[&str]) {
+    for id in ids {
+        assert_eq!(val(before, id), val(after, id), "{id} moved");
+    }
+}
+
+#[test]
+fn dropping_a_section_lowers_text_and_order_only() {
+    let g = gt();
+    let base = score(&g, &g);
+    let total = base[0].trace["total"].as_u64().unwrap() as f64;
+    let mut p = g.clone();
+    p.sections.as_mut().unwrap().retain(|s| s.heading.as_deref() != Some("4 Conclusion"));
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "text_r"), (total - 3.0) / total), "{}", get(&ms, "text_r").trace);
+    assert!(close(val(&ms, "order"), 0.75));
+    assert_eq!(get(&ms, "order").trace["unmatched"], json!(["4 Conclusion"]));
+    unchanged(&base, &ms, &["tbl_num_cov", "formula", "ref_r", "men_r"]);
+}
+
+#[test]
+fn shuffling_headings_lowers_order_only() {
+    let g = gt();
+    let mut p = g.clone();
+    p.sections.as_mut().unwrap().swap(2, 3);
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "order"), 0.75));
+    unchanged(&score(&g, &g), &ms, &["text_r", "tbl_num_cov", "formula", "ref_r", "men_r"]);
+}
+
+#[test]
+fn deleting_a_reference_gives_n_minus_one_over_n() {
+    let g = gt();
+    let base = score(&g, &g);
+    // An uncited one: only the reference metrics move (n = 5 distinct keys).
+    let mut p = g.clone();
+    p.references.as_mut().unwrap().pop();
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "ref_r"), 4.0 / 5.0));
+    assert_eq!(get(&ms, "ref_r").trace["missing"], json!(["pylkkanen 2008"]));
+    unchanged(&base, &ms, &["text_r", "tbl_num_cov", "formula", "order", "men_r"]);
+    // A cited one (Schmid, cited twice): its mentions go too.
+    let mut p = g.clone();
+    p.references.as_mut().unwrap().remove(1);
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "ref_r"), 4.0 / 5.0));
+    assert!(close(val(&ms, "men_r"), 4.0 / 6.0));
+}
+
+#[test]
+fn changing_a_table_number_lowers_coverage_by_one_value() {
+    let g = gt();
+    let base = score(&g, &g);
+    let mut p = g.clone();
+    let s = section_mut(&mut p, "3 Results");
+    s.text = s.text.replace("54,088", "54,089");
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "tbl_num_cov"), 5.0 / 6.0));
+    assert_eq!(get(&ms, "tbl_num_cov").trace["missing"], json!(["54,088"]));
+    assert!(close(val(&ms, "tbl_r"), 5.0 / 6.0));
+    unchanged(&base, &ms, &["text_r", "formula", "order", "ref_r", "men_r"]);
+}
+
+#[test]
+fn removing_every_equals_sign_zeroes_formula_only() {
+    let g = gt();
+    let mut p = g.clone();
+    for s in p.sections.as_mut().unwrap() {
+        s.text = s.text.replace('=', " ");
+    }
+    let ms = score(&g, &p);
+    assert_eq!(val(&ms, "formula"), Some(0.0));
+    unchanged(&score(&g, &g), &ms, &["text_r", "tbl_num_cov", "order", "ref_r", "men_r"]);
+}
+
+#[test]
+fn line_number_lines_vanish() {
+    let g = gt();
+    let mut p = g.clone();
+    p.sections.as_mut().unwrap().remove(0);
+    for s in p.sections.as_mut().unwrap() {
+        s.text = s.text.lines().filter(|l| l.trim() != "011").collect::<Vec<_>>().join("\n");
+    }
+    assert_perfect(&score(&g, &p), "without line numbers");
+}
+
+fn paper_of(sections: &[(&str, &str)]) -> Paper {
+    Paper {
+        sections: Some(
+            sections
+                .iter()
+                .map(|(h, t)| Section { heading: Some(h.to_string()), text: t.to_string() })
+                .collect(),
+        ),
+        ..Paper::default()
+    }
+}
+
+#[test]
+fn text_rules_by_hand() {
+    // GT prose tokens: aa aa bb cc (the table line and the junk line are not prose).
+    let g = paper_of(&[("1 A", "aa aa bb cc\nRow 11 22 33\nq w e r t")]);
+    let p = paper_of(&[("1 A", "Aa bb dd")]);
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "text_r"), 2.0 / 4.0));
+    assert!(close(val(&ms, "text_p"), 2.0 / 3.0));
+    assert!(close(val(&ms, "text_f"), 2.0 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0)));
+    assert_eq!(
+        get(&ms, "text_r").trace["missing"],
+        json!([{"token": "aa", "count": 1}, {"token": "cc", "count": 1}])
+    );
+    // text_chr is over the whole squashed body.
+    let d = crate::metrics::levenshtein::levenshtein("aaaabbccrow112233qwert", "aabbdd");
+    assert!(close(val(&ms, "text_chr"), 1.0 - d as f64 / 22.0));
+    // Extra predicted text is not penalized in recall.
+    let p2 = paper_of(&[("1 A", "aa aa bb cc plus boilerplate"), ("Figure", "caption")]);
+    assert_eq!(val(&score(&g, &p2), "text_r"), Some(1.0));
+}
+
+#[test]
+fn table_rules_by_hand() {
+    // GT table lines (heuristic): two; values 54,088 1,812 97.5 and 12 12 (multiset).
+    let g = paper_of(&[("1 R", "Test 54,088 1,812 97.5\nDev 12 12 7\nWe saw 12 cats.")]);
+    // Pred marks its table; one value wrong, one extra; 1,812 appears only in prose.
+    let mut p = paper_of(&[("1 R", "Test 54,088 97.5 12 99\nDev 1,812 appears here")]);
+    p.tables = Some(vec!["Test 54,088 97.5 12 99".into()]);
+    let ms = score(&g, &p);
+    // Distinct GT values 54,088 1,812 97.5 12: all four appear somewhere in the prediction.
+    assert_eq!(val(&ms, "tbl_num_cov"), Some(1.0));
+    // Multisets: GT {54,088 1,812 97.5 12 12} vs pred tables {54,088 97.5 12 99}: hit 3.
+    assert!(close(val(&ms, "tbl_r"), 3.0 / 5.0));
+    assert!(close(val(&ms, "tbl_p"), 3.0 / 4.0));
+    assert!(close(val(&ms, "tbl_f"), 2.0 * 0.6 * 0.75 / 1.35));
+    // No table in GT: null, not 1 or 0.
+    let none = score(&paper_of(&[("1 R", "just words")]), &p);
+    assert_eq!(val(&none, "tbl_num_cov"), None);
+}
+
+#[test]
+fn formula_and_order_rules_by_hand() {
+    let g = paper_of(&[
+        ("1. Introduction", "y = ax + b holds for the line\nΣ = Ï = â = ÿ"),
+        ("2 Method", "p(x) = 1 for all x"),
+        ("3 Results", "none"),
+    ]);
+    let p = paper_of(&[
+        ("1 Introduction", "so y = ax holds here"),
+        ("3 Results", ""),
+        ("2 Method", ""),
+    ]);
+    let ms = score(&g, &p);
+    // GT: 2 counted (the mojibake line is junk); pred: 1.
+    assert!(close(val(&ms, "formula"), 0.5));
+    assert!(close(val(&ms, "order"), 2.0 / 3.0));
+    // Either of the two swapped headings is the unmatched one.
+    assert_eq!(get(&ms, "order").trace["unmatched"].as_array().map(Vec::len), Some(1));
+}
+
+#[test]
+fn mentions_are_a_multiset_of_reference_keys() {
+    let refs = vec![
+        Reference {
+            authors: vec!["Ann Lee".into()],
+            year: Some("2014".into()),
+            ..Reference::default()
+        },
+        Reference {
+            authors: vec!["Bo Wu".into()],
+            year: Some("2015".into()),
+            ..Reference::default()
+        },
+    ];
+    let mut g = paper_of(&[("1 A", "Lee (2014) and (Lee, 2014; Wu, 2015).")]);
+    g.references = Some(refs.clone());
+    let mut p = paper_of(&[("1 A", "Lee (2014) and Wu (2015) and Wu, 2015.")]);
+    p.references = Some(refs);
+    let ms = score(&g, &p);
+    assert!(close(val(&ms, "men_r"), 2.0 / 3.0));
+    assert!(close(val(&ms, "men_p"), 2.0 / 3.0));
+    assert_eq!(get(&ms, "men_r").trace["missing"], json!([{"key": "lee 2014", "count": 1}]));
+}
+
+#[test]
+fn header_only_truth_scores_only_its_fields() {
+    let h = Paper {
+        title: Some("Neural Tagging of Words".into()),
+        abstract_text: Some("We tag words with a neural model.".into()),
+        ..Paper::default()
+    };
+    let ms = score(&h, &gt());
+    for m in &ms {
+        match m.id {
+            "title_chr" | "abstract_r" => assert_eq!(m.value, Some(1.0)),
+            _ => assert_eq!(m.value, None, "{}", m.id),
+        }
+    }
+}
+
+#[test]
+fn average_ignores_nulls() {
+    let g = gt();
+    let mut p = g.clone();
+    p.references.as_mut().unwrap().pop();
+    let h = Paper { title: Some("X".into()), ..Paper::default() };
+    let rows = vec![score(&g, &g), score(&g, &p), score(&h, &g)];
+    let avg = average(&rows);
+    assert!(close(val(&avg, "ref_r"), (1.0 + 4.0 / 5.0) / 2.0));
+    assert_eq!(get(&avg, "ref_r").trace, json!({"papers": 2, "null": 1}));
+    assert!(close(val(&avg, "title_chr"), (1.0 + 1.0 + 0.0) / 3.0));
+}
+
+#[test]
+fn peerread_written_from_a_doc_reads_back() {
+    let g = gt();
+    let p = from_doc(&to_doc(&g));
+    let back = read_peerread(write_peerread(&p, "1.pdf").as_bytes()).unwrap();
+    // PeerRead cannot mark tables; everything else survives.
+    let mut want = p.clone();
+    want.tables = None;
+    assert_eq!(back, want);
+    assert_perfect(&score(&g, &back), "written and read back");
+}
+
+#[test]
+fn pylkkanen_is_repaired_on_the_prediction_side() {
+    let mut g = gt();
+    g.references.as_mut().unwrap()[5].authors = vec!["Liina Pylkkänen".into()];
+    let mut p = g.clone();
+    p.references.as_mut().unwrap()[5] =
+        crate::paper::references::parse_reference("Liina Pylkk¨ anen. 2008. Uncited. Journal.");
+    assert_eq!(p.references.as_ref().unwrap()[5].authors, vec!["Liina Pylkkänen"]);
+    assert_eq!(val(&score(&g, &p), "ref_r"), Some(1.0));
+}
+
+fn shared_data() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("CORPUS_SHARED_DATA")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: shared data not found at {} (set CORPUS_SHARED_DATA)", dir.display());
+        None
+    }
+}
+
+#[test]
+fn grobid_gold_papers_score_one_against_themselves() {
+    let Some(data) = shared_data() else { return };
+    let dir = data.join("grobid-gold/tei");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipped: {} absent", dir.display());
+        return;
+    };
+    let names: Vec<String> =
+        entries.filter_map(|e| Some(e.ok()?.path().to_str()?.to_string())).collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let groups = group_tei_files(&refs);
+    assert!(!groups.is_empty());
+    for g in groups {
+        let mut parts = Vec::new();
+        for f in [&g.full, &g.header, &g.fulltext, &g.references].into_iter().flatten() {
+            let bytes = std::fs::read(f).unwrap();
+            parts.push(read_grobid_tei(&bytes).unwrap_or_else(|e| panic!("{f}: {e}")));
+        }
+        let p = merge(parts);
+        let ms = score(&p, &p);
+        assert_perfect(&ms, &g.paper);
+        let line: Vec<String> = ms
+            .iter()
+            .map(|m| format!("{}={}", m.id, m.value.map_or("null".into(), |v| format!("{v:.3}"))))
+            .collect();
+        println!(
+            "{}: sections={:?} refs={:?} mentions={} {}",
+            g.paper,
+            p.sections.as_ref().map(Vec::len),
+            p.references.as_ref().map(Vec::len),
+            p.mentions.len(),
+            line.join(" ")
+        );
+        // The truth as a provider's document scores one too.
+        assert_perfect(&score(&p, &from_doc(&to_doc(&p))), &format!("{} via to_doc", g.paper));
+    }
+}
+
+#[test]
+fn s2orc_paper_reads_from_tei_and_json() {
+    let Some(data) = shared_data() else { return };
+    let (Ok(tei), Ok(json)) = (
+        std::fs::read(data.join("s2orc/N18-3011.tei.xml")),
+        std::fs::read(data.join("s2orc/N18-3011.json")),
+    ) else {
+        println!("skipped: s2orc files absent");
+        return;
+    };
+    let t = read_grobid_tei(&tei).unwrap();
+    let j = read_s2orc(&json).unwrap();
+    assert_eq!(
+        t.title.as_deref(),
+        Some("Construction of the Literature Graph in Semantic Scholar")
+    );
+    assert_eq!(t.references.as_ref().map(Vec::len), Some(27));
+    assert!(t.mentions.len() >= 10, "{}", t.mentions.len());
+    assert_perfect(&score(&t, &t), "tei");
+    assert_perfect(&score(&j, &j), "s2orc");
+    assert_perfect(&score(&t, &from_doc(&to_doc(&t))), "tei via to_doc");
+    let cross = score(&t, &j);
+    let line: Vec<String> = cross
+        .iter()
+        .map(|m| format!("{}={}", m.id, m.value.map_or("null".into(), |v| format!("{v:.3}"))))
+        .collect();
+    println!("N18-3011 TEI vs S2ORC JSON: {}", line.join(" "));
+}
+
+/// A synthetic paper of about `chars` chars of prose, with tables, formulas and citations.
+pub(crate) fn synthetic(chars: usize, seed: u64) -> Paper {
+    let mut x = seed;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let words = [
+        "model", "parser", "table", "results", "the", "of", "we", "show", "that", "data", "neural",
+        "tagging", "accuracy", "corpus", "sentence", "token", "graph", "entity",
+    ];
+    let refs: Vec<Reference> = (0..40)
+        .map(|i| Reference {
+            title: Some(format!("Paper {i}")),
+            authors: vec![format!("Ann Name{i}"), format!("Bo Other{i}")],
+            venue: Some("ACL".into()),
+            year: Some(format!("{}", 1990 + i % 30)),
+        })
+        .collect();
+    let mut sections = Vec::new();
+    let mut total = 0;
+    let mut s = 0;
+    while total < chars {
+        let mut text = String::new();
+        for line in 0..40 {
+            for _ in 0..12 {
+                text.push_str(words[(next() % words.len() as u64) as usize]);
+                text.push(' ');
+            }
+            match line % 10 {
+                3 => {
+                    let i = (next() % 40) as usize;
+                    text.push_str(&format!("(Name{i} and Other{i}, {})", 1990 + i % 30));
+                }
+                5 => text.push_str(&format!(
+                    "Test {},{:03} {}.{} {}",
+                    next() % 90 + 10,
+                    next() % 1000,
+                    next() % 100,
+                    next() % 10,
+                    next() % 1000
+                )),
+                7 => text.push_str("y = Wx + b"),
+                _ => {}
+            }
+            text.push('\n');
+        }
+        total += text.len();
+        sections.push(Section { heading: Some(format!("{} Section {s}", s + 1)), text });
+        s += 1;
+    }
+    let mut p = Paper {
+        title: Some("Synthetic".into()),
+        abstract_text: Some("We test speed.".into()),
+        sections: Some(sections),
+        references: Some(refs),
+        ..Paper::default()
+    };
+    p.rebuild_mentions();
+    p
+}
+
+/// `g` with every `every`-th word of its sections replaced.
+fn damaged(g: &Paper, every: usize) -> Paper {
+    let mut p = g.clone();
+    for s in p.sections.as_mut().unwrap() {
+        let mut n = 0;
+        s.text = s
+            .text
+            .split(' ')
+            .map(|w| {
+                n += 1;
+                if n % every == 0 {
+                    "changed"
+                } else {
+                    w
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    p
+}
+
+fn time_score(g: &Paper, p: &Paper) -> std::time::Duration {
+    let runs = 10;
+    std::hint::black_box(score(g, p));
+    let t = std::time::Instant::now();
+    for _ in 0..runs {
+        std::hint::black_box(score(g, p));
+    }
+    t.elapsed() / runs
+}
+
+#[test]
+fn scoring_is_fast() {
+    for chars in [40_000, 70_000] {
+        let g = synthetic(chars, 7);
+        let same = time_score(&g, &g);
+        let mild = time_score(&g, &damaged(&g, 200));
+        let heavy = time_score(&g, &damaged(&g, 50));
+        println!(
+            "score() on {chars} chars: GT vs GT {same:?}, 1 word in 200 changed {mild:?}, 1 in 50 {heavy:?}"
+        );
+        assert!(heavy.as_millis() < 1000, "{heavy:?}");
+    }
+}

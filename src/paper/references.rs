@@ -1,0 +1,434 @@
+//! Reference-list entries: diacritic repair, author splitting, last names and parsing
+//! (paper suite §2.1).
+//!
+//! ACL author-year entries are `Authors. Year. Title. Venue.`; numbered entries
+//! (`[1] A. Smith and B. Jones. Title. Venue, 2014.`) are read with the same pieces, the year
+//! then being the last one in the entry.
+
+use unicode_normalization::UnicodeNormalization;
+
+use super::Reference;
+use crate::normalize::collapse_ws;
+
+/// Returns the combining mark for a spacing diacritic that text layers split off a letter.
+fn combining(c: char) -> Option<char> {
+    Some(match c {
+        '\u{A8}' => '\u{308}',        // ¨
+        '\u{B4}' => '\u{301}',        // ´
+        '\u{2DC}' | '~' => '\u{303}', // ˜
+        '^' | '\u{2C6}' => '\u{302}', // ^ ˆ
+        '`' => '\u{300}',             // `
+        '\u{B8}' => '\u{327}',        // ¸
+        '\u{2C7}' => '\u{30C}',       // ˇ
+        '\u{2D8}' => '\u{306}',       // ˘
+        '\u{2DA}' => '\u{30A}',       // ˚
+        _ => return None,
+    })
+}
+
+/// Returns the single precomposed char for `base` + `mark`, if Unicode has one.
+fn compose(base: char, mark: char) -> Option<char> {
+    // A dotless i takes the accent as a dotted one would (`´ı` is how TeX prints `í`).
+    let base = if base == 'ı' { 'i' } else { base };
+    let mut it = [base, mark].into_iter().nfc();
+    let c = it.next()?;
+    (it.next().is_none() && c != base).then_some(c)
+}
+
+/// Repairs diacritics that a text layer split off their letter: a lone spacing modifier
+/// (`¨ ´ ˜ ^ ˆ ` ¸ ˇ ˘ ˚`) loses the white space around it and combines with the letter after
+/// it (else the one before it), then the text is NFC-normalized. `Pylkk¨ anen` → `Pylkkänen`.
+/// A modifier that combines with neither neighbour is left alone.
+pub fn repair_diacritics(s: &str) -> String {
+    if !s.chars().any(|c| combining(c).is_some()) {
+        return s.nfc().collect();
+    }
+    let chars: Vec<char> = s.chars().collect();
+    let mut out: Vec<char> = Vec::with_capacity(chars.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let Some(mark) = combining(c) else {
+            out.push(c);
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j < chars.len() && chars[j] == ' ' {
+            j += 1;
+        }
+        if let Some(composed) = chars.get(j).and_then(|&n| compose(n, mark)) {
+            while out.last() == Some(&' ') {
+                out.pop();
+            }
+            out.push(composed);
+            i = j + 1;
+            continue;
+        }
+        let mut k = out.len();
+        while k > 0 && out[k - 1] == ' ' {
+            k -= 1;
+        }
+        if let Some(composed) = k.checked_sub(1).and_then(|p| compose(out[p], mark)) {
+            out.truncate(k - 1);
+            out.push(composed);
+            i = j;
+            continue;
+        }
+        out.push(c);
+        i += 1;
+    }
+    out.into_iter().collect::<String>().nfc().collect()
+}
+
+/// Returns an author's last name: the final name token after diacritic repair, without a
+/// trailing `.`; for `Last, First` the part before the comma.
+pub fn last_name(author: &str) -> String {
+    let a = repair_diacritics(author.trim());
+    let a = match a.split_once(',') {
+        Some((last, _)) if !last.trim().is_empty() => last.trim().to_string(),
+        _ => a,
+    };
+    let tok = a.split_whitespace().last().unwrap_or("");
+    tok.trim_end_matches(['.', ',', ';']).to_string()
+}
+
+/// Returns whether a word is an initial or a run of them (`R.`, `R.J.`, `J.-P.`, `R`).
+fn is_initials(word: &str) -> bool {
+    let w = word.trim_end_matches(['.', ',']);
+    !w.is_empty()
+        && w.split(['.', '-']).all(|p| p.is_empty() || p.chars().count() == 1)
+        && w.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// Splits an author list on `,`, ` and ` and `&`; `Last, F.` pairs become `F. Last`; `et al.`
+/// is dropped.
+pub fn split_authors(s: &str) -> Vec<String> {
+    let s = s.replace(" & ", ", ").replace(" and ", ", ");
+    let mut out: Vec<String> = Vec::new();
+    let mut merged_last = false;
+    for part in s.split([',', ';']) {
+        let p = part.trim();
+        let p = p.strip_prefix("and ").unwrap_or(p).trim();
+        if p.is_empty() || p == "et al." || p == "et al" {
+            continue;
+        }
+        let initials_only = p.split_whitespace().all(is_initials);
+        match out.last_mut() {
+            Some(prev) if initials_only && !merged_last => {
+                *prev = format!("{p} {prev}");
+                merged_last = true;
+            }
+            _ => {
+                out.push(p.to_string());
+                merged_last = false;
+            }
+        }
+    }
+    out
+}
+
+/// A year found in an entry: byte range and text (with its letter).
+pub(crate) struct YearAt {
+    /// Byte offset of the first digit.
+    pub start: usize,
+    /// Byte offset just past the year (and its letter).
+    pub end: usize,
+}
+
+/// Finds the years in `s`: four digits from 1500 to 2099 plus an optional lowercase letter,
+/// not inside a longer word or number.
+pub(crate) fn find_years(s: &str) -> Vec<YearAt> {
+    let b = s.as_bytes();
+    let mut v = Vec::new();
+    let mut i = 0;
+    while i + 4 <= b.len() {
+        let ok_before = i == 0 || !(b[i - 1].is_ascii_alphanumeric());
+        if ok_before && b[i..i + 4].iter().all(u8::is_ascii_digit) {
+            let y: u32 = s[i..i + 4].parse().unwrap_or(0);
+            let mut e = i + 4;
+            if e < b.len() && b[e].is_ascii_lowercase() {
+                e += 1;
+            }
+            let ok_after = e == b.len() || !b[e].is_ascii_alphanumeric();
+            if ok_after && (1500..2100).contains(&y) {
+                v.push(YearAt { start: i, end: e });
+                i = e;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    v
+}
+
+/// Strips a leading list label: `[12]`, `(12)`, `12.` or `12 `.
+fn strip_label(s: &str) -> &str {
+    let t = s.trim_start();
+    for (open, close) in [('[', ']'), ('(', ')')] {
+        if let Some(rest) = t.strip_prefix(open) {
+            if let Some(p) = rest.find(close) {
+                if p > 0 && rest[..p].chars().all(|c| c.is_ascii_digit()) {
+                    return rest[p + 1..].trim_start();
+                }
+            }
+        }
+    }
+    let d = t.chars().take_while(char::is_ascii_digit).count();
+    if d > 0 && d <= 3 {
+        let rest = &t[d..];
+        if let Some(r) = rest.strip_prefix(". ").or_else(|| rest.strip_prefix(' ')) {
+            return r.trim_start();
+        }
+    }
+    t
+}
+
+/// Returns the byte index where the author block ends: the first `.` that follows a word which
+/// is not an initial (nor `al`, `Jr`, `St`), or a `“`/`"` that opens a quoted title.
+fn author_block_end(s: &str) -> usize {
+    let b = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        if c == '"' || c == '“' {
+            return i;
+        }
+        if c != '.' {
+            continue;
+        }
+        let next_ok = i + 1 >= b.len() || b[i + 1] == b' ';
+        if !next_ok {
+            continue;
+        }
+        let word_start = s[..i].rfind(' ').map_or(0, |p| p + 1);
+        let word = &s[word_start..=i];
+        let bare = word.trim_start_matches(|c: char| !c.is_alphanumeric());
+        if is_initials(bare) || matches!(bare, "al." | "Jr." | "jr." | "St." | "Sr.") {
+            continue;
+        }
+        return i;
+    }
+    s.len()
+}
+
+/// Parses one reference-list entry (label, if any, stripped) after diacritic repair.
+pub fn parse_reference(entry: &str) -> Reference {
+    let s = repair_diacritics(&collapse_ws(entry));
+    let s = strip_label(&s);
+    let years = find_years(s);
+    let block_end = author_block_end(s);
+    let trim_tail = |t: &str| t.trim_end_matches([' ', '.', ',', '(', ':', ';']).to_string();
+    let trim_head = |t: &str| t.trim_start_matches([' ', '.', ',', ')', ':', ';']).to_string();
+    // ACL style: the first year comes right after the author block.
+    if let Some(y) = years.first().filter(|y| y.start <= block_end + 3) {
+        let authors = split_authors(&trim_tail(&s[..y.start]));
+        let (title, venue) = title_and_venue(&trim_head(&s[y.end..]));
+        return Reference { title, authors, venue, year: Some(s[y.start..y.end].to_string()) };
+    }
+    let authors = split_authors(&trim_tail(&s[..block_end]));
+    let rest = trim_head(&s[block_end.min(s.len())..]);
+    let (title, venue) = title_and_venue(&rest);
+    let year = years.last().map(|y| s[y.start..y.end].to_string());
+    Reference { title, authors, venue, year }
+}
+
+/// Splits what follows the year (or the authors): a quoted title, or the text up to the first
+/// sentence end; the rest is the venue (`In ` and the final `.` removed).
+fn title_and_venue(rest: &str) -> (Option<String>, Option<String>) {
+    let rest = rest.trim();
+    let non_empty = |t: &str| {
+        let t = t.trim().trim_end_matches(['.', ',']).trim();
+        let t = t.strip_prefix("In ").unwrap_or(t).trim();
+        (!t.is_empty()).then(|| t.to_string())
+    };
+    for (open, close) in [('“', '”'), ('"', '"')] {
+        if let Some(r) = rest.strip_prefix(open) {
+            if let Some(p) = r.find(close) {
+                let title = r[..p].trim().trim_end_matches(',');
+                return (non_empty(title), non_empty(&r[p + close.len_utf8()..]));
+            }
+        }
+    }
+    let mut end = None;
+    for (i, c) in rest.char_indices() {
+        if matches!(c, '.' | '?' | '!') && rest[i + 1..].starts_with(' ') {
+            end = Some(i);
+            break;
+        }
+    }
+    match end {
+        Some(i) => {
+            let keep = if rest[i..].starts_with('.') { i } else { i + 1 };
+            (non_empty(&rest[..keep]), non_empty(&rest[i + 1..]))
+        }
+        None => (non_empty(rest), None),
+    }
+}
+
+/// Returns an entry in ACL form, `Authors. Year. Title. Venue.`, which [`parse_reference`]
+/// reads back to the same authors, year, title and venue.
+pub fn format_reference(r: &Reference) -> String {
+    let mut out = String::new();
+    let names: Vec<&str> = r.authors.iter().map(|a| a.trim()).collect();
+    match names.len() {
+        0 => {}
+        1 => out.push_str(names[0]),
+        2 => {
+            out.push_str(names[0]);
+            out.push_str(" and ");
+            out.push_str(names[1]);
+        }
+        n => {
+            for a in &names[..n - 1] {
+                out.push_str(a);
+                out.push_str(", ");
+            }
+            out.push_str("and ");
+            out.push_str(names[n - 1]);
+        }
+    }
+    let push_part = |out: &mut String, p: &str| {
+        if p.is_empty() {
+            return;
+        }
+        if !out.is_empty() {
+            if !out.ends_with('.') {
+                out.push('.');
+            }
+            out.push(' ');
+        }
+        out.push_str(p);
+    };
+    push_part(&mut out, r.year.as_deref().unwrap_or(""));
+    push_part(&mut out, r.title.as_deref().unwrap_or(""));
+    if let Some(v) = r.venue.as_deref() {
+        push_part(&mut out, &format!("In {v}"));
+    }
+    if !out.is_empty() && !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
+
+/// Splits one block of reference-list text into entries: at every `[n]` label that starts a
+/// line or follows white space when the block starts with one, else the block is one entry.
+pub fn split_entries(text: &str) -> Vec<String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Vec::new();
+    }
+    if !t.starts_with('[') || strip_label(t).len() == t.len() {
+        return vec![collapse_ws(t)];
+    }
+    let mut starts = Vec::new();
+    let b = t.as_bytes();
+    for (i, _) in t.match_indices('[') {
+        let prev_ok = i == 0 || b[i - 1].is_ascii_whitespace();
+        let rest = &t[i + 1..];
+        let d = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if prev_ok && d > 0 && rest[d..].starts_with(']') {
+            starts.push(i);
+        }
+    }
+    starts.push(t.len());
+    starts.windows(2).map(|w| collapse_ws(&t[w[0]..w[1]])).filter(|e| !e.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diacritics_split_off_by_the_text_layer_are_repaired() {
+        assert_eq!(repair_diacritics("Liina Pylkk¨ anen"), "Liina Pylkkänen");
+        assert_eq!(repair_diacritics("Mart´ ınez"), "Martínez");
+        assert_eq!(repair_diacritics("Dvoˇ r´ ak"), "Dvořák");
+        // Per the rule, spaces around a lone modifier go even in `a ^ b`; `x^2` has no letter to take it.
+        assert_eq!(repair_diacritics("x^2 and a ^ b"), "x^2 and âb");
+        assert_eq!(repair_diacritics("plain"), "plain");
+    }
+
+    #[test]
+    fn last_names() {
+        assert_eq!(last_name("Helmut Schmid."), "Schmid");
+        assert_eq!(last_name("Liina Pylkk¨ anen."), "Pylkkänen");
+        assert_eq!(last_name("Bar-Haim, R."), "Bar-Haim");
+        assert_eq!(last_name("Marco Antonio Valenzuela"), "Valenzuela");
+    }
+
+    #[test]
+    fn authors_split_on_commas_and_and() {
+        assert_eq!(
+            split_authors("Jenny Rose Finkel, Trond Grenager, and Christopher Manning"),
+            vec!["Jenny Rose Finkel", "Trond Grenager", "Christopher Manning"]
+        );
+        assert_eq!(
+            split_authors("Bar-Haim, R., Dagan, I. and Szpektor, I."),
+            vec!["R. Bar-Haim", "I. Dagan", "I. Szpektor"]
+        );
+        assert_eq!(split_authors("A. Smith & B. Jones"), vec!["A. Smith", "B. Jones"]);
+    }
+
+    #[test]
+    fn acl_entries_parse() {
+        let r = parse_reference(
+            "Liina Pylkk¨ anen. 2008. Mismatching meanings in brain and behavior. \
+             Language and Linguistics Compass.",
+        );
+        assert_eq!(r.authors, vec!["Liina Pylkkänen"]);
+        assert_eq!(r.year.as_deref(), Some("2008"));
+        assert_eq!(r.title.as_deref(), Some("Mismatching meanings in brain and behavior"));
+        assert_eq!(r.venue.as_deref(), Some("Language and Linguistics Compass"));
+        assert_eq!(r.key(), ("pylkkanen".into(), "2008".into()));
+
+        let r = parse_reference(
+            "Arfath Pasha, Mohamed Al-Badrashiny, and Owen Rambow. 2016a. MADAMIRA: A fast \
+             system. In Proceedings of LREC.",
+        );
+        assert_eq!(r.authors.len(), 3);
+        assert_eq!(r.year.as_deref(), Some("2016a"));
+        assert_eq!(r.title.as_deref(), Some("MADAMIRA: A fast system"));
+        assert_eq!(r.venue.as_deref(), Some("Proceedings of LREC"));
+
+        let r = parse_reference(
+            "1. Bar-Haim, R., Dagan, I. and Szpektor, I. 2006. The Second PASCAL Challenge. \
+             In Proceedings of the Workshop, Venice, Italy.",
+        );
+        // The author block's closing `.` goes with the separator.
+        assert_eq!(r.authors, vec!["R. Bar-Haim", "I. Dagan", "I Szpektor"]);
+        assert_eq!(r.key(), ("barhaim".into(), "2006".into()));
+    }
+
+    #[test]
+    fn numbered_entries_parse() {
+        let r = parse_reference(
+            "[3] A. Smith and B. Jones. Learning to parse. In Proc. of ACL, pages 1-9, 2014.",
+        );
+        assert_eq!(r.authors, vec!["A. Smith", "B. Jones"]);
+        assert_eq!(r.year.as_deref(), Some("2014"));
+        assert_eq!(r.title.as_deref(), Some("Learning to parse"));
+        let r = parse_reference("[7] K. Lee, “Deep nets,” Nature, vol. 5, 2015.");
+        assert_eq!(r.authors, vec!["K. Lee"]);
+        assert_eq!(r.title.as_deref(), Some("Deep nets"));
+        assert_eq!(r.year.as_deref(), Some("2015"));
+    }
+
+    #[test]
+    fn format_reads_back() {
+        let r = Reference {
+            title: Some("A title".into()),
+            authors: vec!["Ann Lee".into(), "Bo Wu".into(), "Cy Ode".into()],
+            venue: Some("Proceedings of ACL".into()),
+            year: Some("2016b".into()),
+        };
+        assert_eq!(parse_reference(&format_reference(&r)), r);
+    }
+
+    #[test]
+    fn entries_split_at_labels() {
+        assert_eq!(
+            split_entries("[1] A. 2001. T.\n[2] B. 2002. U."),
+            vec!["[1] A. 2001. T.", "[2] B. 2002. U."]
+        );
+        assert_eq!(split_entries("Smith, J. 2001. T [1]."), vec!["Smith, J. 2001. T [1]."]);
+    }
+}

@@ -1,0 +1,137 @@
+//! S2ORC JSON (`s2orc-doc2json` output) read into a [`Paper`].
+//!
+//! Title and abstract from the top level (else `pdf_parse.abstract`), sections from
+//! `pdf_parse.body_text` then `back_matter` (a new section wherever `sec_num` + `section`
+//! changes; paragraphs are lines), references from `pdf_parse.bib_entries` in file order.
+//! S2ORC keeps no table text in the body, so `tables` is `None`.
+
+use serde_json::Value;
+
+use super::{Paper, PaperError, Reference, Section};
+
+fn shape(expected: &'static str, path: impl Into<String>) -> PaperError {
+    PaperError::Shape { expected, path: path.into() }
+}
+
+fn text_of(v: Option<&Value>) -> Option<String> {
+    v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Reads an S2ORC JSON file.
+pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
+    let root: Value = serde_json::from_slice(bytes).map_err(PaperError::Json)?;
+    let root = root.as_object().ok_or_else(|| shape("object", "$"))?;
+    let parse = root.get("pdf_parse").and_then(Value::as_object);
+    let paragraphs = |key: &str| -> Result<Vec<(String, String)>, PaperError> {
+        let Some(v) = parse.and_then(|p| p.get(key)) else {
+            return Ok(Vec::new());
+        };
+        let arr = v.as_array().ok_or_else(|| shape("array", format!("pdf_parse.{key}")))?;
+        arr.iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let o = p
+                    .as_object()
+                    .ok_or_else(|| shape("object", format!("pdf_parse.{key}[{i}]")))?;
+                let name = text_of(o.get("section")).unwrap_or_default();
+                let heading = match text_of(o.get("sec_num")) {
+                    Some(n) if !name.is_empty() => format!("{n} {name}"),
+                    _ => name,
+                };
+                Ok((heading, text_of(o.get("text")).unwrap_or_default()))
+            })
+            .collect()
+    };
+    let abstract_text = text_of(root.get("abstract")).or_else(|| {
+        let ps = paragraphs("abstract").ok()?;
+        let t: Vec<String> = ps.into_iter().map(|(_, t)| t).filter(|t| !t.is_empty()).collect();
+        (!t.is_empty()).then(|| t.join("\n"))
+    });
+    let mut sections: Vec<Section> = Vec::new();
+    let mut last: Option<String> = None;
+    for (heading, text) in paragraphs("body_text")?.into_iter().chain(paragraphs("back_matter")?) {
+        if last.as_deref() != Some(heading.as_str()) {
+            let h = (!heading.is_empty()).then(|| heading.clone());
+            sections.push(Section { heading: h, text: String::new() });
+            last = Some(heading);
+        }
+        if let Some(s) = sections.last_mut() {
+            if !text.is_empty() {
+                if !s.text.is_empty() {
+                    s.text.push('\n');
+                }
+                s.text.push_str(&text);
+            }
+        }
+    }
+    let mut references = Vec::new();
+    if let Some(bib) = parse.and_then(|p| p.get("bib_entries")) {
+        let bib = bib.as_object().ok_or_else(|| shape("object", "pdf_parse.bib_entries"))?;
+        for (id, e) in bib {
+            let path = format!("pdf_parse.bib_entries.{id}");
+            let o = e.as_object().ok_or_else(|| shape("object", path.clone()))?;
+            let authors = o
+                .get("authors")
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| {
+                            let mut parts: Vec<String> = Vec::new();
+                            parts.extend(text_of(x.get("first")));
+                            if let Some(m) = x.get("middle").and_then(Value::as_array) {
+                                parts.extend(m.iter().filter_map(|m| text_of(Some(m))));
+                            }
+                            parts.extend(text_of(x.get("last")));
+                            (!parts.is_empty()).then(|| parts.join(" "))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let year = match o.get("year") {
+                Some(Value::Number(n)) => Some(n.to_string()),
+                Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
+                _ => None,
+            };
+            references.push(Reference {
+                title: text_of(o.get("title")),
+                authors,
+                venue: text_of(o.get("venue")),
+                year,
+            });
+        }
+    }
+    let mut p = Paper {
+        title: text_of(root.get("title")),
+        abstract_text,
+        sections: Some(sections),
+        references: Some(references),
+        ..Paper::default()
+    };
+    p.rebuild_mentions();
+    Ok(p)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_s2orc() {
+        let j = r#"{"title": "T", "abstract": "We tag.", "pdf_parse": {
+            "body_text": [
+              {"text": "A (Schmid, 1994).", "section": "Introduction", "sec_num": "1"},
+              {"text": "B.", "section": "Introduction", "sec_num": "1"},
+              {"text": "C.", "section": "Method", "sec_num": null}],
+            "back_matter": [],
+            "bib_entries": {"BIBREF0": {"title": "Tree", "authors": [{"first": "Helmut", "middle": [], "last": "Schmid"}],
+              "year": 1994, "venue": "NeMLaP"}}}}"#;
+        let p = read_s2orc(j.as_bytes()).unwrap();
+        let s = p.sections.as_ref().unwrap();
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].heading.as_deref(), Some("1 Introduction"));
+        assert_eq!(s[0].text, "A (Schmid, 1994).\nB.");
+        assert_eq!(s[1].heading.as_deref(), Some("Method"));
+        assert_eq!(p.references.as_ref().unwrap()[0].key(), ("schmid".into(), "1994".into()));
+        assert_eq!(p.mentions.len(), 1);
+    }
+}
