@@ -17,5 +17,7 @@ pub mod progress;
 pub mod providers;
 pub mod sample;
 pub mod store;
+pub mod suites;
+pub mod truth;
 
 pub use error::{Error, Result};

@@ -1,5 +1,7 @@
 //! Command-line types and one module per subcommand (binary only).
 
+mod eval;
+mod export;
 mod ingest;
 mod ocr;
 mod output;
@@ -44,6 +46,10 @@ enum Command {
     Ingest(ingest::IngestArgs),
     /// Run a provider over every document that has no cached output for it
     Ocr(ocr::OcrArgs),
+    /// Score outputs against their documents' ground truth and store every metric
+    Eval(eval::EvalArgs),
+    /// Write a provider's output for one document in a standard schema
+    Export(export::ExportArgs),
     /// Show datasets, documents, pages, truths, outputs per provider and errors
     Status(status::StatusArgs),
     /// Show one document's output from a provider
@@ -61,6 +67,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Ingest(a) => ingest::run(g, a),
         Command::Ocr(a) => ocr::run(g, a),
+        Command::Eval(a) => eval::run(g, a),
+        Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
         Command::Providers(a) => status::providers(a),

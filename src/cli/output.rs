@@ -71,3 +71,8 @@ pub fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
     writeln!(out)?;
     Ok(())
 }
+
+/// Formats a metric value to 3 decimals, or `–` for null.
+pub fn fmt_value(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "–".into())
+}

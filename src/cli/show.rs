@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
 use corpus::doc::Doc;
-use corpus::store::Store;
+use corpus::store::{DocumentRow, Store};
 
 use super::GlobalArgs;
 
@@ -14,7 +14,7 @@ use super::GlobalArgs;
 enum ShowFormat {
     /// Blocks in reading order as text, headings marked with #
     Text,
-    /// The Doc as stored (JSON)
+    /// The Doc as stored (JSON); with --metric/--suite, the scores as JSON
     Json,
     /// One line per block: page, kind, text
     Blocks,
@@ -31,47 +31,58 @@ pub struct ShowArgs {
     /// Look the name up only in this dataset
     #[arg(long)]
     dataset: Option<String>,
+    /// Show this metric's score and its trace instead of the output
+    #[arg(long)]
+    metric: Option<String>,
+    /// Show every score of this suite (newest suite version first) instead of the output
+    #[arg(long)]
+    suite: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     format: ShowFormat,
 }
 
-/// Runs `corpus show`.
-pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
-    let store = Store::open_read_only(&g.db)?;
-    let found = store.find_documents(&a.doc, a.dataset.as_deref())?;
-    let doc = match found.as_slice() {
-        [] => anyhow::bail!("no document named {:?} (or with that hash prefix)", a.doc),
-        [one] => one,
-        many if many.iter().all(|d| d.id == many[0].id) => &many[0],
+/// Finds exactly one document by name or hash prefix.
+pub fn resolve(store: &Store, key: &str, dataset: Option<&str>) -> anyhow::Result<DocumentRow> {
+    let found = store.find_documents(key, dataset)?;
+    match found.as_slice() {
+        [] => anyhow::bail!("no document named {key:?} (or with that hash prefix)"),
+        [one] => Ok(one.clone()),
+        many if many.iter().all(|d| d.id == many[0].id) => Ok(many[0].clone()),
         many => {
             let names: Vec<String> =
                 many.iter().map(|d| format!("{}/{}", d.dataset, d.name)).collect();
-            anyhow::bail!(
-                "{:?} names several documents ({}); pass --dataset",
-                a.doc,
-                names.join(", ")
-            )
+            anyhow::bail!("{key:?} names several documents ({}); pass --dataset", names.join(", "))
         }
-    };
-    let Some(out) = store.latest_output(doc.id, &a.provider)? else {
+    }
+}
+
+/// Returns the newest ok output of a provider for a document, as Doc JSON bytes.
+pub fn load_output(store: &Store, doc: &DocumentRow, provider: &str) -> anyhow::Result<Vec<u8>> {
+    let Some(out) = store.latest_output(doc.id, provider)? else {
         anyhow::bail!(
-            "document {} has no output from provider {}; run `corpus ocr --provider {}`",
-            doc.name,
-            a.provider,
-            a.provider
+            "document {} has no output from provider {provider}; run `corpus ocr --provider {provider}`",
+            doc.name
         )
     };
     let Some(blob) = out.blob.as_deref() else {
         anyhow::bail!(
-            "provider {} failed on {}: {}",
-            a.provider,
+            "provider {provider} failed on {}: {}",
             doc.name,
             out.error.unwrap_or_default()
         )
     };
-    let bytes =
-        store.blob(blob)?.ok_or_else(|| anyhow::anyhow!("output blob {blob} is missing"))?;
+    store.blob(blob)?.ok_or_else(|| anyhow::anyhow!("output blob {blob} is missing"))
+}
+
+/// Runs `corpus show`.
+pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::open_read_only(&g.db)?;
+    let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
+    if a.metric.is_some() || a.suite.is_some() {
+        return show_scores(&store, &doc, a);
+    }
+    let bytes = load_output(&store, &doc, &a.provider)?;
     let mut stdout = std::io::stdout().lock();
     match a.format {
         ShowFormat::Json => {
@@ -90,6 +101,47 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
                     None => b.kind.to_string(),
                 };
                 writeln!(stdout, "{:>3} {:<12} {}", b.page + 1, kind, b.text)?;
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn show_scores(store: &Store, doc: &DocumentRow, a: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let rows = store.scores(doc.id, &a.provider, a.suite.as_deref(), a.metric.as_deref())?;
+    if rows.is_empty() {
+        anyhow::bail!(
+            "no {} score for {} from provider {}; run `corpus eval --provider {}`",
+            a.metric.as_deref().unwrap_or("stored"),
+            doc.name,
+            a.provider,
+            a.provider
+        );
+    }
+    let mut out = std::io::stdout().lock();
+    if a.format == ShowFormat::Json {
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    for r in &rows {
+        let value = super::output::fmt_value(r.value);
+        writeln!(
+            out,
+            "{} = {value}  ({} v{}, {}@{}, truth {}/{}, {})",
+            r.metric,
+            r.suite,
+            r.suite_version,
+            r.provider,
+            r.provider_version,
+            r.dataset,
+            r.truth_format,
+            r.computed_at
+        )?;
+        if a.metric.is_some() {
+            if let Some(t) = &r.trace {
+                let v: serde_json::Value = serde_json::from_str(t)?;
+                writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
             }
         }
     }

@@ -6,8 +6,6 @@
 //! malformed ground truth is rejected with its path and the parse error while its PDF still
 //! ingests.
 
-mod truth;
-
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -15,7 +13,8 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::store::{IngestDoc, RunId, Store, TruthFile};
-pub use truth::TruthFormat;
+use crate::truth::DirCache;
+pub use crate::truth::TruthFormat;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
 pub trait PageCounter {
@@ -78,11 +77,12 @@ pub fn ingest(
         collect(p, &mut files)?;
     }
     let mut summary = IngestSummary::default();
+    let mut dirs = DirCache::default();
     progress.start(files.len() as u64);
     for (path, name) in &files {
         summary.files += 1;
         let shown = path.display().to_string();
-        let ok = match ingest_one(store, opts, pages, path, name, &mut summary) {
+        let ok = match ingest_one(store, opts, pages, &mut dirs, path, name, &mut summary) {
             Ok(()) => true,
             Err(error) => {
                 tracing::warn!("{shown}: {error}");
@@ -102,6 +102,7 @@ fn ingest_one(
     store: &mut Store,
     opts: &IngestOptions,
     counter: &mut dyn PageCounter,
+    dirs: &mut DirCache,
     path: &Path,
     name: &str,
     summary: &mut IngestSummary,
@@ -119,7 +120,7 @@ fn ingest_one(
     // A truth is attached whole or not at all: one malformed part rejects every part.
     let mut loaded: Vec<(&'static str, Vec<u8>, String)> = Vec::new();
     if let Some(format) = opts.truth {
-        let parts = format.locate(path);
+        let parts = format.locate(path, dirs);
         if parts.is_empty() {
             summary.truths_missing.push(path.display().to_string());
         }

@@ -12,6 +12,7 @@ pub mod manifest;
 pub mod pdfium;
 pub mod runner;
 pub mod testing;
+pub mod truth;
 pub mod worker;
 
 use serde_json::Value;

@@ -97,6 +97,12 @@ impl Store {
         optional(st.query_row([hash], |r| Ok((r.get(0)?, r.get(1)?))))
     }
 
+    /// Returns the blob hash of a document by id.
+    pub fn document_hash(&self, id: i64) -> Result<Option<String>> {
+        let mut st = self.conn.prepare_cached("SELECT blob FROM documents WHERE id = ?1")?;
+        optional(st.query_row([id], |r| r.get(0)))
+    }
+
     /// Stores one PDF with its name (and truth) in one transaction.
     ///
     /// Idempotent: the same bytes under the same name change nothing. A name that already

@@ -10,8 +10,10 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, Result};
 
 /// Every migration, in order: (name, SQL).
-pub const MIGRATIONS: &[(&str, &str)] =
-    &[("0001_init", include_str!("../../schema/0001_init.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_init", include_str!("../../schema/0001_init.sql")),
+    ("0002_scores", include_str!("../../schema/0002_scores.sql")),
+];
 
 /// Applies every migration the store has not seen yet.
 pub fn migrate(conn: &mut Connection) -> Result<()> {

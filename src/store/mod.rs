@@ -11,6 +11,7 @@
 //! a busy timeout makes a second writer wait instead of failing at once.
 
 mod docs;
+mod metrics;
 pub mod migrate;
 mod outputs;
 mod runs;
@@ -23,6 +24,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{Error, Result};
 
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
+pub use metrics::{ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use runs::RunId;
 

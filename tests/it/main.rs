@@ -4,4 +4,5 @@
 mod cache;
 mod cli;
 mod shared;
+mod paper;
 mod util;

@@ -1,0 +1,98 @@
+//! `corpus eval`.
+
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use corpus::store::Store;
+use corpus::suites::paper::{eval, EvalOptions, COLUMNS};
+
+use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
+use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+
+/// Arguments of `corpus eval`.
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The suite
+    #[arg(long, default_value = "paper", value_parser = ["paper"])]
+    suite: String,
+    /// Only outputs of this provider; `truth` scores each ground truth against itself
+    #[arg(long)]
+    provider: Option<String>,
+    /// Only truths of this dataset
+    #[arg(long)]
+    dataset: Option<String>,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+/// Runs `corpus eval`.
+pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
+    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let run = store.start_run("eval", &argv())?;
+    if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
+        corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
+    }
+    let opts = EvalOptions {
+        provider: a.provider.as_deref(),
+        dataset: a.dataset.as_deref(),
+        run: Some(run),
+    };
+    let bar = super::progress::Bar::new("eval", g.quiet);
+    let sum = eval(&mut store, &opts, &bar)?;
+    let counts = serde_json::json!({
+        "suite": sum.suite, "suite_version": sum.suite_version, "pairs": sum.pairs,
+        "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
+    });
+    store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let several = sum.rows.iter().any(|r| r.provider != sum.rows[0].provider);
+            let mut headers = vec!["ID"];
+            if several {
+                headers.push("Provider");
+            }
+            headers.extend(COLUMNS.iter().map(|(h, _)| *h));
+            let mut rows: Vec<Vec<String>> = sum
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut cells = vec![r.document.clone()];
+                    if several {
+                        cells.push(format!("{}@{}", r.provider, r.provider_version));
+                    }
+                    cells.extend(COLUMNS.iter().map(|(_, id)| fmt_value(r.get(id))));
+                    cells
+                })
+                .collect();
+            if !rows.is_empty() {
+                let mut avg = vec!["AVG".to_string()];
+                if several {
+                    avg.push(String::new());
+                }
+                avg.extend(COLUMNS.iter().map(|(_, id)| {
+                    fmt_value(sum.average.iter().find(|(m, _)| m == id).and_then(|(_, v)| *v))
+                }));
+                rows.push(avg);
+            }
+            print_table(&headers, &rows)?;
+            if !g.quiet {
+                eprintln!(
+                    "{} pairs: {} scored now, {} already scored by paper v{}{}.",
+                    sum.pairs,
+                    sum.scored,
+                    sum.cached,
+                    sum.suite_version,
+                    sum.score_ms_per_paper
+                        .map(|ms| format!(" ({ms:.2} ms per paper)"))
+                        .unwrap_or_default()
+                );
+                for f in &sum.failures {
+                    eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
+                }
+            }
+        }
+    }
+    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}

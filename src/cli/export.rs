@@ -1,0 +1,63 @@
+//! `corpus export`.
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use corpus::doc::Doc;
+use corpus::store::Store;
+
+use super::show::{load_output, resolve};
+use super::GlobalArgs;
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ExportFormat {
+    /// PeerRead / science-parse JSON (the paper suite's linearization), key order as GT
+    Peerread,
+    /// The Doc as stored
+    Json,
+    /// Blocks as plain text, headings marked with #
+    Text,
+}
+
+/// Arguments of `corpus export`.
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// The document: its name, or a prefix (≥ 8 hex digits) of its blake3 hash
+    doc: String,
+    /// The provider whose output to export
+    #[arg(long, default_value = "pdfium")]
+    provider: String,
+    /// Look the name up only in this dataset
+    #[arg(long)]
+    dataset: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ExportFormat::Peerread)]
+    format: ExportFormat,
+}
+
+/// Runs `corpus export`.
+pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let store = Store::open_read_only(&g.db)?;
+    let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
+    let bytes = load_output(&store, &doc, &a.provider)?;
+    let mut out = std::io::stdout().lock();
+    match a.format {
+        ExportFormat::Json => {
+            out.write_all(&bytes)?;
+            writeln!(out)?;
+        }
+        ExportFormat::Text => {
+            let d: Doc = serde_json::from_slice(&bytes)?;
+            out.write_all(d.to_text().as_bytes())?;
+        }
+        ExportFormat::Peerread => {
+            let d: Doc = serde_json::from_slice(&bytes)?;
+            let paper = corpus::paper::from_doc(&d);
+            let name = format!("{}.pdf", doc.name.rsplit('/').next().unwrap_or(&doc.name));
+            writeln!(out, "{}", corpus::paper::write_peerread(&paper, &name))?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,79 @@
+//! The `truth` provider: a document's own ground truth as a [`Doc`](crate::doc::Doc), so that
+//! scoring the truth against itself (which must give 1.0 everywhere) is one command.
+//!
+//! It runs in the calling process, since it reads the store rather than the PDF. Its cache key
+//! uses the truth's content digest as the model digest, so a changed truth gives a new output.
+
+use serde_json::json;
+
+use super::key::CacheKey;
+use crate::error::Result;
+use crate::paper;
+use crate::store::{NewOutput, RunId, Store};
+use crate::truth::{truth_groups, TruthFormat};
+
+/// The provider id.
+pub const ID: &str = "truth";
+
+/// Bump when the Doc made from a truth changes.
+pub const ADAPTER_VERSION: u32 = 1;
+
+/// What [`materialize`] did: (outputs already stored, outputs written, failures).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TruthCounts {
+    /// Truth outputs already in the store.
+    pub cached: u64,
+    /// Truth outputs written now.
+    pub written: u64,
+    /// Truths that could not be turned into a Doc (recorded as failures).
+    pub failed: u64,
+}
+
+/// Stores a `truth` output for every paper-suite truth (optionally of one dataset) that does
+/// not have one yet.
+pub fn materialize(
+    store: &mut Store,
+    dataset: Option<&str>,
+    run: Option<RunId>,
+) -> Result<TruthCounts> {
+    let mut counts = TruthCounts::default();
+    let groups = truth_groups(store, dataset, |f| {
+        matches!(f, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
+    })?;
+    for g in groups {
+        let Some(pdf_hash) = store.document_hash(g.document)? else { continue };
+        let digest = g.digest();
+        let config = json!({"dataset": g.dataset, "format": g.format.as_str()});
+        let key =
+            CacheKey::builder(ID, ADAPTER_VERSION, &digest, &pdf_hash).config(&config).compute();
+        if store.output_status(key.as_str())?.as_deref() == Some("ok") {
+            counts.cached += 1;
+            continue;
+        }
+        let t0 = std::time::Instant::now();
+        let doc = g.load_paper(store).map(|p| paper::to_doc(&p));
+        let json = match &doc {
+            Ok(d) => Ok(serde_json::to_vec(d)?),
+            Err(e) => Err(e.to_string()),
+        };
+        store.put_output(&NewOutput {
+            cache_key: key.as_str(),
+            document: g.document,
+            provider: ID,
+            provider_version: &ADAPTER_VERSION.to_string(),
+            model_digest: &digest,
+            config: &super::key::canonical_json(&config),
+            pages: "all",
+            result: json.as_ref().map(Vec::as_slice).map_err(String::as_str),
+            wall_ms: t0.elapsed().as_millis() as u64,
+            device: "cpu",
+            run,
+        })?;
+        if json.is_ok() {
+            counts.written += 1;
+        } else {
+            counts.failed += 1;
+        }
+    }
+    Ok(counts)
+}

@@ -1,0 +1,167 @@
+//! Metric rows: one per (output, truth, suite, suite version, metric).
+
+use rusqlite::params;
+
+use super::{now, RunId, Store};
+use crate::error::Result;
+
+/// An ok output that a suite can score.
+#[derive(Debug, Clone)]
+pub struct ScorableOutput {
+    /// Output id.
+    pub id: i64,
+    /// Document id.
+    pub document: i64,
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Model digest.
+    pub model_digest: String,
+    /// Blob hash of the Doc JSON.
+    pub blob: String,
+}
+
+/// One stored score with its context, for `corpus show`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ScoreRow {
+    /// Suite id.
+    pub suite: String,
+    /// Suite version.
+    pub suite_version: i64,
+    /// Metric id.
+    pub metric: String,
+    /// The value (`None`: the truth side is empty).
+    pub value: Option<f64>,
+    /// The trace JSON.
+    pub trace: Option<String>,
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Truth format.
+    pub truth_format: String,
+    /// Truth dataset.
+    pub dataset: String,
+    /// When it was computed.
+    pub computed_at: String,
+}
+
+impl Store {
+    /// Lists ok outputs, optionally of one provider, in id order.
+    pub fn scorable_outputs(&self, provider: Option<&str>) -> Result<Vec<ScorableOutput>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, document, provider, provider_version, model_digest, blob FROM outputs
+             WHERE status = 'ok' AND (?1 IS NULL OR provider = ?1) ORDER BY id",
+        )?;
+        let rows = st.query_map([provider], |r| {
+            Ok(ScorableOutput {
+                id: r.get(0)?,
+                document: r.get(1)?,
+                provider: r.get(2)?,
+                provider_version: r.get(3)?,
+                model_digest: r.get(4)?,
+                blob: r.get(5)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns the stored (metric, value) pairs of one scoring, empty if it was never scored.
+    pub fn metric_values(
+        &self,
+        output: i64,
+        truth: i64,
+        suite: &str,
+        version: u32,
+    ) -> Result<Vec<(String, Option<f64>)>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT metric, value FROM metrics
+             WHERE output = ?1 AND truth = ?2 AND suite = ?3 AND suite_version = ?4 ORDER BY id",
+        )?;
+        let rows =
+            st.query_map(params![output, truth, suite, version], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Stores one scoring (every metric of one output against one truth) in one transaction.
+    /// Rows that exist already are kept as they are.
+    pub fn put_metrics(
+        &mut self,
+        output: i64,
+        truth: i64,
+        suite: &str,
+        version: u32,
+        run: Option<RunId>,
+        rows: &[(&str, Option<f64>, String)],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
+                     computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (output, truth, suite, suite_version, metric) DO NOTHING",
+            )?;
+            let at = now();
+            for (metric, value, trace) in rows {
+                st.execute(params![
+                    output,
+                    truth,
+                    suite,
+                    version,
+                    metric,
+                    value,
+                    trace,
+                    run.map(|r| r.0),
+                    at
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Lists the scores of one document's outputs from `provider`, newest suite version and
+    /// output first, optionally of one suite or metric.
+    pub fn scores(
+        &self,
+        document: i64,
+        provider: &str,
+        suite: Option<&str>,
+        metric: Option<&str>,
+    ) -> Result<Vec<ScoreRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT m.suite, m.suite_version, m.metric, m.value, m.trace, o.provider,
+                    o.provider_version, t.format, s.name, m.computed_at
+             FROM metrics m JOIN outputs o ON o.id = m.output JOIN truths t ON t.id = m.truth
+             JOIN datasets s ON s.id = t.dataset
+             WHERE o.document = ?1 AND o.provider = ?2 AND (?3 IS NULL OR m.suite = ?3)
+               AND (?4 IS NULL OR m.metric = ?4)
+             ORDER BY m.suite, m.suite_version DESC, o.id DESC, t.id DESC, m.id",
+        )?;
+        let rows = st.query_map(params![document, provider, suite, metric], |r| {
+            Ok(ScoreRow {
+                suite: r.get(0)?,
+                suite_version: r.get(1)?,
+                metric: r.get(2)?,
+                value: r.get(3)?,
+                trace: r.get(4)?,
+                provider: r.get(5)?,
+                provider_version: r.get(6)?,
+                truth_format: r.get(7)?,
+                dataset: r.get(8)?,
+                computed_at: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns the name of a document in a dataset (the first, by name).
+    pub fn name_in(&self, document: i64, dataset: &str) -> Result<Option<String>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT n.name FROM document_names n JOIN datasets s ON s.id = n.dataset
+             WHERE n.document = ?1 AND s.name = ?2 ORDER BY n.name LIMIT 1",
+        )?;
+        super::optional(st.query_row(params![document, dataset], |r| r.get(0)))
+    }
+}

@@ -1,0 +1,24 @@
+//! Suites: score stored outputs against stored truths and keep every score.
+//!
+//! A suite reads outputs and truths from the store, calls pure metric functions
+//! ([`crate::metrics`]) and writes one `metrics` row per (output, truth, metric), tagged with
+//! the suite's id and version. Scoring is idempotent per version: an (output, truth) pair
+//! already scored by this version is not scored again; a new version adds rows beside the old.
+
+pub mod paper;
+
+use serde::Serialize;
+
+/// One (output, truth) pair that could not be scored.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct EvalFailure {
+    /// The document's name.
+    pub document: String,
+    /// The provider.
+    pub provider: String,
+    /// Why.
+    pub error: String,
+}
+
+/// The suites this build has.
+pub const SUITES: &[&str] = &["paper"];

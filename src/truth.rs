@@ -1,0 +1,299 @@
+//! Ground-truth formats: where each one's files sit beside a PDF, how they are validated on
+//! ingest, and how the suites read them. Truths are stored verbatim, one blob per file; a
+//! truth kept in several files (GROBID's header and fulltext TEI) is stored as named parts.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::paper::{self, Paper};
+use crate::store::{Store, TruthRow};
+
+/// A ground-truth format that `ingest --truth` understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruthFormat {
+    /// PeerRead / science-parse JSON: `<name>.pdf.json` beside the PDF or in a sibling
+    /// `parsed_pdfs/` folder.
+    PeerRead,
+    /// GROBID TEI: `<stem>.tei.xml` (GROBID output), or `<stem>.header.tei.xml` +
+    /// `<stem>.fulltext.tei.xml` (+ `<stem>.references.tei.xml`), beside the PDF or in a
+    /// sibling `tei/` folder, where GROBID's training names
+    /// (`header__corpus__<stem>.training.header.tei.xml`, ...) are understood too.
+    GrobidTei,
+    /// S2ORC JSON: `<stem>.json` beside the PDF.
+    S2orc,
+}
+
+/// The parts of a GROBID truth, in the order their fields take precedence when merged.
+const TEI_PARTS: [&str; 4] = ["full", "header", "fulltext", "references"];
+
+/// Remembers folder listings while one ingest looks up truths for many PDFs.
+#[derive(Debug, Default)]
+pub struct DirCache {
+    listings: HashMap<PathBuf, Vec<String>>,
+}
+
+impl DirCache {
+    fn names(&mut self, dir: &Path) -> &[String] {
+        self.listings.entry(dir.to_path_buf()).or_insert_with(|| {
+            let mut names: Vec<String> = std::fs::read_dir(dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .map(|e| e.file_name().to_string_lossy().into_owned())
+                        .filter(|n| n.ends_with(".tei.xml"))
+                        .collect()
+                })
+                .unwrap_or_default();
+            names.sort();
+            names
+        })
+    }
+}
+
+impl TruthFormat {
+    /// Every format.
+    pub const ALL: [TruthFormat; 3] =
+        [TruthFormat::PeerRead, TruthFormat::GrobidTei, TruthFormat::S2orc];
+
+    /// Returns the format's name as stored and typed (`peerread`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TruthFormat::PeerRead => "peerread",
+            TruthFormat::GrobidTei => "grobid-tei",
+            TruthFormat::S2orc => "s2orc",
+        }
+    }
+
+    /// Parses a format name.
+    pub fn parse(s: &str) -> Option<TruthFormat> {
+        TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+
+    /// Finds the truth file(s) for a PDF: (part, path) pairs, empty if there is none.
+    pub fn locate(self, pdf: &Path, dirs: &mut DirCache) -> Vec<(&'static str, PathBuf)> {
+        let Some(file) = pdf.file_name().map(|f| f.to_string_lossy().into_owned()) else {
+            return Vec::new();
+        };
+        let dir = pdf.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let first = |cands: Vec<PathBuf>| -> Vec<(&'static str, PathBuf)> {
+            cands.into_iter().find(|p| p.is_file()).map(|p| ("", p)).into_iter().collect()
+        };
+        match self {
+            TruthFormat::PeerRead => {
+                // PeerRead's own layout: train/pdfs/496.pdf + train/parsed_pdfs/496.pdf.json.
+                let mut cands = vec![dir.join(format!("{file}.json"))];
+                cands.extend(
+                    dir.parent().map(|p| p.join("parsed_pdfs").join(format!("{file}.json"))),
+                );
+                first(cands)
+            }
+            TruthFormat::S2orc => {
+                let stem = pdf.file_stem().map(|s| s.to_string_lossy().into_owned());
+                first(stem.map(|s| dir.join(format!("{s}.json"))).into_iter().collect())
+            }
+            TruthFormat::GrobidTei => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let mut folders = vec![dir.to_path_buf()];
+                folders.extend(dir.parent().map(|p| p.join("tei")));
+                for folder in folders {
+                    let names: Vec<&str> = dirs.names(&folder).iter().map(String::as_str).collect();
+                    let Some(g) =
+                        paper::group_tei_files(&names).into_iter().find(|g| g.paper == stem)
+                    else {
+                        continue;
+                    };
+                    let slots = [g.full, g.header, g.fulltext, g.references];
+                    return TEI_PARTS
+                        .iter()
+                        .zip(slots)
+                        .filter_map(|(part, name)| Some((*part, folder.join(name?))))
+                        .collect();
+                }
+                Vec::new()
+            }
+        }
+    }
+
+    /// Checks that one file's bytes are well-formed for this format.
+    pub fn validate(self, bytes: &[u8]) -> Result<(), String> {
+        self.read_one(bytes).map(|_| ())
+    }
+
+    fn read_one(self, bytes: &[u8]) -> Result<Paper, String> {
+        let r = match self {
+            TruthFormat::PeerRead => paper::read_peerread(bytes),
+            TruthFormat::GrobidTei => paper::read_grobid_tei(bytes),
+            TruthFormat::S2orc => paper::read_s2orc(bytes),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    /// Reads a stored truth (its parts as (part, bytes)) into the paper suite's [`Paper`].
+    pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, String> {
+        if let [(_, bytes)] = parts {
+            let mut p = self.read_one(bytes)?;
+            p.rebuild_mentions();
+            return Ok(p);
+        }
+        let mut ordered: Vec<&(&str, &[u8])> = parts.iter().collect();
+        ordered.sort_by_key(|(part, _)| TEI_PARTS.iter().position(|p| p == part).unwrap_or(99));
+        let papers = ordered
+            .into_iter()
+            .map(|(part, bytes)| self.read_one(bytes).map_err(|e| format!("part {part}: {e}")))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(paper::merge(papers))
+    }
+}
+
+/// One document's truth in one dataset and format, with all its parts.
+#[derive(Debug, Clone)]
+pub struct TruthGroup {
+    /// The document id.
+    pub document: i64,
+    /// The dataset the truth belongs to.
+    pub dataset: String,
+    /// The format.
+    pub format: TruthFormat,
+    /// The newest row of each part.
+    pub parts: Vec<TruthRow>,
+}
+
+impl TruthGroup {
+    /// Returns the id that stands for the whole truth in metric rows: the newest part's, so a
+    /// changed part gives the truth a new id and its scores are computed afresh.
+    pub fn id(&self) -> i64 {
+        self.parts.iter().map(|p| p.id).max().unwrap_or_default()
+    }
+
+    /// Returns a digest of the truth's content (formats, parts and blob hashes).
+    pub fn digest(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        for s in std::iter::once(self.format.as_str())
+            .chain(self.parts.iter().flat_map(|p| [p.part.as_str(), p.blob.as_str()]))
+        {
+            h.update(&(s.len() as u64).to_le_bytes());
+            h.update(s.as_bytes());
+        }
+        h.finalize().to_hex().to_string()
+    }
+
+    /// Reads the truth from the store into a [`Paper`].
+    pub fn load_paper(&self, store: &Store) -> Result<Paper> {
+        let mut blobs = Vec::with_capacity(self.parts.len());
+        for p in &self.parts {
+            let bytes = store.blob(&p.blob)?.ok_or_else(|| {
+                Error::Usage(format!("truth blob {} is missing from the store", p.blob))
+            })?;
+            blobs.push((p.part.as_str(), bytes));
+        }
+        let parts: Vec<(&str, &[u8])> = blobs.iter().map(|(p, b)| (*p, b.as_slice())).collect();
+        self.format.to_paper(&parts).map_err(|msg| Error::BadInput {
+            path: format!("truth {} of document {}", self.format.as_str(), self.document).into(),
+            msg,
+        })
+    }
+}
+
+/// Groups the store's truths (optionally of one dataset) by document, dataset and format,
+/// keeping only the formats `keep` accepts.
+pub fn truth_groups(
+    store: &Store,
+    dataset: Option<&str>,
+    keep: impl Fn(TruthFormat) -> bool,
+) -> Result<Vec<TruthGroup>> {
+    let mut out: Vec<TruthGroup> = Vec::new();
+    for row in store.truths(dataset)? {
+        let Some(format) = TruthFormat::parse(&row.format).filter(|f| keep(*f)) else { continue };
+        match out.last_mut() {
+            Some(g)
+                if g.document == row.document && g.dataset == row.dataset && g.format == format =>
+            {
+                g.parts.push(row)
+            }
+            _ => out.push(TruthGroup {
+                document: row.document,
+                dataset: row.dataset.clone(),
+                format,
+                parts: vec![row],
+            }),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn peerread_validation_names_the_broken_field() {
+        let ok = br#"{"name":"a.pdf","metadata":{"title":"T","sections":[{"heading":null,"text":"x"}],"references":[{"title":"R","author":["A B"]}]}}"#;
+        assert_eq!(TruthFormat::PeerRead.validate(ok), Ok(()));
+        let bad_text = br#"{"metadata":{"sections":[{"heading":"1","text":3}]}}"#;
+        let e = TruthFormat::PeerRead.validate(bad_text).unwrap_err();
+        assert!(e.contains("metadata.sections[0]"), "{e}");
+        let not_json = TruthFormat::PeerRead.validate(b"{\"metadata\": ").unwrap_err();
+        assert!(not_json.contains("EOF"), "{not_json}");
+        assert_eq!(TruthFormat::PeerRead.validate(b"[]").unwrap_err(), "expected object at $");
+        let no_meta = TruthFormat::PeerRead.validate(b"{}").unwrap_err();
+        assert_eq!(no_meta, "expected object at metadata");
+    }
+
+    #[test]
+    fn peerread_truth_is_found_beside_or_in_parsed_pdfs() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("pdfs")).unwrap();
+        std::fs::create_dir_all(d.path().join("parsed_pdfs")).unwrap();
+        let pdf = d.path().join("pdfs/496.pdf");
+        let mut dirs = DirCache::default();
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf, &mut dirs), vec![]);
+        std::fs::write(d.path().join("parsed_pdfs/496.pdf.json"), "{}").unwrap();
+        let sibling = d.path().join("parsed_pdfs/496.pdf.json");
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf, &mut dirs), vec![("", sibling)]);
+        std::fs::write(d.path().join("pdfs/496.pdf.json"), "{}").unwrap();
+        let beside = d.path().join("pdfs/496.pdf.json");
+        assert_eq!(TruthFormat::PeerRead.locate(&pdf, &mut dirs), vec![("", beside)]);
+    }
+
+    #[test]
+    fn grobid_truth_is_found_as_output_tei_parts_or_training_files() {
+        let d = tempfile::tempdir().unwrap();
+        let (pdfs, tei) = (d.path().join("pdf"), d.path().join("tei"));
+        std::fs::create_dir_all(&pdfs).unwrap();
+        std::fs::create_dir_all(&tei).unwrap();
+        for n in [
+            "header__corpus__p1.training.header.tei.xml",
+            "fulltext__evaluation__p1.training.fulltext.tei.xml",
+            "fulltext__corpus__p1.training.fulltext.tei.xml",
+            "figure__corpus__p1.training.figure.tei.xml",
+            "header__corpus__p10.training.header.tei.xml",
+        ] {
+            std::fs::write(tei.join(n), "<TEI/>").unwrap();
+        }
+        std::fs::write(pdfs.join("p2.header.tei.xml"), "<TEI/>").unwrap();
+        std::fs::write(pdfs.join("p2.fulltext.tei.xml"), "<TEI/>").unwrap();
+        std::fs::write(pdfs.join("p3.tei.xml"), "<TEI/>").unwrap();
+        let mut dirs = DirCache::default();
+        let f = TruthFormat::GrobidTei;
+        assert_eq!(
+            f.locate(&pdfs.join("p1.pdf"), &mut dirs),
+            vec![
+                ("header", tei.join("header__corpus__p1.training.header.tei.xml")),
+                ("fulltext", tei.join("fulltext__corpus__p1.training.fulltext.tei.xml")),
+            ]
+        );
+        assert_eq!(
+            f.locate(&pdfs.join("p2.pdf"), &mut dirs),
+            vec![
+                ("header", pdfs.join("p2.header.tei.xml")),
+                ("fulltext", pdfs.join("p2.fulltext.tei.xml"))
+            ]
+        );
+        assert_eq!(
+            f.locate(&pdfs.join("p3.pdf"), &mut dirs),
+            vec![("full", pdfs.join("p3.tei.xml"))]
+        );
+        assert_eq!(f.locate(&pdfs.join("p4.pdf"), &mut dirs), vec![]);
+    }
+}

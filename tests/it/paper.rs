@@ -1,0 +1,127 @@
+//! The paper suite end to end: truth against itself, pdfium against the truth, idempotency,
+//! scores through `v_scores`, traces through `show`, and `export --format peerread`.
+
+use corpus::store::Store;
+
+use crate::util::{corpus, json, run, sample_dir, shared_data};
+
+fn all_values(db: &std::path::Path, provider: &str) -> Vec<(String, String, Option<f64>)> {
+    let store = Store::open_read_only(db).unwrap();
+    let mut st = store
+        .connection()
+        .prepare("SELECT document, metric, value FROM v_scores WHERE provider = ?1 ORDER BY 1, 2")
+        .unwrap();
+    st.query_map([provider], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = ["ingest", "--dataset", "sample", "--truth", "peerread", "-q"];
+    assert!(run(corpus(&db).args(ingest).arg(sample_dir())).status.success());
+
+    let truth = run(corpus(&db).args(["eval", "--suite", "paper", "--provider", "truth"]));
+    assert!(truth.status.success());
+    let table = String::from_utf8_lossy(&truth.stdout);
+    assert!(table.starts_with("ID "), "{table}");
+    assert!(table.lines().last().unwrap().starts_with("AVG"), "{table}");
+    let values = all_values(&db, "truth");
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::METRIC_IDS.len());
+    for (doc, metric, v) in &values {
+        assert!(v.is_none() || *v == Some(1.0), "truth vs itself: {doc} {metric} = {v:?}");
+    }
+    assert!(values.iter().filter(|(_, _, v)| v.is_some()).count() > 40);
+
+    assert!(run(corpus(&db).args(["ocr", "-q"])).status.success());
+    let first = json(&run(corpus(&db).args(["eval", "--provider", "pdfium", "--format", "json"])));
+    assert_eq!((first["scored"].as_u64(), first["cached"].as_u64()), (Some(3), Some(0)));
+    let again = json(&run(corpus(&db).args(["eval", "--provider", "pdfium", "--format", "json"])));
+    assert_eq!((again["scored"].as_u64(), again["cached"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(again["rows"], first["rows"], "a re-run reports the stored values");
+    let n = all_values(&db, "pdfium").len();
+    assert_eq!(n, 3 * corpus::metrics::paper::METRIC_IDS.len(), "no duplicate rows");
+
+    // The view has the documented columns.
+    let store = Store::open_read_only(&db).unwrap();
+    let cols: Vec<String> = store
+        .connection()
+        .prepare("SELECT * FROM v_scores LIMIT 1")
+        .unwrap()
+        .column_names()
+        .into_iter()
+        .map(String::from)
+        .collect();
+    for c in [
+        "document",
+        "dataset",
+        "provider",
+        "provider_version",
+        "model_digest",
+        "suite",
+        "suite_version",
+        "metric",
+        "value",
+        "computed_at",
+        "run",
+    ] {
+        assert!(cols.contains(&c.to_string()), "v_scores lacks {c}: {cols:?}");
+    }
+
+    // A score comes with its trace.
+    let shown =
+        run(corpus(&db).args(["show", "101", "--provider", "pdfium", "--metric", "tbl_num_cov"]));
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.starts_with("tbl_num_cov = "), "{text}");
+    assert!(text.contains("\"total\": 12"), "{text}");
+
+    // export --format peerread writes the schema, key order as the ground truth's.
+    let exported =
+        run(corpus(&db).args(["export", "101", "--provider", "pdfium", "--format", "peerread"]));
+    assert!(exported.status.success());
+    let paper = corpus::paper::read_peerread(&exported.stdout).unwrap();
+    assert_eq!(paper.title.as_deref(), Some("Robust Sequence Tagging for Noisy Scanned Text"));
+    let v: serde_json::Value = serde_json::from_slice(&exported.stdout).unwrap();
+    let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();
+    let gt: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(sample_dir().join("101.pdf.json")).unwrap()).unwrap();
+    let gt_keys: Vec<&String> = gt["metadata"].as_object().unwrap().keys().collect();
+    assert_eq!(keys, gt_keys);
+    assert_eq!(v["name"], "101.pdf");
+}
+
+#[test]
+fn every_grobid_gold_truth_scores_one_against_itself() {
+    let (Some(gold), Some(s2orc)) = (shared_data("grobid-gold/pdf"), shared_data("s2orc")) else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = |dir: &std::path::Path, dataset: &str, truth: &str| {
+        let out = run(corpus(&db)
+            .args(["ingest", "--dataset", dataset, "--truth", truth, "--format", "json"])
+            .arg(dir));
+        let s = json(&out);
+        assert!(out.status.success(), "{s}");
+        assert_eq!(s["truths_missing"].as_array().map(Vec::len), Some(0), "{s}");
+    };
+    ingest(&gold, "grobid", "grobid-tei");
+    ingest(&s2orc, "s2orc-tei", "grobid-tei");
+    ingest(&s2orc, "s2orc-json", "s2orc");
+    let out = run(corpus(&db).args(["eval", "--provider", "truth", "--format", "json"]));
+    assert!(out.status.success());
+    let s = json(&out);
+    // 6 GROBID papers, and N18-3011 with two truths (TEI and S2ORC JSON): each truth output
+    // is scored against its own truth only.
+    assert_eq!(s["rows"].as_array().map(Vec::len), Some(8));
+    let values = all_values(&db, "truth");
+    for (doc, metric, v) in &values {
+        assert!(v.is_none() || *v == Some(1.0), "truth vs itself: {doc} {metric} = {v:?}");
+    }
+    // Header-only truths still score the fields they have.
+    let title = values.iter().filter(|(_, m, v)| m == "title_chr" && v.is_some()).count();
+    assert_eq!(title, 8);
+}
