@@ -49,11 +49,16 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         Format::Json => print_json(&sum)?,
         Format::Table => {
             let several = sum.rows.iter().any(|r| r.provider != sum.rows[0].provider);
+            // Header-only truths have no headline metric: show what they do score.
+            let mut columns = COLUMNS.to_vec();
+            if sum.rows.iter().any(|r| COLUMNS.iter().all(|(_, id)| r.get(id).is_none())) {
+                columns.extend([("Title", "title_chr"), ("Abstract", "abstract_r")]);
+            }
             let mut headers = vec!["ID"];
             if several {
                 headers.push("Provider");
             }
-            headers.extend(COLUMNS.iter().map(|(h, _)| *h));
+            headers.extend(columns.iter().map(|(h, _)| *h));
             let mut rows: Vec<Vec<String>> = sum
                 .rows
                 .iter()
@@ -62,7 +67,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
                     if several {
                         cells.push(format!("{}@{}", r.provider, r.provider_version));
                     }
-                    cells.extend(COLUMNS.iter().map(|(_, id)| fmt_value(r.get(id))));
+                    cells.extend(columns.iter().map(|(_, id)| fmt_value(r.get(id))));
                     cells
                 })
                 .collect();
@@ -71,7 +76,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
                 if several {
                     avg.push(String::new());
                 }
-                avg.extend(COLUMNS.iter().map(|(_, id)| {
+                avg.extend(columns.iter().map(|(_, id)| {
                     fmt_value(sum.average.iter().find(|(m, _)| m == id).and_then(|(_, v)| *v))
                 }));
                 rows.push(avg);

@@ -65,18 +65,24 @@ pub fn run(g: &GlobalArgs, a: &StatusArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `corpus providers`.
 pub fn providers(a: &OutputArgs) -> anyhow::Result<ExitCode> {
-    let all = corpus::providers::registry();
+    let mut all: Vec<(String, u32, String)> = corpus::providers::registry()
+        .iter()
+        .map(|p| (p.id().to_string(), p.adapter_version(), p.description().to_string()))
+        .collect();
+    all.push((
+        corpus::providers::truth::ID.into(),
+        corpus::providers::truth::ADAPTER_VERSION,
+        "the document's own ground truth as a Doc (GT-vs-GT sanity)".into(),
+    ));
     match a.format {
         Format::Json => print_json(
             &all.iter()
-                .map(|p| json!({"provider": p.id(), "version": p.adapter_version(), "description": p.description()}))
+                .map(|(id, v, d)| json!({"provider": id, "version": v, "description": d}))
                 .collect::<Vec<_>>(),
         )?,
         Format::Table => {
-            let rows: Vec<Vec<String>> = all
-                .iter()
-                .map(|p| vec![p.id().to_string(), p.adapter_version().to_string(), p.description().to_string()])
-                .collect();
+            let rows: Vec<Vec<String>> =
+                all.iter().map(|(id, v, d)| vec![id.clone(), v.to_string(), d.clone()]).collect();
             print_table(&["provider", "version", "description"], &rows)?;
         }
     }
