@@ -3,6 +3,6 @@
 
 mod cache;
 mod cli;
-mod shared;
 mod paper;
+mod shared;
 mod util;
