@@ -109,13 +109,16 @@ fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
     };
     let chars = text.chars();
     let mut raw: Vec<Raw> = Vec::with_capacity(chars.len());
-    // Font name lookups allocate; cache the boldness verdict while size and weight repeat.
-    let mut last_font: Option<(u32, u32, bool)> = None;
+    // The boldness verdict per font name: the name lookup allocates, the verdict does not.
+    // Standard fonts (`Courier-Bold`, not embedded) often report weight 400, so the name
+    // decides as well; size and weight alone cannot tell `Courier` from `Courier-Bold`.
+    let mut verdicts: Vec<(String, bool)> = Vec::new();
     for c in chars.iter() {
         let Some(ch) = c.unicode_char() else { continue };
         let ch = match ch {
-            // pdfium reports soft hyphens at line ends as U+0002.
-            '\u{2}' | '\u{ad}' => '-',
+            // pdfium reports a hyphen it takes for a soft one at a line end as U+0002 or
+            // U+FFFE (a noncharacter, not a control).
+            '\u{2}' | '\u{ad}' | '\u{fffe}' => '-',
             '\r' | '\n' => continue,
             c if c.is_whitespace() => ' ',
             c if c.is_control() => continue,
@@ -140,16 +143,14 @@ fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
             Some(PdfFontWeight::Custom(w)) => w,
             None => 0,
         };
-        let bold = if ch == ' ' {
-            false
-        } else {
-            let key = (weight, c.unscaled_font_size().value.to_bits());
-            match last_font {
-                Some((w, s, b)) if (w, s) == key => b,
-                _ => {
-                    let b = weight >= 600 || name_is_bold(&c.font_name());
-                    last_font = Some((key.0, key.1, b));
-                    b
+        let bold = ch != ' ' && {
+            let name = c.font_name();
+            match verdicts.iter().find(|(n, _)| *n == name) {
+                Some(&(_, b)) => b || weight >= 600,
+                None => {
+                    let b = name_is_bold(&name);
+                    verdicts.push((name, b));
+                    b || weight >= 600
                 }
             }
         };

@@ -7,6 +7,8 @@
 
 mod extract;
 pub mod layout;
+#[cfg(test)]
+mod sample_tests;
 
 use std::path::{Path, PathBuf};
 

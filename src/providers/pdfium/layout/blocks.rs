@@ -78,7 +78,7 @@ fn text_after<'a>(t: &'a str, word: &str) -> Option<&'a str> {
     (!rest.starts_with(|c: char| c.is_alphabetic())).then_some(rest)
 }
 
-/// Heading numbering depth: `3` → 1, `2.1` → 2, `IV.` → 1, `B.` → 2.
+/// Heading numbering depth: `3` → 1, `2.1` → 2, `3.2.1` → 3, `IV.` → 1, `B.` → 2.
 fn numbering(text: &str) -> Option<u8> {
     let mut words = text.split_whitespace();
     let first = words.next()?;
@@ -90,7 +90,7 @@ fn numbering(text: &str) -> Option<u8> {
     let parts: Vec<&str> = tok.split('.').collect();
     if parts.iter().all(|p| !p.is_empty() && p.len() <= 2 && p.bytes().all(|b| b.is_ascii_digit()))
     {
-        return Some(parts.len().min(2) as u8);
+        return Some(parts.len().min(6) as u8);
     }
     if first.ends_with('.') && !tok.is_empty() && tok.len() <= 4 {
         if tok.bytes().all(|b| b"IVX".contains(&b)) {
@@ -200,6 +200,28 @@ fn surname_start(text: &str) -> bool {
     words.next().is_some_and(|w2| initial(w2) || cap(w2) && w2.ends_with(','))
 }
 
+/// A reference line indented by at least this many ems is indented.
+const REF_INDENT: f32 = 0.5;
+
+/// How far a line starts right of its column's left edge.
+fn indent(l: &Line) -> f32 {
+    l.bbox.x0 - l.col.x0
+}
+
+/// Whether a reference entry starts with a label: `[12]`, `12.`, `(3)`.
+fn label_start(t: &str) -> bool {
+    let bracket = t.strip_prefix('[').and_then(|r| r.split(']').next());
+    bracket.is_some_and(|n| !n.is_empty() && n.len() <= 12 && !n.contains(' '))
+        || enumerator(t) && t.trim_start_matches('(').starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The width the first word of a line takes at its mean character width, with a space.
+fn first_word_width(l: &Line) -> f32 {
+    let chars = l.text.chars().count().max(1) as f32;
+    let word = l.text.split_whitespace().next().map_or(0, |w| w.chars().count()) as f32;
+    l.bbox.width() / chars * (word + 1.0)
+}
+
 /// Sizes and style of a closed block, for the passes at the end.
 struct Meta {
     size: f32,
@@ -218,6 +240,18 @@ pub(crate) struct Builder {
     cur: Vec<Line>,
     page: Page,
     in_refs: bool,
+    /// How reference entries are indented, once known: `Some(true)` hanging (continuation
+    /// lines indented), `Some(false)` first line indented, `None` not known (flush left).
+    ref_hanging: Option<bool>,
+    /// Reference lines seen since the references heading.
+    ref_lines: usize,
+    /// The last reference block, while nothing but running heads came after it.
+    last_ref: Option<usize>,
+    /// The last line added to a block, kept across blocks and pages.
+    last_line: Option<Line>,
+    /// The block being gathered continues the reference entry `last_ref` (from the column
+    /// or page before).
+    continues_ref: bool,
     first_page: Option<(u32, Page)>,
 }
 
@@ -231,11 +265,21 @@ impl Builder {
             cur: Vec::new(),
             page: Page::default(),
             in_refs: false,
+            ref_hanging: None,
+            ref_lines: 0,
+            last_ref: None,
+            last_line: None,
+            continues_ref: false,
             first_page: None,
         }
     }
 
     fn push(&mut self, b: Block, size: f32, level: u8, keyword: bool) {
+        match b.kind {
+            BlockKind::Reference => self.last_ref = Some(self.blocks.len()),
+            BlockKind::PageHeader | BlockKind::PageFooter => {}
+            _ => self.last_ref = None,
+        }
         self.blocks.push(b);
         self.meta.push(Meta { size, level, keyword });
     }
@@ -260,9 +304,24 @@ impl Builder {
                     self.push(b, self.body, 0, false);
                 }
                 Item::Line(l) => {
-                    if self.cur.last().is_some_and(|prev| self.breaks(prev, &l)) {
+                    let prev = self.cur.last().or(self.last_line.as_ref()).cloned();
+                    let new_block =
+                        self.cur.is_empty() || prev.as_ref().is_some_and(|p| self.breaks(p, &l));
+                    if new_block {
+                        let cont = prev.as_ref().is_some_and(|p| self.continues_entry(p, &l));
                         self.flush();
+                        self.continues_ref = cont && self.last_ref.is_some();
                     }
+                    if self.in_refs {
+                        if self.ref_lines == 0 && self.ref_hanging.is_none() {
+                            // The first entry's first line shows the style: indented means
+                            // first-line indents; at the margin, hanging or flush (decided by
+                            // the first indented line).
+                            self.ref_hanging = (indent(&l) >= REF_INDENT * l.size).then_some(false);
+                        }
+                        self.ref_lines += 1;
+                    }
+                    self.last_line = Some(l.clone());
                     self.cur.push(l);
                 }
             }
@@ -271,7 +330,7 @@ impl Builder {
     }
 
     /// Whether `l` starts a new block after `prev`.
-    fn breaks(&self, prev: &Line, l: &Line) -> bool {
+    fn breaks(&mut self, prev: &Line, l: &Line) -> bool {
         let em = prev.size.max(l.size).max(1.0);
         if l.page != prev.page || l.col != prev.col || l.bbox.y0 < prev.bbox.y0 - 0.2 * em {
             return true;
@@ -283,46 +342,79 @@ impl Builder {
         if gap > if self.in_refs { 0.3 } else { 0.5 } * em {
             return true;
         }
-        if (l.size - prev.size).abs() > 0.12 * em || (prev.bold >= BOLD) != (l.bold >= BOLD) {
+        if (l.size - prev.size).abs() > 0.08 * em || (prev.bold >= BOLD) != (l.bold >= BOLD) {
             return true;
         }
         if caption_label(&l.text).is_some() || is_formula(prev) || is_formula(l) || bullet(&l.text)
         {
             return true;
         }
+        if self.in_refs {
+            return self.ref_start(prev, l, em);
+        }
         let ends_sentence = prev.text.ends_with(['.', ':', ';', '!', '?']);
         if enumerator(&l.text) && ends_sentence {
             return true;
         }
         let col = l.col;
-        let prev_short = prev.bbox.x1 < col.x1 - 2.0 * em;
+        // Room left at the end of `prev`, and what the first word of `l` needed there: in
+        // ragged-right text a line that ends short only ends a paragraph when the next word
+        // would have fitted.
+        // (A word that fits exactly leaves `room == need`: allow for rounding.)
+        let room = col.x1 - prev.bbox.x1 + 0.2 * em;
+        let need = first_word_width(l);
+        let prev_short = room > (2.0 * em).max(need);
         let at_left = |x: f32, tol: f32| x <= col.x0 + tol * em;
-        // A first-line indent after a short line, in left-aligned text.
-        if at_left(prev.bbox.x0, 0.5) && l.bbox.x0 > prev.bbox.x0 + 0.8 * em && prev_short {
+        // A first-line indent after a line that ended a sentence or early, in left-aligned
+        // text; a list item's continuation lines may hang indented.
+        let indented = l.bbox.x0 > prev.bbox.x0 + 0.8 * em && l.bbox.x0 < prev.bbox.x0 + 6.0 * em;
+        let in_list = self.cur.first().is_some_and(|f| bullet(&f.text) || enumerator(&f.text))
+            && match self.cur.get(1) {
+                Some(second) => (second.bbox.x0 - l.bbox.x0).abs() < 0.5 * em,
+                None => !ends_sentence,
+            };
+        let ended = ends_sentence || prev_short || room > need;
+        if at_left(prev.bbox.x0, 0.5) && indented && ended && !in_list {
             return true;
         }
         // A sentence that ends short of the margin, then a line back at the margin.
-        if prev_short && ends_sentence && at_left(prev.bbox.x0, 1.5) && at_left(l.bbox.x0, 0.5) {
-            return true;
-        }
-        self.in_refs && self.ref_start(prev, l, em)
+        prev_short && ends_sentence && at_left(prev.bbox.x0, 1.5) && at_left(l.bbox.x0, 0.5)
+    }
+
+    /// Whether `l`, which starts a block, continues the reference entry before it from the
+    /// previous column or page: a hanging-indent list whose next column opens indented.
+    fn continues_entry(&self, prev: &Line, l: &Line) -> bool {
+        self.in_refs
+            && self.ref_hanging == Some(true)
+            && (l.page != prev.page || l.col != prev.col)
+            && indent(l) >= REF_INDENT * l.size
+            && !label_start(&l.text)
     }
 
     /// Whether `l` starts a new reference entry.
-    fn ref_start(&self, prev: &Line, l: &Line, em: f32) -> bool {
+    fn ref_start(&mut self, prev: &Line, l: &Line, em: f32) -> bool {
         let t = l.text.as_str();
-        if t.starts_with('[') && t[1..].split(']').next().is_some_and(|n| n.parse::<u32>().is_ok())
-        {
+        if label_start(t) {
             return true;
         }
-        if enumerator(t) && t.starts_with(|c: char| c.is_ascii_digit()) {
-            return true;
+        let tol = REF_INDENT * em;
+        let (li, pi) = (indent(l) >= tol, indent(prev) >= tol);
+        match self.ref_hanging {
+            // Hanging indent: entries start at the margin, continuation lines are indented.
+            Some(true) => !li,
+            // First-line indent: entries start indented.
+            Some(false) => li && (!pi || prev.text.ends_with('.')),
+            None if li && !pi => {
+                // The first indented line after one at the margin: a hanging indent.
+                self.ref_hanging = Some(true);
+                false
+            }
+            None => {
+                let room = l.col.x1 - prev.bbox.x1 + 0.2 * em;
+                let short = room > (2.0 * em).max(first_word_width(l));
+                prev.text.ends_with('.') && (surname_start(t) || short && !li)
+            }
         }
-        // Hanging indent: entries start at the margin, continuation lines are indented.
-        if self.cur.len() >= 2 && self.cur[1].bbox.x0 > self.cur[0].bbox.x0 + 0.5 * em {
-            return l.bbox.x0 < self.cur[1].bbox.x0 - 0.5 * em;
-        }
-        prev.text.ends_with('.') && surname_start(t)
     }
 
     fn flush(&mut self) {
@@ -356,6 +448,8 @@ impl Builder {
             level = l;
             keyword = is_keyword_heading(&text);
             self.in_refs = is_refs_heading(&text);
+            self.ref_hanging = None;
+            self.ref_lines = 0;
             BlockKind::Heading
         } else if self.in_refs {
             BlockKind::Reference
@@ -370,6 +464,15 @@ impl Builder {
         } else {
             BlockKind::Paragraph
         };
+        let continues = std::mem::take(&mut self.continues_ref);
+        if let (true, BlockKind::Reference, Some(i)) = (continues, kind, self.last_ref) {
+            let prev = &mut self.blocks[i];
+            prev.text = join_texts(&prev.text, &text);
+            if prev.page == page {
+                prev.bbox = prev.bbox.union(&bbox);
+            }
+            return;
+        }
         let mut b = Block::new(kind, page, bbox, text);
         if kind == BlockKind::Heading {
             b.level = Some(level.max(1));
@@ -464,6 +567,20 @@ impl Builder {
     }
 }
 
+/// Joins two pieces of one text, repairing a word hyphenated across them.
+fn join_texts(before: &str, next: &str) -> String {
+    let mut out = before.to_string();
+    match hyphen_join(&out, next) {
+        Some(true) => {
+            out.pop();
+        }
+        Some(false) => {}
+        None => out.push(' '),
+    }
+    out.push_str(next);
+    out
+}
+
 /// Joins a block's lines with single spaces, repairing words hyphenated at line ends.
 fn join_lines(lines: &[Line]) -> String {
     let mut out = String::new();
@@ -539,7 +656,7 @@ mod tests {
     fn numbering_depths() {
         assert_eq!(numbering("1 Introduction"), Some(1));
         assert_eq!(numbering("2.1 Data"), Some(2));
-        assert_eq!(numbering("3.2.1. Details"), Some(2));
+        assert_eq!(numbering("3.2.1. Details"), Some(3));
         assert_eq!(numbering("IV. RESULTS"), Some(1));
         assert_eq!(numbering("B. Setup"), Some(2));
         assert_eq!(numbering("2019 was"), None);
@@ -591,6 +708,69 @@ mod tests {
         assert!(k[1].1.ends_with("2001."));
         assert!(k[3].1.starts_with("Smith, J."));
         assert!(k[4].1.starts_with("Jane Roe"));
+    }
+
+    #[test]
+    fn hanging_indent_entries_continue_across_columns() {
+        let mut b = Builder::new(10.0, false);
+        let mut heading = l(72.0, 80.0, 150.0, "References");
+        heading.bold = 1.0;
+        let right = BBox::new(320.0, 72.0, 540.0, 720.0);
+        let mut lines = vec![
+            heading,
+            l(72.0, 100.0, 300.0, "Ann Berg and Omar Haddad. 2019."),
+            l(84.0, 112.0, 290.0, "Character noise in newspapers."),
+            l(72.0, 124.0, 300.0, "Jae Kim. 2016. Learning rare tags"),
+            l(84.0, 136.0, 200.0, "from few"),
+        ];
+        for (x, y, t) in
+            [(332.0, 72.0, "examples. Journal, 4:1-18."), (320.0, 84.0, "Dan Smith. 2018.")]
+        {
+            let mut line = l(x, y, 500.0, t);
+            line.col = right;
+            lines.push(line);
+        }
+        b.page(
+            0,
+            Page { width: 612.0, height: 792.0 },
+            lines.into_iter().map(Item::Line).collect(),
+        );
+        let blocks = b.finish();
+        let refs: Vec<&str> = blocks[1..].iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            refs,
+            [
+                "Ann Berg and Omar Haddad. 2019. Character noise in newspapers.",
+                "Jae Kim. 2016. Learning rare tags from few examples. Journal, 4:1-18.",
+                "Dan Smith. 2018."
+            ]
+        );
+    }
+
+    #[test]
+    fn ragged_right_lines_ending_a_sentence_early_only_break_when_the_next_word_fits() {
+        let mut b = Builder::new(10.0, false);
+        // Lines 5 pt per char; the column is 200 pt wide, so `they` (4 chars) did not fit
+        // after `never typed:`, but `Smith` fits after `scanned.`.
+        let lines = vec![
+            l(72.0, 100.0, 272.0, "Most documents that reach a pipe"),
+            l(72.0, 112.0, 255.0, "line today were never typed:"),
+            l(72.0, 124.0, 272.0, "they were printed and scanned."),
+            l(72.0, 136.0, 200.0, "Smith argues the noise"),
+        ];
+        let mut lines: Vec<Line> = lines;
+        for line in &mut lines {
+            line.col = BBox::new(72.0, 72.0, 272.0, 720.0);
+        }
+        lines[2].bbox.x1 = 222.0;
+        b.page(
+            0,
+            Page { width: 612.0, height: 792.0 },
+            lines.into_iter().map(Item::Line).collect(),
+        );
+        let texts: Vec<String> = b.finish().into_iter().map(|b| b.text).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[0].ends_with("printed and scanned."), "{texts:?}");
     }
 
     #[test]

@@ -1,11 +1,19 @@
 //! Reading order by recursive XY-cut over spans, table regions, and lines.
 //!
-//! A region is first cut horizontally into bands at every blank strip; consecutive bands
-//! whose vertical gutters line up (the two columns of a page, even where the columns' blank
-//! lines happen to align, or a left column running on below the right one) are merged back,
-//! so a column is read to its end before the next one starts. A region whose bands all share
-//! a gutter is cut vertically at its widest gutter, but only when both sides hold at least two
-//! text rows, so a heading number or an equation number never splits from its line.
+//! Columns come first: a region is searched for a vertical gutter, a strip that splits its
+//! text into a left and a right side, each at least two rows tall and reasonably wide, and
+//! that only a few lines cross (a title, a full-width caption or table row). When the gutter
+//! is clean the region is cut vertically, so a column is read to its end before the next one
+//! starts, however its blank lines happen to line up with the other column's. When lines cross
+//! it, the region is cut horizontally only at those lines: the parts between them are cut
+//! again (each is two columns again), the crossing lines are read where they stand. A region
+//! without a gutter is cut horizontally at its blank strips, and the strips that have a gutter
+//! of their own are cut again; the rest is read top to bottom as rows, where runs of aligned
+//! short cells (near a `Table N` caption, or mostly numeric) become tables.
+//!
+//! A heading number or an equation number never splits from its line: each side of a gutter
+//! needs two rows, a side of only `(N)` numbers is no column, and a side must be a sizeable
+//! share of the region's width.
 
 use super::{Span, WORD_GAP};
 use crate::doc::{BBox, Block, BlockKind, Cell, Table};
@@ -14,6 +22,18 @@ use crate::doc::{BBox, Block, BlockKind, Cell, Table};
 const MIN_GUTTER: f32 = 0.9;
 /// A blank horizontal strip at least this many body ems high separates bands.
 const MIN_STRIP: f32 = 0.3;
+/// A line crosses a gutter when it reaches this many body ems past it on both sides.
+const CROSS_REACH: f32 = 1.0;
+/// Each side of a gutter spans at least this share of the region's width.
+const MIN_SIDE: f32 = 0.15;
+/// A table cell has at most this many characters.
+const MAX_CELL: usize = 32;
+/// Table cells average at most this many characters.
+const MEAN_CELL: usize = 16;
+/// Rows of one table are at most this many body ems apart (top to top).
+const MAX_ROW_PITCH: f32 = 2.6;
+/// At most this many candidate gutters (the least crossed) are checked per region.
+const MAX_CANDIDATES: usize = 48;
 /// Recursion limit; deeper regions are emitted as they are.
 const MAX_DEPTH: u32 = 64;
 
@@ -64,6 +84,16 @@ struct Cut<'a> {
     out: Vec<Item>,
 }
 
+/// A vertical gutter of a region: where to split it, and the lines that cross it.
+struct Gutter {
+    /// Spans left of the gutter, right of it, and crossing it.
+    left: Vec<usize>,
+    right: Vec<usize>,
+    crossers: Vec<usize>,
+    /// Blank width between the sides.
+    width: f32,
+}
+
 /// Uncovered stretches of `[lo, hi]`, each at least `min` long.
 fn gaps(mut iv: Vec<(f32, f32)>, lo: f32, hi: f32, min: f32) -> Vec<(f32, f32)> {
     iv.sort_by(|a, b| a.0.total_cmp(&b.0));
@@ -77,20 +107,6 @@ fn gaps(mut iv: Vec<(f32, f32)>, lo: f32, hi: f32, min: f32) -> Vec<(f32, f32)> 
     }
     if hi - cursor >= min {
         out.push((cursor, hi));
-    }
-    out
-}
-
-/// Pairwise overlaps of two gap lists, each at least `min` long.
-fn intersect(a: &[(f32, f32)], b: &[(f32, f32)], min: f32) -> Vec<(f32, f32)> {
-    let mut out = Vec::new();
-    for &(a0, a1) in a {
-        for &(b0, b1) in b {
-            let (lo, hi) = (a0.max(b0), a1.min(b1));
-            if hi - lo >= min {
-                out.push((lo, hi));
-            }
-        }
     }
     out
 }
@@ -116,51 +132,183 @@ impl Cut<'_> {
     }
 
     fn cut(&mut self, idx: Vec<usize>, col: BBox, depth: u32) {
-        if idx.len() == 1 || depth > MAX_DEPTH {
+        if idx.len() <= 1 || depth > MAX_DEPTH {
             return self.leaf(&idx, col);
         }
         let bbox = self.bbox(&idx);
+        if let Some(g) = self.gutter(&idx, bbox) {
+            if g.crossers.is_empty() {
+                // A table's cell columns are gutters too: keep a table whole (a column of
+                // prose beside a table is no table column: its lines are long).
+                if self.mean_chars(&g.right) <= MEAN_CELL as f32 && self.mostly_table(&idx) {
+                    return self.leaf(&idx, col);
+                }
+                let (lb, rb) = (self.bbox(&g.left), self.bbox(&g.right));
+                let lcol = BBox::new(lb.x0, bbox.y0, lb.x1, bbox.y1);
+                let rcol = BBox::new(rb.x0, bbox.y0, rb.x1, bbox.y1);
+                self.cut(g.left, lcol, depth + 1);
+                self.cut(g.right, rcol, depth + 1);
+                return;
+            }
+            let parts = self.split_at_crossers(&idx, &g.crossers);
+            if parts.len() > 1 {
+                for part in parts {
+                    self.cut(part, col, depth + 1);
+                }
+                return;
+            }
+        }
         let bands = self.bands(idx);
-        if bands.len() > 1 {
-            let groups = self.merge_bands(&bands, bbox);
-            if groups.len() > 1 {
-                for g in groups {
-                    self.cut(g, col, depth + 1);
-                }
-                return;
-            }
-        }
-        // Every band shares a gutter (or there is one band): try a vertical cut.
-        let idx: Vec<usize> = bands.iter().flatten().copied().collect();
-        let xs: Vec<(f32, f32)> =
-            idx.iter().map(|&i| (self.spans[i].bbox.x0, self.spans[i].bbox.x1)).collect();
-        let mut gutters = gaps(xs, bbox.x0, bbox.x1, MIN_GUTTER * self.em);
-        if !gutters.is_empty() {
-            if let Some(table) = self.table(&idx, &gutters, bbox) {
-                self.out.push(Item::Table(table));
-                return;
-            }
-            gutters.sort_by(|a, b| (b.1 - b.0).total_cmp(&(a.1 - a.0)));
-            for g in gutters {
-                let mid = (g.0 + g.1) * 0.5;
-                let (left, right): (Vec<usize>, Vec<usize>) =
-                    idx.iter().partition(|&&i| self.spans[i].bbox.x1 <= mid);
-                if self.rows(&left) >= 2 && self.rows(&right) >= 2 && !self.all_eq_numbers(&right) {
-                    let (lb, rb) = (self.bbox(&left), self.bbox(&right));
-                    let lcol = BBox::new(lb.x0, bbox.y0, lb.x1, bbox.y1);
-                    let rcol = BBox::new(rb.x0, bbox.y0, rb.x1, bbox.y1);
-                    self.cut(left, lcol, depth + 1);
-                    self.cut(right, rcol, depth + 1);
-                    return;
-                }
-            }
-        }
         if bands.len() == 1 {
-            return self.leaf(&idx, col);
+            return self.leaf(&bands[0], col);
         }
-        for b in bands {
-            self.cut(b, col, depth + 1);
+        // Bands without a gutter of their own are read together, so a table or a paragraph
+        // that blank strips cut apart stays one run of rows; so are bands of table cells, so
+        // that a table's header rows stay with its body.
+        let mut run: Vec<usize> = Vec::new();
+        for band in bands {
+            if band.len() > 1
+                && !self.tabular(&band)
+                && self.gutter(&band, self.bbox(&band)).is_some()
+            {
+                if !run.is_empty() {
+                    self.leaf(&std::mem::take(&mut run), col);
+                }
+                self.cut(band, col, depth + 1);
+            } else {
+                run.extend(band);
+            }
         }
+        if !run.is_empty() {
+            self.leaf(&run, col);
+        }
+    }
+
+    /// Returns the region's best column gutter: the fewest crossing lines, then the widest.
+    fn gutter(&self, idx: &[usize], bbox: BBox) -> Option<Gutter> {
+        if idx.len() < 4 {
+            return None;
+        }
+        let em = self.em;
+        let w = MIN_GUTTER * em;
+        let mut x0s: Vec<f32> = idx.iter().map(|&i| self.spans[i].bbox.x0).collect();
+        let mut x1s: Vec<f32> = idx.iter().map(|&i| self.spans[i].bbox.x1).collect();
+        x0s.sort_by(f32::total_cmp);
+        x1s.sort_by(f32::total_cmp);
+        // Candidate strips start where a span ends; a strip is `[a, a + w]`.
+        let mut cands: Vec<(usize, f32)> = Vec::new();
+        for (k, &a) in x1s.iter().enumerate() {
+            if x1s.get(k + 1).is_some_and(|&next| next - a < 0.01) || a + w > bbox.x1 {
+                continue;
+            }
+            let left = x1s.partition_point(|&x| x <= a + 0.01);
+            let right = x0s.len() - x0s.partition_point(|&x| x < a + w);
+            let over = idx.len().saturating_sub(left + right);
+            if left >= 2 && right >= 2 && over * 2 <= idx.len() {
+                cands.push((over, a));
+            }
+        }
+        cands.sort_by(|p, q| p.0.cmp(&q.0).then(p.1.total_cmp(&q.1)));
+        let mut best: Option<(usize, Gutter)> = None;
+        for (_, a) in cands.into_iter().take(MAX_CANDIDATES) {
+            let Some(g) = self.check_gutter(idx, bbox, a, w) else { continue };
+            let rows = self.rows(&g.crossers);
+            let better = match &best {
+                None => true,
+                Some((r, b)) => rows < *r || rows == *r && g.width > b.width,
+            };
+            if better {
+                best = Some((rows, g));
+            }
+        }
+        best.map(|(_, g)| g)
+    }
+
+    /// Returns the gutter at the strip `[a, a + w]` if it separates two real columns.
+    fn check_gutter(&self, idx: &[usize], bbox: BBox, a: f32, w: f32) -> Option<Gutter> {
+        let reach = CROSS_REACH * self.em;
+        let mid = a + 0.5 * w;
+        let (mut left, mut right, mut crossers) = (Vec::new(), Vec::new(), Vec::new());
+        let mut strays = Vec::new();
+        for &i in idx {
+            let b = self.spans[i].bbox;
+            if b.x1 <= a + 0.01 {
+                left.push(i);
+            } else if b.x0 >= a + w {
+                right.push(i);
+            } else if b.x0 < a - reach && b.x1 > a + w + reach {
+                crossers.push(i);
+            } else {
+                // A line that reaches into the strip but not across: its side is its centre.
+                strays.push(i);
+                if (b.x0 + b.x1) * 0.5 < mid {
+                    left.push(i);
+                } else {
+                    right.push(i);
+                }
+            }
+        }
+        let (lr, rr) = (self.rows(&left), self.rows(&right));
+        if lr < 2 || rr < 2 || self.all_eq_numbers(&right) || self.all_eq_numbers(&left) {
+            return None;
+        }
+        // Rows, not spans: a text layer may give one span per glyph.
+        if self.rows(&crossers) > lr.max(rr) || self.rows(&strays) * 8 > lr.max(rr) {
+            return None;
+        }
+        let (lb, rb) = (self.bbox(&left), self.bbox(&right));
+        let min_side = (MIN_SIDE * bbox.width()).max(3.0 * self.em);
+        if lb.width() < min_side || rb.width() < min_side {
+            return None;
+        }
+        // Side by side, not one above the other.
+        if lb.y1.min(rb.y1) - lb.y0.max(rb.y0) <= 0.0 {
+            return None;
+        }
+        let x1 = left.iter().map(|&i| self.spans[i].bbox.x1).fold(f32::NEG_INFINITY, f32::max);
+        let x0 = right.iter().map(|&i| self.spans[i].bbox.x0).fold(f32::INFINITY, f32::min);
+        Some(Gutter { left, right, crossers, width: x0 - x1 })
+    }
+
+    /// Cuts a region horizontally at its crossing lines: the parts between them, and the
+    /// crossing lines (with anything on their rows), top to bottom.
+    fn split_at_crossers(&self, idx: &[usize], crossers: &[usize]) -> Vec<Vec<usize>> {
+        // The crossing rows' vertical extents, merged where they overlap.
+        let mut bands: Vec<(f32, f32)> =
+            crossers.iter().map(|&i| (self.spans[i].bbox.y0, self.spans[i].bbox.y1)).collect();
+        bands.sort_by(|p, q| p.0.total_cmp(&q.0));
+        let mut merged: Vec<(f32, f32)> = Vec::new();
+        for (y0, y1) in bands {
+            match merged.last_mut() {
+                Some(m) if y0 <= m.1 => m.1 = m.1.max(y1),
+                _ => merged.push((y0, y1)),
+            }
+        }
+        // Slot 2k is the part above crossing band k, slot 2k+1 is band k.
+        let mut slots: Vec<Vec<usize>> = vec![Vec::new(); 2 * merged.len() + 1];
+        let is_crosser = |i: usize| crossers.contains(&i);
+        for &i in idx {
+            let cy = self.spans[i].center_y();
+            let k = merged.partition_point(|m| m.1 < cy);
+            let inside = k < merged.len() && cy >= merged[k].0;
+            let slot = if is_crosser(i) || inside { 2 * k + 1 } else { 2 * k };
+            slots[slot.min(2 * merged.len())].push(i);
+        }
+        // Crossing bands with nothing between them are read as one.
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        let mut prev_band = false;
+        for (s, part) in slots.into_iter().enumerate() {
+            if part.is_empty() {
+                continue;
+            }
+            let band = s % 2 == 1;
+            match out.last_mut() {
+                Some(last) if band && prev_band => last.extend(part),
+                _ => out.push(part),
+            }
+            prev_band = band;
+        }
+        out
     }
 
     /// Splits at every blank horizontal strip, top to bottom.
@@ -179,36 +327,6 @@ impl Cut<'_> {
         out
     }
 
-    /// Merges consecutive bands whose vertical gutters (edges of the region included) line up.
-    fn merge_bands(&self, bands: &[Vec<usize>], region: BBox) -> Vec<Vec<usize>> {
-        let min = MIN_GUTTER * self.em;
-        let mut out: Vec<Vec<usize>> = Vec::new();
-        let mut shared: Vec<(f32, f32)> = Vec::new();
-        for band in bands {
-            let xs = band.iter().map(|&i| (self.spans[i].bbox.x0, self.spans[i].bbox.x1)).collect();
-            // Empty space at a region edge counts only for a band of several rows (a column's
-            // tail); a lone short line (a caption above a table) must not join on it.
-            let g = if self.rows(band) >= 2 {
-                gaps(xs, region.x0, region.x1, min)
-            } else {
-                let b = self.bbox(band);
-                gaps(xs, b.x0, b.x1, min)
-            };
-            let common = intersect(&shared, &g, 0.5 * min);
-            match out.last_mut() {
-                Some(last) if !common.is_empty() => {
-                    last.extend_from_slice(band);
-                    shared = common;
-                }
-                _ => {
-                    out.push(band.clone());
-                    shared = g;
-                }
-            }
-        }
-        out
-    }
-
     /// Whether every span is an equation number like `(12)`.
     fn all_eq_numbers(&self, idx: &[usize]) -> bool {
         idx.iter().all(|&i| {
@@ -217,41 +335,133 @@ impl Cut<'_> {
         })
     }
 
-    /// Returns a table when the region is a grid of short, mostly numeric cells.
-    fn table(&self, idx: &[usize], gutters: &[(f32, f32)], bbox: BBox) -> Option<Block> {
-        let k = gutters.len() + 1;
+    /// Groups spans into rows, top to bottom, each row's spans left to right.
+    fn row_groups(&self, idx: &[usize]) -> Vec<Vec<usize>> {
         let mut order = idx.to_vec();
         order.sort_by(|&a, &b| self.spans[a].center_y().total_cmp(&self.spans[b].center_y()));
-        // Row of each span in `order`.
-        let mut rows = Vec::with_capacity(order.len());
-        let mut r = 0usize;
-        for w in 0..order.len() {
-            if w > 0
-                && self.spans[order[w]].center_y() - self.spans[order[w - 1]].center_y()
-                    > 0.5 * self.em
-            {
-                r += 1;
+        let mut rows: Vec<Vec<usize>> = Vec::new();
+        let mut row_box = BBox::default();
+        for i in order {
+            let s = &self.spans[i];
+            let cy = s.center_y();
+            match rows.last_mut() {
+                Some(row) if cy >= row_box.y0 && cy <= row_box.y1 => {
+                    row.push(i);
+                    row_box = row_box.union(&s.bbox);
+                }
+                _ => {
+                    rows.push(vec![i]);
+                    row_box = s.bbox;
+                }
             }
-            rows.push(r);
         }
-        let n_rows = r + 1;
-        let has_caption =
-            order.iter().any(|&i| super::blocks::caption_label(&self.spans[i].text).is_some());
-        if n_rows < 2 || has_caption {
+        for row in &mut rows {
+            row.sort_by(|&a, &b| self.spans[a].bbox.x0.total_cmp(&self.spans[b].bbox.x0));
+        }
+        rows
+    }
+
+    /// Whether a row looks like a row of table cells: two or more short spans, well apart.
+    fn cell_row(&self, row: &[usize]) -> bool {
+        row.len() >= 2
+            && row.iter().all(|&i| self.spans[i].text.chars().count() <= MAX_CELL)
+            && row.windows(2).all(|w| {
+                self.spans[w[1]].bbox.x0 - self.spans[w[0]].bbox.x1 >= MIN_GUTTER * self.em
+            })
+    }
+
+    /// Mean characters per span.
+    fn mean_chars(&self, idx: &[usize]) -> f32 {
+        let chars: usize = idx.iter().map(|&i| self.spans[i].text.chars().count()).sum();
+        chars as f32 / idx.len().max(1) as f32
+    }
+
+    /// Whether every row of the region is a row of short table cells.
+    fn tabular(&self, idx: &[usize]) -> bool {
+        let chars: usize = idx.iter().map(|&i| self.spans[i].text.chars().count()).sum();
+        chars <= MEAN_CELL * idx.len() && self.row_groups(idx).iter().all(|r| self.cell_row(r))
+    }
+
+    /// Whether most of the region's rows belong to tables (a caption's last line or a note
+    /// may sit beside them).
+    fn mostly_table(&self, idx: &[usize]) -> bool {
+        let rows = self.row_groups(idx);
+        let (mut r, mut in_tables) = (0, 0);
+        while r < rows.len() {
+            match self.table_at(&rows, r) {
+                Some((end, _)) => {
+                    in_tables += end - r;
+                    r = end;
+                }
+                None => r += 1,
+            }
+        }
+        in_tables * 2 >= rows.len()
+    }
+
+    /// Finds a table starting at `rows[start]`; returns the end of its rows and the table.
+    fn table_at(&self, rows: &[Vec<usize>], start: usize) -> Option<(usize, Block)> {
+        if !self.cell_row(&rows[start]) {
             return None;
         }
-        let chars: usize = order.iter().map(|&i| self.spans[i].text.chars().count()).sum();
-        if chars > 24 * order.len() {
+        let top = |r: &Vec<usize>| self.bbox(r).y0;
+        let mut end = start + 1;
+        while end < rows.len() {
+            let near = top(&rows[end]) - top(&rows[end - 1]) <= MAX_ROW_PITCH * self.em;
+            if !near {
+                break;
+            }
+            if self.cell_row(&rows[end]) {
+                end += 1;
+                continue;
+            }
+            // A lone short cell between cell rows (a row label, a wrapped cell).
+            let lone = rows[end].len() == 1
+                && self.spans[rows[end][0]].text.chars().count() <= MAX_CELL
+                && end + 1 < rows.len()
+                && self.cell_row(&rows[end + 1])
+                && top(&rows[end + 1]) - top(&rows[end]) <= MAX_ROW_PITCH * self.em;
+            if !lone {
+                break;
+            }
+            end += 1;
+        }
+        let run = &rows[start..end];
+        if run.len() < 2 {
             return None;
         }
-        let numeric = order
+        let spans: Vec<usize> = run.iter().flatten().copied().collect();
+        let bbox = self.bbox(&spans);
+        // Cell columns: the gaps of the cell rows' projection onto x.
+        let xs: Vec<(f32, f32)> = run
+            .iter()
+            .filter(|r| r.len() >= 2)
+            .flatten()
+            .map(|&i| (self.spans[i].bbox.x0, self.spans[i].bbox.x1))
+            .collect();
+        let gutters = gaps(xs, bbox.x0, bbox.x1, 0.5 * MIN_GUTTER * self.em);
+        let gutters: Vec<(f32, f32)> =
+            gutters.into_iter().filter(|g| g.0 > bbox.x0 && g.1 < bbox.x1).collect();
+        let k = gutters.len() + 1;
+        if k < 2 {
+            return None;
+        }
+        let n_rows = run.len();
+        let chars: usize = spans.iter().map(|&i| self.spans[i].text.chars().count()).sum();
+        if chars > MEAN_CELL * spans.len() {
+            return None;
+        }
+        let numeric = spans
             .iter()
             .filter(|&&i| self.spans[i].text.bytes().any(|b| b.is_ascii_digit()))
             .count() as f32
-            / order.len() as f32;
+            / spans.len() as f32;
+        let em = self.em;
         let near_caption = self.captions.iter().any(|c| {
-            let dy = (c.y0 - bbox.y1).max(bbox.y0 - c.y1);
-            dy < 6.0 * self.em && c.x0 < bbox.x1 && c.x1 > bbox.x0
+            c.x0 < bbox.x1
+                && c.x1 > bbox.x0
+                && c.y0 > bbox.y0 - 12.0 * em
+                && c.y0 < bbox.y1 + 4.0 * em
         });
         let accept = (near_caption && numeric >= 0.25 && (k >= 3 || numeric >= 0.5))
             || (numeric >= 0.6 && k >= 3 && n_rows >= 3);
@@ -263,9 +473,11 @@ impl Cut<'_> {
             gutters.iter().filter(|g| (g.0 + g.1) * 0.5 < cx).count()
         };
         let mut grid: Vec<Vec<Vec<&Span>>> = vec![vec![Vec::new(); k]; n_rows];
-        for (w, &i) in order.iter().enumerate() {
-            let s = &self.spans[i];
-            grid[rows[w]][col_of(s)].push(s);
+        for (r, row) in run.iter().enumerate() {
+            for &i in row {
+                let s = &self.spans[i];
+                grid[r][col_of(s)].push(s);
+            }
         }
         let multi = grid.iter().filter(|row| row.iter().filter(|c| !c.is_empty()).count() >= 2);
         if multi.count() * 10 < n_rows * 6 {
@@ -302,40 +514,35 @@ impl Cut<'_> {
         }
         let mut b = Block::new(BlockKind::Table, self.page, bbox, text);
         b.table = Some(Table { rows: n_rows as u32, cols: k as u32, cells });
-        Some(b)
+        Some((end, b))
     }
 
-    /// Emits the region's spans as lines, top to bottom, each row left to right.
+    /// Emits the region's spans as lines, top to bottom, each row left to right; runs of
+    /// rows that form a table are emitted as one table.
     fn leaf(&mut self, idx: &[usize], col: BBox) {
-        let mut order = idx.to_vec();
-        order.sort_by(|&a, &b| self.spans[a].center_y().total_cmp(&self.spans[b].center_y()));
-        let mut row: Vec<&Span> = Vec::new();
-        let mut row_box = BBox::default();
-        for i in order {
-            let s = &self.spans[i];
-            let cy = s.center_y();
-            let joins = !row.is_empty() && cy >= row_box.y0 && cy <= row_box.y1;
-            if !joins && !row.is_empty() {
-                self.emit_row(&mut row, col);
+        let rows = self.row_groups(idx);
+        let mut r = 0;
+        while r < rows.len() {
+            if let Some((end, table)) = self.table_at(&rows, r) {
+                self.out.push(Item::Table(table));
+                r = end;
+                continue;
             }
-            row_box = if row.is_empty() { s.bbox } else { row_box.union(&s.bbox) };
-            row.push(s);
-        }
-        if !row.is_empty() {
-            self.emit_row(&mut row, col);
+            self.emit_row(&rows[r], col);
+            r += 1;
         }
     }
 
-    fn emit_row(&mut self, row: &mut Vec<&Span>, col: BBox) {
-        row.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
+    fn emit_row(&mut self, row: &[usize], col: BBox) {
         let mut text = String::new();
-        let mut bbox = row[0].bbox;
+        let mut bbox = self.spans[row[0]].bbox;
         let (mut chars, mut bold) = (0u32, 0u32);
-        let mut size = row[0].size;
+        let mut size = self.spans[row[0]].size;
         let mut longest = 0;
-        for (j, s) in row.iter().enumerate() {
+        for (j, &i) in row.iter().enumerate() {
+            let s = &self.spans[i];
             if j > 0 {
-                let gap = s.bbox.x0 - row[j - 1].bbox.x1;
+                let gap = s.bbox.x0 - self.spans[row[j - 1]].bbox.x1;
                 if gap > WORD_GAP * s.size.max(1.0) {
                     text.push(' ');
                 }
@@ -351,7 +558,6 @@ impl Cut<'_> {
         }
         let bold = if chars == 0 { 0.0 } else { bold as f32 / chars as f32 };
         self.out.push(Item::Line(Line { page: self.page, bbox, col, text, size, bold }));
-        row.clear();
     }
 }
 
@@ -417,6 +623,53 @@ mod tests {
         g.extend(line(500.0, 140.0, 10.0, false, "(1)"));
         let t = lines_of(&order(&spans(&g), 0, 10.0));
         assert_eq!(t, vec!["1 Introduction".to_string(), "x = y + z (1)".to_string()]);
+    }
+
+    #[test]
+    fn blank_lines_level_in_both_columns_do_not_cut_across_the_gutter() {
+        // Both columns have a blank line at y = 160: a full-width cut there would read the
+        // right column's top before the left column's bottom.
+        let mut g = line(150.0, 50.0, 10.0, false, "a title line spanning the page width");
+        let parts = [(72.0, 100.0, 5, "la"), (72.0, 172.0, 5, "lb"), (320.0, 100.0, 5, "ra")];
+        for (x, y, n, w) in parts {
+            for l in para(x, y, n, w) {
+                g.extend(l);
+            }
+        }
+        for l in para(320.0, 172.0, 5, "rb") {
+            g.extend(l);
+        }
+        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        let firsts: Vec<&str> = t.iter().map(|l| l.split(' ').next().unwrap_or("")).collect();
+        let mut want = vec!["a"];
+        for w in ["la", "lb", "ra", "rb"] {
+            want.extend([w; 5]);
+        }
+        assert_eq!(firsts, want, "{t:?}");
+    }
+
+    #[test]
+    fn table_under_a_caption_inside_a_column_is_found_whole() {
+        let mut g = Vec::new();
+        for l in para(72.0, 60.0, 3, "body") {
+            g.extend(l);
+        }
+        g.extend(line(72.0, 100.0, 10.0, false, "Table 1: Scores of the systems on the"));
+        g.extend(line(72.0, 112.0, 10.0, false, "sets."));
+        let rows = [["System", "Acc", "F1"], ["base", "71.2", "68.0"], ["ours", "75.9", "70.3"]];
+        for (r, row) in rows.iter().enumerate() {
+            for (c, cell) in row.iter().enumerate() {
+                g.extend(line(90.0 + c as f32 * 60.0, 124.0 + r as f32 * 12.0, 9.0, r == 0, cell));
+            }
+        }
+        for l in para(72.0, 172.0, 3, "after").into_iter().chain(para(320.0, 60.0, 12, "right")) {
+            g.extend(l);
+        }
+        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        assert_eq!(t[3], "Table 1: Scores of the systems on the", "{t:?}");
+        assert_eq!(t[4], "sets.");
+        assert_eq!(t[5], "TABLE System Acc F1\nbase 71.2 68.0\nours 75.9 70.3");
+        assert!(t[6].starts_with("after") && t[9].starts_with("right"), "{t:?}");
     }
 
     #[test]
