@@ -59,6 +59,21 @@ fn regex_year(re: &str) -> Option<&str> {
     re.split_whitespace().last()
 }
 
+/// The keys of a PeerRead file's `metadata` object, in the order science-parse writes them
+/// (and [`write_peerread`] too).
+pub const METADATA_KEYS: [&str; 10] = [
+    "source",
+    "title",
+    "authors",
+    "emails",
+    "sections",
+    "references",
+    "referenceMentions",
+    "year",
+    "abstractText",
+    "creator",
+];
+
 /// Reads a PeerRead / science-parse JSON file.
 pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
     let root: Value = serde_json::from_slice(bytes).map_err(PaperError::Json)?;
@@ -292,21 +307,7 @@ mod tests {
         let out = write_peerread(&p, "496.pdf");
         let v: Value = serde_json::from_str(&out).unwrap();
         let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();
-        assert_eq!(
-            keys,
-            [
-                "source",
-                "title",
-                "authors",
-                "emails",
-                "sections",
-                "references",
-                "referenceMentions",
-                "year",
-                "abstractText",
-                "creator"
-            ]
-        );
+        assert_eq!(keys, METADATA_KEYS);
         assert_eq!(v["name"], "496.pdf");
         assert_eq!(v["metadata"]["references"][2]["citeRegEx"], "Lee et al\\.,? \\Q2016a\\E");
         assert_eq!(v["metadata"]["references"][2]["year"], 2016);

@@ -139,21 +139,7 @@ mod tests {
             let top: Vec<&String> = v.as_object().unwrap().keys().collect();
             assert_eq!(top, ["name", "metadata"]);
             let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();
-            assert_eq!(
-                keys,
-                [
-                    "source",
-                    "title",
-                    "authors",
-                    "emails",
-                    "sections",
-                    "references",
-                    "referenceMentions",
-                    "year",
-                    "abstractText",
-                    "creator"
-                ]
-            );
+            assert_eq!(keys, crate::paper::peerread::METADATA_KEYS);
             let r: Vec<&String> =
                 v["metadata"]["references"][0].as_object().unwrap().keys().collect();
             assert_eq!(r, ["title", "author", "venue", "citeRegEx", "shortCiteRegEx", "year"]);
