@@ -7,6 +7,7 @@ mod ocr;
 mod output;
 mod progress;
 mod show;
+mod sql;
 mod status;
 mod worker;
 
@@ -54,6 +55,10 @@ enum Command {
     Status(status::StatusArgs),
     /// Show one document's output from a provider
     Show(show::ShowArgs),
+    /// Run one read-only SQL query over the store's views
+    Sql(sql::SqlArgs),
+    /// List the runs (ingest, ocr, eval) with their times and counts
+    Runs(sql::RunsArgs),
     /// List the providers this build knows
     Providers(output::OutputArgs),
     /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
@@ -71,6 +76,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
+        Command::Sql(a) => sql::run(g, a),
+        Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),
         Command::Worker(a) => worker::run(a),
     }

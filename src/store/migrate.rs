@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../../schema/0001_init.sql")),
     ("0002_scores", include_str!("../../schema/0002_scores.sql")),
+    ("0003_runs_view", include_str!("../../schema/0003_runs_view.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.

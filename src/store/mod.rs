@@ -15,6 +15,7 @@ mod metrics;
 pub mod migrate;
 mod outputs;
 mod runs;
+mod sql;
 
 use std::path::Path;
 use std::time::Duration;
@@ -27,6 +28,7 @@ pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
 pub use metrics::{ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use runs::RunId;
+pub use sql::QueryResult;
 
 /// A handle on one store file.
 pub struct Store {
@@ -59,11 +61,25 @@ impl Store {
                 path.display()
             )));
         }
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )?;
-        conn.busy_timeout(Duration::from_secs(10))?;
+        let open = || -> Result<Connection> {
+            let conn = Connection::open_with_flags(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?;
+            conn.busy_timeout(Duration::from_secs(10))?;
+            Ok(conn)
+        };
+        let conn = open()?;
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        if version < migrate::MIGRATIONS.len() as i64 {
+            // A store written by an older corpus: bring it up to date (views included) if the
+            // file is writable, else read it as it is.
+            drop(conn);
+            if let Err(e) = Store::open(path) {
+                tracing::warn!("{}: cannot upgrade the store's schema: {e}", path.display());
+            }
+            return Ok(Store { conn: open()? });
+        }
         Ok(Store { conn })
     }
 

@@ -226,3 +226,22 @@ fn usage_errors_are_clear() {
     let out = run(corpus(&db).args(["status"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no store there"));
 }
+
+#[test]
+fn sql_is_read_only_and_runs_are_listed() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    ingest_tiny(&db, &d.path().join("in"), &[("a", ""), ("b", "")]);
+    let q = "SELECT count(*) AS n FROM v_documents WHERE dataset = :ds";
+    let out = run(corpus(&db).args(["sql", q, "-p", "ds=default", "--format", "json"]));
+    assert!(out.status.success());
+    assert_eq!(json(&out), serde_json::json!([{"n": 2}]));
+    let before = std::fs::read(&db).unwrap();
+    let write = run(corpus(&db).args(["sql", "DELETE FROM document_names"]));
+    assert_eq!(write.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&write.stderr).contains("read-only"));
+    assert_eq!(std::fs::read(&db).unwrap(), before);
+    let runs = json(&run(corpus(&db).args(["runs", "--format", "json"])));
+    assert_eq!(runs[0]["command"], "ingest");
+    assert!(runs[0]["finished_at"].is_string());
+}

@@ -1,0 +1,138 @@
+//! `corpus sql` and `corpus runs`.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use corpus::store::{QueryResult, Store};
+
+use super::output::print_table;
+use super::GlobalArgs;
+
+/// How query results are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum SqlFormat {
+    /// Aligned columns
+    Table,
+    /// One JSON array of objects
+    Json,
+    /// One JSON object per line
+    Ndjson,
+    /// Comma-separated values with a header line
+    Csv,
+}
+
+/// Arguments of `corpus sql`.
+#[derive(Args, Debug)]
+pub struct SqlArgs {
+    /// One SELECT over the views (v_documents, v_outputs, v_scores, v_runs); `-` reads stdin
+    query: String,
+    /// A named parameter for :name in the query (can be repeated)
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE", value_parser = parse_param)]
+    params: Vec<(String, String)>,
+    /// Stop the query after this many seconds
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
+    format: SqlFormat,
+}
+
+fn parse_param(s: &str) -> Result<(String, String), String> {
+    let (k, v) = s.split_once('=').ok_or_else(|| format!("expected NAME=VALUE, got {s:?}"))?;
+    Ok((k.trim_start_matches([':', '@', '$']).to_string(), v.to_string()))
+}
+
+/// Arguments of `corpus runs`.
+#[derive(Args, Debug)]
+pub struct RunsArgs {
+    /// Show at most this many runs, newest first
+    #[arg(long, default_value_t = 50)]
+    limit: u32,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
+    format: SqlFormat,
+}
+
+/// Runs `corpus sql`.
+pub fn run(g: &GlobalArgs, a: &SqlArgs) -> anyhow::Result<ExitCode> {
+    let sql =
+        if a.query == "-" { std::io::read_to_string(std::io::stdin())? } else { a.query.clone() };
+    if !a.timeout.is_finite() || a.timeout <= 0.0 {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
+    let r = Store::query_read_only(&g.db, &sql, &a.params, Duration::from_secs_f64(a.timeout))?;
+    print(&r, a.format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `corpus runs`.
+pub fn runs(g: &GlobalArgs, a: &RunsArgs) -> anyhow::Result<ExitCode> {
+    let sql = "SELECT run, command, started_at, finished_at,
+                      CASE WHEN finished_at IS NULL THEN 'unfinished'
+                           ELSE printf('%.1f', (julianday(finished_at) - julianday(started_at)) * 86400) END
+                        AS seconds,
+                      errors, counts, corpus_version
+               FROM v_runs ORDER BY run DESC LIMIT :limit";
+    let params = [("limit".to_string(), a.limit.to_string())];
+    let r = Store::query_read_only(&g.db, sql, &params, Duration::from_secs(30))?;
+    print(&r, a.format)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print(r: &QueryResult, format: SqlFormat) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    let text = |v: &serde_json::Value| match v {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let object = |row: &[serde_json::Value]| {
+        serde_json::Value::Object(r.columns.iter().cloned().zip(row.iter().cloned()).collect())
+    };
+    match format {
+        SqlFormat::Table => {
+            let rows: Vec<Vec<String>> = r
+                .rows
+                .iter()
+                .map(|row| {
+                    row.iter()
+                        .map(|v| if v.is_null() { "–".to_string() } else { text(v) })
+                        .collect()
+                })
+                .collect();
+            let headers: Vec<&str> = r.columns.iter().map(String::as_str).collect();
+            print_table(&headers, &rows)?;
+        }
+        SqlFormat::Json => {
+            let all: Vec<_> = r.rows.iter().map(|row| object(row)).collect();
+            serde_json::to_writer_pretty(&mut out, &all)?;
+            writeln!(out)?;
+        }
+        SqlFormat::Ndjson => {
+            for row in &r.rows {
+                writeln!(out, "{}", object(row))?;
+            }
+        }
+        SqlFormat::Csv => {
+            let line = |cells: Vec<String>| {
+                cells.into_iter().map(|c| csv_field(&c)).collect::<Vec<_>>().join(",")
+            };
+            writeln!(out, "{}", line(r.columns.clone()))?;
+            for row in &r.rows {
+                writeln!(out, "{}", line(row.iter().map(text).collect()))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Quotes a CSV field when it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
