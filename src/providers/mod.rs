@@ -9,6 +9,7 @@
 pub mod builtin;
 pub mod key;
 pub mod manifest;
+pub mod process;
 pub mod pdfium;
 pub mod runner;
 pub mod testing;

@@ -7,16 +7,15 @@
 //! dies is replaced; either way the document is recorded as a failure and the batch goes on.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use super::key::{canonical_json, CacheKey, PageSelection};
+use super::process::WorkerProc;
 use super::worker::{run_one, Reply};
 use super::Provider;
 use crate::error::{Error, Result};
@@ -244,102 +243,6 @@ struct WorkerSpec {
     timeout: Duration,
 }
 
-/// A running worker process with a thread feeding its stdout lines into a channel.
-struct WorkerProc {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
-    stderr: Arc<Mutex<String>>,
-}
-
-impl WorkerProc {
-    fn spawn(spec: &WorkerSpec) -> std::result::Result<WorkerProc, String> {
-        let mut child = Command::new(&spec.exe)
-            .arg("__worker")
-            .arg("--provider")
-            .arg(&spec.provider)
-            .arg("--db")
-            .arg(&spec.db)
-            .arg("--pages")
-            .arg(&spec.pages)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start worker {}: {e}", spec.exe.display()))?;
-        let (Some(stdin), Some(stdout), Some(stderr)) =
-            (child.stdin.take(), child.stdout.take(), child.stderr.take())
-        else {
-            return Err("worker pipes missing".into());
-        };
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(l) = line else { break };
-                if tx.send(l).is_err() {
-                    break;
-                }
-            }
-        });
-        let tail = Arc::new(Mutex::new(String::new()));
-        let sink = tail.clone();
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            let mut stderr = stderr;
-            while let Ok(n) = stderr.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                if let Ok(mut t) = sink.lock() {
-                    t.push_str(&String::from_utf8_lossy(&buf[..n]));
-                    if t.len() > 4000 {
-                        let cut = t.len() - 2000;
-                        let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
-                        t.drain(..cut);
-                    }
-                }
-            }
-        });
-        Ok(WorkerProc { child, stdin, lines, stderr: tail })
-    }
-
-    /// Kills the process and returns how it ended plus what it wrote to stderr.
-    fn kill(mut self) -> String {
-        let _ = self.child.kill();
-        self.end_message()
-    }
-
-    fn end_message(&mut self) -> String {
-        let status = self.child.wait().map(|s| describe_exit(&s)).unwrap_or_default();
-        // Give the stderr thread a moment to drain the pipe.
-        std::thread::sleep(Duration::from_millis(20));
-        let tail = self.stderr.lock().map(|t| t.trim().to_string()).unwrap_or_default();
-        if tail.is_empty() {
-            status
-        } else {
-            format!("{status}; stderr: {tail}")
-        }
-    }
-}
-
-fn describe_exit(s: &std::process::ExitStatus) -> String {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::ExitStatusExt;
-        if let Some(sig) = s.signal() {
-            let name = match sig {
-                6 => " (SIGABRT)",
-                9 => " (SIGKILL)",
-                11 => " (SIGSEGV)",
-                7 => " (SIGBUS)",
-                _ => "",
-            };
-            return format!("killed by signal {sig}{name}");
-        }
-    }
-    format!("exited with {s}")
-}
-
 type Sender = mpsc::Sender<std::result::Result<(Job, Reply), String>>;
 
 /// Pops the next job; the lock is released before the job runs.
@@ -348,12 +251,21 @@ fn next_job(queue: &Mutex<VecDeque<Job>>) -> Option<Job> {
 }
 
 fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
+    let args: Vec<std::ffi::OsString> = vec![
+        "__worker".into(),
+        "--provider".into(),
+        spec.provider.clone().into(),
+        "--db".into(),
+        spec.db.clone().into(),
+        "--pages".into(),
+        spec.pages.clone().into(),
+    ];
     let mut proc: Option<WorkerProc> = None;
     while let Some(job) = next_job(queue) {
-        let mut w = match proc.take() {
+        let w = match proc.as_mut() {
             Some(w) => w,
-            None => match WorkerProc::spawn(spec) {
-                Ok(w) => w,
+            None => match WorkerProc::spawn(&spec.exe, &args) {
+                Ok(w) => proc.insert(w),
                 Err(e) => {
                     let _ = tx.send(Err(e));
                     return;
@@ -361,28 +273,16 @@ fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
             },
         };
         let t0 = Instant::now();
-        let sent = writeln!(w.stdin, "{}", job.doc.hash).and_then(|_| w.stdin.flush());
-        let reply = match sent.map_err(|_| RecvTimeoutError::Disconnected) {
-            Ok(()) => w.lines.recv_timeout(spec.timeout),
-            Err(e) => Err(e),
-        };
+        let answer = w.request(&job.doc.hash, spec.timeout);
         let wall_ms = t0.elapsed().as_millis() as u64;
-        let reply = match reply {
+        let reply = match answer {
             Ok(line) => {
-                let r = Reply::decode(&line)
-                    .unwrap_or_else(|message| Reply::Error { wall_ms, message });
-                proc = Some(w);
-                r
+                Reply::decode(&line).unwrap_or_else(|message| Reply::Error { wall_ms, message })
             }
-            Err(RecvTimeoutError::Timeout) => {
-                let how = w.kill();
-                let message =
-                    format!("timed out after {} s (worker {how})", spec.timeout.as_secs_f64());
-                Reply::Error { wall_ms, message }
-            }
-            Err(RecvTimeoutError::Disconnected) => {
-                let how = w.end_message();
-                Reply::Error { wall_ms, message: format!("worker process died: {how}") }
+            Err(gone) => {
+                // The process was killed (time limit) or died: the next job gets a new one.
+                proc = None;
+                Reply::Error { wall_ms, message: gone }
             }
         };
         if tx.send(Ok((job, reply))).is_err() {
@@ -390,9 +290,6 @@ fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
         }
     }
     if let Some(w) = proc {
-        // Closing stdin ends the worker's loop; wait so no zombie is left.
-        let WorkerProc { mut child, stdin, .. } = w;
-        drop(stdin);
-        let _ = child.wait();
+        w.close();
     }
 }

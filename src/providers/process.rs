@@ -1,0 +1,127 @@
+//! A worker process spoken to one line at a time, with a time limit per request.
+//!
+//! Used by the provider runner and by ingest's page counter, so that native code that hangs
+//! or crashes on one PDF costs that PDF, not the batch.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A running worker process with a thread feeding its stdout lines into a channel.
+pub struct WorkerProc {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+    stderr: Arc<Mutex<String>>,
+}
+
+impl WorkerProc {
+    /// Starts `exe args...` with piped stdin, stdout and stderr.
+    pub fn spawn(exe: &Path, args: &[OsString]) -> Result<WorkerProc, String> {
+        let mut child = Command::new(exe)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start worker {}: {e}", exe.display()))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err("worker pipes missing".into());
+        };
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(l) = line else { break };
+                if tx.send(l).is_err() {
+                    break;
+                }
+            }
+        });
+        let tail = Arc::new(Mutex::new(String::new()));
+        let sink = tail.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            let mut stderr = stderr;
+            while let Ok(n) = stderr.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                if let Ok(mut t) = sink.lock() {
+                    t.push_str(&String::from_utf8_lossy(&buf[..n]));
+                    if t.len() > 4000 {
+                        let cut = t.len() - 2000;
+                        let cut = (cut..t.len()).find(|&i| t.is_char_boundary(i)).unwrap_or(0);
+                        t.drain(..cut);
+                    }
+                }
+            }
+        });
+        Ok(WorkerProc { child, stdin, lines, stderr: tail })
+    }
+
+    /// Sends one request line and waits up to `timeout` for one reply line.
+    ///
+    /// On `Err` the process is gone (killed at the time limit, or it died) and the message
+    /// says how; the caller drops this handle and starts a new process for the next request.
+    pub fn request(&mut self, line: &str, timeout: Duration) -> Result<String, String> {
+        let sent = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
+        let reply = match sent {
+            Ok(()) => self.lines.recv_timeout(timeout),
+            Err(_) => Err(RecvTimeoutError::Disconnected),
+        };
+        match reply {
+            Ok(l) => Ok(l),
+            Err(RecvTimeoutError::Timeout) => {
+                let _ = self.child.kill();
+                let how = self.end_message();
+                Err(format!("timed out after {} s (worker {how})", timeout.as_secs_f64()))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("worker process died: {}", self.end_message()))
+            }
+        }
+    }
+
+    /// Closes stdin, which ends the worker's loop, and waits so no zombie is left.
+    pub fn close(self) {
+        let WorkerProc { mut child, stdin, .. } = self;
+        drop(stdin);
+        let _ = child.wait();
+    }
+
+    fn end_message(&mut self) -> String {
+        let status = self.child.wait().map(|s| describe_exit(&s)).unwrap_or_default();
+        // Give the stderr thread a moment to drain the pipe.
+        std::thread::sleep(Duration::from_millis(20));
+        let tail = self.stderr.lock().map(|t| t.trim().to_string()).unwrap_or_default();
+        if tail.is_empty() {
+            status
+        } else {
+            format!("{status}; stderr: {tail}")
+        }
+    }
+}
+
+fn describe_exit(s: &std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = s.signal() {
+            let name = match sig {
+                6 => " (SIGABRT)",
+                9 => " (SIGKILL)",
+                11 => " (SIGSEGV)",
+                7 => " (SIGBUS)",
+                _ => "",
+            };
+            return format!("killed by signal {sig}{name}");
+        }
+    }
+    format!("exited with {s}")
+}
