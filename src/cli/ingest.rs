@@ -2,9 +2,11 @@
 
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use corpus::ingest::isolated::IsolatedPageCounter;
 use corpus::ingest::{IngestOptions, TruthFormat};
 use corpus::store::Store;
 
@@ -27,6 +29,9 @@ pub struct IngestArgs {
     /// and the parse error, and the PDF still ingests.
     #[arg(long, value_parser = parse_truth)]
     truth: Option<TruthFormat>,
+    /// Per-file time limit in seconds for reading a PDF's page count
+    #[arg(long, default_value_t = 120.0)]
+    timeout: f64,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -40,6 +45,9 @@ fn parse_truth(s: &str) -> Result<TruthFormat, String> {
 
 /// Runs `corpus ingest`.
 pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
+    if !a.timeout.is_finite() || a.timeout <= 0.0 {
+        anyhow::bail!("--timeout must be a positive number of seconds");
+    }
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ingest", &argv())?;
     let opts = IngestOptions {
@@ -49,7 +57,10 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         run: Some(run),
     };
     let bar = super::progress::Bar::new("ingest", g.quiet);
-    let mut pages = corpus::providers::builtin::PdfiumPageCounter::default();
+    // Page counts come from pdfium in a worker process: a PDF that hangs or crashes it costs
+    // that file only.
+    let exe = std::env::current_exe().context("locating the corpus binary")?;
+    let mut pages = IsolatedPageCounter::new(exe, Duration::from_secs_f64(a.timeout));
     let sum = corpus::ingest::ingest(&mut store, &opts, &mut pages, &bar)?;
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.errors.len() as u64)?;
     match a.output.format {

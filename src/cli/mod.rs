@@ -64,6 +64,9 @@ enum Command {
     /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
     #[command(name = "__worker", hide = true)]
     Worker(worker::WorkerArgs),
+    /// Count pages of PDFs named on stdin (internal: started by `corpus ingest`)
+    #[command(name = "__pages", hide = true)]
+    Pages,
 }
 
 /// Runs the parsed command line and returns the exit code.
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),
         Command::Worker(a) => worker::run(a),
+        Command::Pages => worker::pages(),
     }
 }
 

@@ -25,3 +25,18 @@ pub fn run(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
     corpus::providers::worker::serve(provider, &a.db, &a.pages, stdin, stdout)?;
     Ok(ExitCode::SUCCESS)
 }
+
+/// Serves page-count requests (`corpus ingest` starts it): one PDF path per line on stdin.
+pub fn pages() -> anyhow::Result<ExitCode> {
+    let pdfium = corpus::providers::builtin::PdfiumPageCounter::default();
+    let mut counter: Box<dyn corpus::ingest::PageCounter> =
+        if std::env::var("CORPUS_TEST_PROVIDERS").is_ok_and(|v| v == "1") {
+            Box::new(corpus::providers::testing::FaultyPageCounter(pdfium))
+        } else {
+            Box::new(pdfium)
+        };
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::stdout().lock();
+    corpus::ingest::isolated::serve_pages(counter.as_mut(), stdin, stdout)?;
+    Ok(ExitCode::SUCCESS)
+}

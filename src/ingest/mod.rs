@@ -16,10 +16,13 @@ use crate::store::{IngestDoc, RunId, Store, TruthFile};
 use crate::truth::DirCache;
 pub use crate::truth::TruthFormat;
 
+pub mod isolated;
+
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
 pub trait PageCounter {
-    /// Returns the page count, or why the bytes are not a usable PDF.
-    fn pages(&mut self, pdf: &[u8]) -> std::result::Result<u32, String>;
+    /// Returns the page count of the PDF at `path` (whose bytes are `pdf`), or why it is not
+    /// a usable PDF.
+    fn pages(&mut self, path: &Path, pdf: &[u8]) -> std::result::Result<u32, String>;
 }
 
 /// What to ingest.
@@ -114,7 +117,7 @@ fn ingest_one(
         Some((_, pages)) => pages,
         None => {
             check_pdf_header(&bytes)?;
-            counter.pages(&bytes)?
+            counter.pages(path, &bytes)?
         }
     };
     // A truth is attached whole or not at all: one malformed part rejects every part.
@@ -229,7 +232,7 @@ mod tests {
     /// Counts "pages" as the number of `/Type /Page ` markers; refuses `%BROKEN`.
     struct FakeCounter;
     impl PageCounter for FakeCounter {
-        fn pages(&mut self, pdf: &[u8]) -> std::result::Result<u32, String> {
+        fn pages(&mut self, _: &Path, pdf: &[u8]) -> std::result::Result<u32, String> {
             if pdf.windows(7).any(|w| w == b"%BROKEN") {
                 return Err("truncated or damaged PDF".into());
             }

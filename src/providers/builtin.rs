@@ -69,7 +69,7 @@ pub struct PdfiumPageCounter {
 }
 
 impl crate::ingest::PageCounter for PdfiumPageCounter {
-    fn pages(&mut self, bytes: &[u8]) -> std::result::Result<u32, String> {
+    fn pages(&mut self, _path: &std::path::Path, bytes: &[u8]) -> std::result::Result<u32, String> {
         if self.pdfium.is_none() {
             self.pdfium = Some(pdf::bind().map_err(|e| e.to_string())?);
         }

@@ -3,7 +3,7 @@
 //! `test-faulty` is hidden unless `CORPUS_TEST_PROVIDERS=1`. On a PDF whose bytes contain
 //! `%CORPUS-CRASH` it aborts the worker process; on `%CORPUS-HANG` it sleeps forever; on
 //! `%CORPUS-FAIL` it returns an error; on `%CORPUS-SLOW` it takes 100 ms; otherwise it
-//! returns one paragraph giving the size.
+//! returns one paragraph giving the size. [`FaultyPageCounter`] does the same to ingest.
 
 use crate::doc::{BBox, Block, BlockKind, Doc};
 use crate::error::Result;
@@ -67,5 +67,23 @@ impl Engine for FaultyEngine {
             pages: vec![],
             blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
         })
+    }
+}
+
+/// A page counter for testing ingest's isolation: on `%CORPUS-PAGES-CRASH` it aborts the
+/// `corpus __pages` worker, on `%CORPUS-PAGES-HANG` it hangs; otherwise it asks the inner one.
+pub struct FaultyPageCounter<C>(pub C);
+
+impl<C: crate::ingest::PageCounter> crate::ingest::PageCounter for FaultyPageCounter<C> {
+    fn pages(&mut self, path: &std::path::Path, pdf: &[u8]) -> std::result::Result<u32, String> {
+        if contains(pdf, b"%CORPUS-PAGES-CRASH") {
+            std::process::abort();
+        }
+        if contains(pdf, b"%CORPUS-PAGES-HANG") {
+            loop {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+        }
+        self.0.pages(path, pdf)
     }
 }

@@ -245,3 +245,27 @@ fn sql_is_read_only_and_runs_are_listed() {
     assert_eq!(runs[0]["command"], "ingest");
     assert!(runs[0]["finished_at"].is_string());
 }
+
+#[test]
+fn a_pdf_that_crashes_or_hangs_the_page_counter_costs_that_file_only() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("in");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("a.pdf"), tiny_pdf("a", "")).unwrap();
+    std::fs::write(dir.join("b_crash.pdf"), tiny_pdf("b", "%CORPUS-PAGES-CRASH\n")).unwrap();
+    std::fs::write(dir.join("c.pdf"), tiny_pdf("c", "")).unwrap();
+    std::fs::write(dir.join("d_hang.pdf"), tiny_pdf("d", "%CORPUS-PAGES-HANG\n")).unwrap();
+    std::fs::write(dir.join("e.pdf"), tiny_pdf("e", "")).unwrap();
+    let db = d.path().join("c.db");
+    let args = ["ingest", "--timeout", "2", "--format", "json"];
+    let out = run(corpus(&db).args(args).arg(&dir));
+    assert_eq!(out.status.code(), Some(3));
+    let s = json(&out);
+    assert_eq!(s["new_documents"].as_u64(), Some(3), "{s}");
+    let errors = s["errors"].as_array().unwrap();
+    assert_eq!(errors.len(), 2, "{s}");
+    assert!(errors[0]["path"].as_str().unwrap().ends_with("b_crash.pdf"));
+    assert!(errors[0]["error"].as_str().unwrap().contains("worker process died"), "{s}");
+    assert!(errors[1]["path"].as_str().unwrap().ends_with("d_hang.pdf"));
+    assert!(errors[1]["error"].as_str().unwrap().contains("timed out after 2 s"), "{s}");
+}
