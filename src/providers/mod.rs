@@ -9,8 +9,8 @@
 pub mod builtin;
 pub mod key;
 pub mod manifest;
-pub mod process;
 pub mod pdfium;
+pub mod process;
 pub mod runner;
 pub mod testing;
 pub mod truth;
