@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use corpus::doc::Doc;
 use corpus::store::Store;
 
-use super::show::{load_output, resolve};
+use super::show::{load_output, resolve, write_json, write_text};
 use super::GlobalArgs;
 
 /// Export formats.
@@ -44,14 +44,8 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitCode> {
     let bytes = load_output(&store, &doc, &a.provider)?;
     let mut out = std::io::stdout().lock();
     match a.format {
-        ExportFormat::Json => {
-            out.write_all(&bytes)?;
-            writeln!(out)?;
-        }
-        ExportFormat::Text => {
-            let d: Doc = serde_json::from_slice(&bytes)?;
-            out.write_all(d.to_text().as_bytes())?;
-        }
+        ExportFormat::Json => write_json(&mut out, &bytes)?,
+        ExportFormat::Text => write_text(&mut out, &bytes)?,
         ExportFormat::Peerread => {
             let d: Doc = serde_json::from_slice(&bytes)?;
             let paper = corpus::paper::from_doc(&d);

@@ -75,6 +75,20 @@ pub fn load_output(store: &Store, doc: &DocumentRow, provider: &str) -> anyhow::
     store.blob(blob)?.ok_or_else(|| anyhow::anyhow!("output blob {blob} is missing"))
 }
 
+/// Writes a stored Doc as it is (JSON), with a final newline.
+pub fn write_json(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
+    out.write_all(doc_json)?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Writes a stored Doc as plain text, headings marked with #.
+pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
+    let d: Doc = serde_json::from_slice(doc_json)?;
+    out.write_all(d.to_text().as_bytes())?;
+    Ok(())
+}
+
 /// Runs `corpus show`.
 pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&g.db)?;
@@ -85,14 +99,8 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let bytes = load_output(&store, &doc, &a.provider)?;
     let mut stdout = std::io::stdout().lock();
     match a.format {
-        ShowFormat::Json => {
-            stdout.write_all(&bytes)?;
-            writeln!(stdout)?;
-        }
-        ShowFormat::Text => {
-            let d: Doc = serde_json::from_slice(&bytes)?;
-            stdout.write_all(d.to_text().as_bytes())?;
-        }
+        ShowFormat::Json => write_json(&mut stdout, &bytes)?,
+        ShowFormat::Text => write_text(&mut stdout, &bytes)?,
         ShowFormat::Blocks => {
             let d: Doc = serde_json::from_slice(&bytes)?;
             for b in &d.blocks {
