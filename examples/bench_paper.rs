@@ -16,9 +16,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let db = args.next().ok_or("usage: bench_paper STORE.db [REPS]")?;
     let reps: usize = args.next().map(|r| r.parse()).transpose()?.unwrap_or(20);
     let store = Store::open_read_only(db.as_ref())?;
-    let groups = truth_groups(&store, None, |f| {
-        matches!(f, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
-    })?;
+    let groups = truth_groups(&store, None, TruthFormat::is_paper)?;
     let mut all = Vec::new();
     println!(
         "{:<28} {:>10} {:>10} {:>12} {:>12}",

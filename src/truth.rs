@@ -64,6 +64,11 @@ impl TruthFormat {
         }
     }
 
+    /// Returns whether the paper suite reads this format.
+    pub fn is_paper(self) -> bool {
+        matches!(self, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
+    }
+
     /// Parses a format name.
     pub fn parse(s: &str) -> Option<TruthFormat> {
         TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)

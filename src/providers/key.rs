@@ -290,13 +290,18 @@ mod tests {
 
     #[test]
     fn cache_version_is_an_input() {
-        // Re-derive the key by hand with another version string: it must differ.
-        let mut h = blake3::Hasher::new();
-        for f in ["2", "pdfium", "1", "model-digest", "{\"a\":1}", PDF, "all"] {
-            h.update(&(f.len() as u64).to_le_bytes());
-            h.update(f.as_bytes());
-        }
-        assert_ne!(h.finalize().to_hex().as_str(), base().compute().as_str());
+        // Re-derive the key by hand: with the current version it must be the key, with any
+        // other version it must not (so a key that left the version out would fail here).
+        let by_hand = |version: &str| {
+            let mut h = blake3::Hasher::new();
+            for f in [version, "pdfium", "1", "model-digest", "{\"a\":1}", PDF, "all"] {
+                h.update(&(f.len() as u64).to_le_bytes());
+                h.update(f.as_bytes());
+            }
+            h.finalize().to_hex().to_string()
+        };
+        assert_eq!(by_hand(&CACHE_VERSION.to_string()), base().compute().as_str());
+        assert_ne!(by_hand(&(CACHE_VERSION + 1).to_string()), base().compute().as_str());
     }
 
     #[test]

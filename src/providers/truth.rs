@@ -37,9 +37,7 @@ pub fn materialize(
     run: Option<RunId>,
 ) -> Result<TruthCounts> {
     let mut counts = TruthCounts::default();
-    let groups = truth_groups(store, dataset, |f| {
-        matches!(f, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
-    })?;
+    let groups = truth_groups(store, dataset, TruthFormat::is_paper)?;
     for g in groups {
         let Some(pdf_hash) = store.document_hash(g.document)? else { continue };
         let digest = g.digest();

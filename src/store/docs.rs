@@ -191,17 +191,13 @@ impl Store {
     /// Lists distinct documents, optionally only those named in `dataset`, in id order.
     pub fn documents(&self, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {
         let mut st = self.conn.prepare_cached(
-            "SELECT d.id, d.blob, d.pages,
-                    (SELECT n.name FROM document_names n JOIN datasets s ON s.id = n.dataset
-                     WHERE n.document = d.id AND (?1 IS NULL OR s.name = ?1)
-                     ORDER BY s.name, n.name LIMIT 1) AS name,
-                    (SELECT s.name FROM document_names n JOIN datasets s ON s.id = n.dataset
-                     WHERE n.document = d.id AND (?1 IS NULL OR s.name = ?1)
-                     ORDER BY s.name, n.name LIMIT 1) AS dataset
-             FROM documents d
-             WHERE ?1 IS NULL OR EXISTS (SELECT 1 FROM document_names n JOIN datasets s
-                                         ON s.id = n.dataset WHERE n.document = d.id AND s.name = ?1)
-             ORDER BY d.id",
+            "SELECT id, blob, pages, name, dataset FROM (
+                 SELECT d.id, d.blob, d.pages, n.name, s.name AS dataset,
+                        row_number() OVER (PARTITION BY d.id ORDER BY s.name, n.name) AS k
+                 FROM documents d JOIN document_names n ON n.document = d.id
+                 JOIN datasets s ON s.id = n.dataset
+                 WHERE ?1 IS NULL OR s.name = ?1)
+             WHERE k = 1 ORDER BY id",
         )?;
         let rows = st.query_map([dataset], |r| {
             Ok(DocumentRow {

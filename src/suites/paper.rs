@@ -82,9 +82,7 @@ pub fn eval(
     opts: &EvalOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<EvalSummary> {
-    let groups = truth_groups(store, opts.dataset, |f| {
-        matches!(f, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
-    })?;
+    let groups = truth_groups(store, opts.dataset, TruthFormat::is_paper)?;
     let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, g) in groups.iter().enumerate() {
         by_doc.entry(g.document).or_default().push(i);
@@ -110,8 +108,8 @@ pub fn eval(
             }
             summary.pairs += 1;
             let name = store.name_in(g.document, &g.dataset)?.unwrap_or_default();
-            let existing = store.metric_values(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?;
-            if existing.is_empty() {
+            let mut values = store.metric_values(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?;
+            if values.is_empty() {
                 let fail = |error: String| EvalFailure {
                     document: name.clone(),
                     provider: o.provider.clone(),
@@ -143,6 +141,8 @@ pub fn eval(
                 let rows: Vec<(&str, Option<f64>, String)> =
                     metrics.iter().map(|m| (m.id, m.value, m.trace.to_string())).collect();
                 store.put_metrics(o.id, g.id(), SUITE, PAPER_SUITE_VERSION, opts.run, &rows)?;
+                // The rows are written whole in one transaction: what was stored is this.
+                values = metrics.iter().map(|m| (m.id.to_string(), m.value)).collect();
                 summary.scored += 1;
             } else {
                 summary.cached += 1;
@@ -153,7 +153,7 @@ pub fn eval(
                 truth_format: g.format.as_str().to_string(),
                 provider: o.provider.clone(),
                 provider_version: o.provider_version.clone(),
-                metrics: store.metric_values(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?,
+                metrics: values,
             });
             progress.advance(&name, true);
         }
