@@ -198,6 +198,30 @@ pub struct Cell {
     pub header: bool,
 }
 
+impl Table {
+    /// Returns the cells' text in row then column order: cells joined by spaces, rows by
+    /// newlines (what a table block's `text` holds).
+    pub fn flat_text(&self) -> String {
+        let mut cells: Vec<&Cell> = self.cells.iter().collect();
+        cells.sort_by_key(|c| (c.row, c.col));
+        let mut out = String::new();
+        let mut row = None;
+        for c in cells {
+            if c.text.is_empty() {
+                continue;
+            }
+            match row {
+                Some(r) if r == c.row => out.push(' '),
+                Some(_) => out.push('\n'),
+                None => {}
+            }
+            row = Some(c.row);
+            out.push_str(&c.text);
+        }
+        out
+    }
+}
+
 impl Doc {
     /// Returns the blocks' text joined by blank lines, with `#` marks before headings.
     pub fn to_text(&self) -> String {

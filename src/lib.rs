@@ -9,6 +9,7 @@
 
 pub mod doc;
 pub mod error;
+pub mod import;
 pub mod ingest;
 pub mod metrics;
 pub mod normalize;

@@ -22,6 +22,10 @@ pub enum TruthFormat {
     GrobidTei,
     /// S2ORC JSON: `<stem>.json` beside the PDF.
     S2orc,
+    /// DoclingDocument JSON, `<stem>.json` beside the PDF or in a sibling `groundtruth/`
+    /// folder: a parser's output used as the reference, so scores measure agreement with
+    /// Docling, not accuracy.
+    Docling,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -52,8 +56,8 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 3] =
-        [TruthFormat::PeerRead, TruthFormat::GrobidTei, TruthFormat::S2orc];
+    pub const ALL: [TruthFormat; 4] =
+        [TruthFormat::PeerRead, TruthFormat::GrobidTei, TruthFormat::S2orc, TruthFormat::Docling];
 
     /// Returns the format's name as stored and typed (`peerread`).
     pub fn as_str(self) -> &'static str {
@@ -61,12 +65,19 @@ impl TruthFormat {
             TruthFormat::PeerRead => "peerread",
             TruthFormat::GrobidTei => "grobid-tei",
             TruthFormat::S2orc => "s2orc",
+            TruthFormat::Docling => "docling",
         }
     }
 
     /// Returns whether the paper suite reads this format.
     pub fn is_paper(self) -> bool {
-        matches!(self, TruthFormat::PeerRead | TruthFormat::GrobidTei | TruthFormat::S2orc)
+        matches!(
+            self,
+            TruthFormat::PeerRead
+                | TruthFormat::GrobidTei
+                | TruthFormat::S2orc
+                | TruthFormat::Docling
+        )
     }
 
     /// Parses a format name.
@@ -95,6 +106,15 @@ impl TruthFormat {
             TruthFormat::S2orc => {
                 let stem = pdf.file_stem().map(|s| s.to_string_lossy().into_owned());
                 first(stem.map(|s| dir.join(format!("{s}.json"))).into_iter().collect())
+            }
+            TruthFormat::Docling => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let mut cands = vec![dir.join(format!("{stem}.json"))];
+                cands.extend(
+                    dir.parent().map(|p| p.join("groundtruth").join(format!("{stem}.json"))),
+                );
+                first(cands)
             }
             TruthFormat::GrobidTei => {
                 let stem =
@@ -130,6 +150,9 @@ impl TruthFormat {
             TruthFormat::PeerRead => paper::read_peerread(bytes),
             TruthFormat::GrobidTei => paper::read_grobid_tei(bytes),
             TruthFormat::S2orc => paper::read_s2orc(bytes),
+            TruthFormat::Docling => {
+                return crate::import::docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc))
+            }
         };
         r.map_err(|e| e.to_string())
     }

@@ -25,8 +25,12 @@ pub struct IngestArgs {
     /// Attach ground truth of this format found beside each PDF
     ///
     /// peerread: <name>.pdf.json beside the PDF, or in a sibling parsed_pdfs/ folder
-    /// (PeerRead's layout). The JSON is validated; a malformed file is reported with its path
-    /// and the parse error, and the PDF still ingests.
+    /// (PeerRead's layout). grobid-tei: <stem>.tei.xml or GROBID's training files, beside
+    /// the PDF or in a sibling tei/ folder. s2orc: <stem>.json beside the PDF. docling:
+    /// DoclingDocument JSON <stem>.json beside the PDF or in a sibling groundtruth/ folder (a
+    /// parser's output as reference: scores then measure agreement with Docling, not
+    /// accuracy). Truths are validated; a malformed file is reported with its path and the
+    /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = parse_truth)]
     truth: Option<TruthFormat>,
     /// Per-file time limit in seconds for reading a PDF's page count

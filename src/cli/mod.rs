@@ -2,6 +2,7 @@
 
 mod eval;
 mod export;
+mod import;
 mod ingest;
 mod ocr;
 mod output;
@@ -45,7 +46,11 @@ pub struct GlobalArgs {
 enum Command {
     /// Add PDFs (files or folders, searched recursively) and their ground truth to the store
     Ingest(ingest::IngestArgs),
+    /// Store outputs a parser produced elsewhere (Docling JSON, Markdown, GROBID TEI, ...) as
+    /// a provider's cached outputs
+    Import(import::ImportArgs),
     /// Run a provider over every document that has no cached output for it
+    #[command(disable_version_flag = true)]
     Ocr(ocr::OcrArgs),
     /// Score outputs against their documents' ground truth and store every metric
     Eval(eval::EvalArgs),
@@ -74,6 +79,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     let g = &cli.global;
     match &cli.command {
         Command::Ingest(a) => ingest::run(g, a),
+        Command::Import(a) => import::run(g, a),
         Command::Ocr(a) => ocr::run(g, a),
         Command::Eval(a) => eval::run(g, a),
         Command::Export(a) => export::run(g, a),
@@ -127,4 +133,14 @@ pub fn report_error(e: &anyhow::Error) -> ExitCode {
 /// Returns the command line as given, for the run record.
 fn argv() -> Vec<String> {
     std::env::args().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn command_line_definition_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
 }

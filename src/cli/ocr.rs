@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use corpus::providers::command::{self, CommandProvider};
 use corpus::providers::runner::{run_ocr, Executor, OcrOptions};
 use corpus::providers::{find, PageSelection};
 use corpus::store::Store;
@@ -15,7 +16,8 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 /// Arguments of `corpus ocr`.
 #[derive(Args, Debug)]
 pub struct OcrArgs {
-    /// The provider to run (see `corpus providers`); `truth` stores each ground truth as a Doc
+    /// The provider to run (see `corpus providers`); `truth` stores each ground truth as a Doc;
+    /// `command` runs an external tool (see --name, --version, --argv, --output-format)
     #[arg(long, default_value = "pdfium")]
     provider: String,
     /// Only documents of this dataset
@@ -36,6 +38,22 @@ pub struct OcrArgs {
     /// Stop scheduling documents after the first failure
     #[arg(long)]
     fail_fast: bool,
+    /// With --provider command: the tool's name, which becomes the provider id of its outputs
+    #[arg(long, requires = "argv")]
+    name: Option<String>,
+    /// With --provider command: the tool's version (part of the cache key)
+    #[arg(long = "version", requires = "argv")]
+    tool_version: Option<String>,
+    /// With --provider command: the command line, run without a shell; {pdf} is the input PDF,
+    /// {outdir} an empty folder for its output, {pages} the page selection
+    ///
+    /// Example: --argv 'docling {pdf} --to json --output {outdir}'
+    #[arg(long)]
+    argv: Option<String>,
+    /// With --provider command: the format of what the tool writes (a file under {outdir},
+    /// else its stdout): docling-json, markdown, grobid-tei, peerread or text
+    #[arg(long, value_parser = corpus::import::ImportFormat::parse, requires = "argv")]
+    output_format: Option<corpus::import::ImportFormat>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -45,10 +63,25 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     if a.provider == corpus::providers::truth::ID {
         return run_truth(g, a);
     }
-    let provider = find(&a.provider)?;
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         anyhow::bail!("--timeout must be a positive number of seconds");
     }
+    let command;
+    let provider: &dyn corpus::providers::Provider = if a.provider == command::ID {
+        let (Some(name), Some(version), Some(argv), Some(format)) =
+            (&a.name, &a.tool_version, &a.argv, a.output_format)
+        else {
+            anyhow::bail!("--provider command needs --name, --version, --argv and --output-format");
+        };
+        let timeout = Duration::from_secs_f64(a.timeout);
+        command = CommandProvider::new(name, version, argv, format, timeout)?;
+        &command
+    } else {
+        if a.argv.is_some() {
+            anyhow::bail!("--argv is for --provider command only");
+        }
+        find(&a.provider)?
+    };
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ocr", &argv())?;
     let jobs = a
@@ -60,11 +93,16 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         pages: a.pages.clone(),
         retry_errors: a.retry_errors,
         fail_fast: a.fail_fast,
-        executor: Executor::Workers {
-            exe: std::env::current_exe().context("locating the corpus binary")?,
-            db: std::path::absolute(&g.db)?,
-            jobs: jobs.max(1),
-            timeout: Duration::from_secs_f64(a.timeout),
+        executor: if a.provider == command::ID {
+            // The tool runs in its own process under the time limit: threads are enough.
+            Executor::Threads { db: std::path::absolute(&g.db)?, jobs: jobs.max(1) }
+        } else {
+            Executor::Workers {
+                exe: std::env::current_exe().context("locating the corpus binary")?,
+                db: std::path::absolute(&g.db)?,
+                jobs: jobs.max(1),
+                timeout: Duration::from_secs_f64(a.timeout),
+            }
         },
         run: Some(run),
         device: "cpu",

@@ -5,6 +5,9 @@
 
 use unicode_normalization::UnicodeNormalization;
 
+pub mod latex;
+pub use latex::latex_to_plain;
+
 /// The version of these rules. Bump it whenever any function here changes its output.
 pub const NORMALIZE_VERSION: u32 = 1;
 

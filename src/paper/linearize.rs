@@ -13,10 +13,10 @@
 //! HTML comments are removed from every text. Text before the first heading is a section
 //! without heading, unless it starts with `Abstract`, which makes it the abstract.
 
-use super::latex::latex_to_plain;
 use super::references::{format_reference, parse_reference, split_entries};
 use super::{Paper, Section};
 use crate::doc::{BBox, Block, BlockKind, Doc};
+use crate::normalize::latex_to_plain;
 use crate::normalize::{collapse_ws, heading_key, is_table_line, strip_html_comments};
 
 /// Returns whether a heading key (see [`heading_key`]) names the abstract.

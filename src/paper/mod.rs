@@ -8,7 +8,6 @@
 //! Mentions are never taken from a file: [`Paper::rebuild_mentions`] derives them from the text
 //! and the references with the one extractor in [`mentions`], on every side alike.
 
-pub mod latex;
 pub mod linearize;
 pub mod mentions;
 pub mod peerread;

@@ -7,6 +7,7 @@
 //! costs that document, not the batch.
 
 pub mod builtin;
+pub mod command;
 pub mod key;
 pub mod manifest;
 pub mod pdfium;
@@ -32,6 +33,12 @@ pub trait Provider: Send + Sync {
 
     /// The adapter version: bump it whenever the output for the same input changes.
     fn adapter_version(&self) -> u32;
+
+    /// The version stored with each output (`provider_version`): the adapter version for
+    /// built-in providers, the declared version for external tools.
+    fn version(&self) -> String {
+        self.adapter_version().to_string()
+    }
 
     /// The digest of the model (weights, native build, manifest) this provider would use now.
     ///

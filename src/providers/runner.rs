@@ -27,6 +27,15 @@ use crate::store::{DocumentRow, NewOutput, RunId, Store};
 pub enum Executor {
     /// In this process, one after another, with no time limit (tests, debugging).
     InProcess,
+    /// In `jobs` threads of this process, each with its own engine and read-only store
+    /// connection: for providers that isolate their work themselves (the `command`
+    /// provider runs an external process under its own time limit).
+    Threads {
+        /// The store file the threads read PDFs from.
+        db: PathBuf,
+        /// Number of threads.
+        jobs: usize,
+    },
     /// In `jobs` worker processes started as `exe __worker ...`.
     Workers {
         /// The `corpus` binary.
@@ -115,7 +124,7 @@ pub fn run_ocr(
     let config = canonical_json(&p.config());
     let mut summary = OcrSummary {
         provider: p.id().into(),
-        provider_version: p.adapter_version().to_string(),
+        provider_version: p.version(),
         model_digest: digest.clone(),
         ..Default::default()
     };
@@ -180,6 +189,37 @@ pub fn run_ocr(
                 }
             }
         }
+        Executor::Threads { db, jobs } => {
+            let n = (*jobs).clamp(1, todo.len());
+            let queue = Mutex::new(todo);
+            let (tx, rx) = mpsc::channel::<std::result::Result<(Job, Reply), String>>();
+            let sel = &opts.pages;
+            std::thread::scope(|scope| -> Result<()> {
+                for _ in 0..n {
+                    let (queue, tx) = (&queue, tx.clone());
+                    scope.spawn(move || thread_worker(p, db, sel, queue, &tx));
+                }
+                drop(tx);
+                let mut fatal = None;
+                for msg in rx {
+                    match msg {
+                        Ok((job, reply)) => {
+                            if !record(store, &job, reply)? && opts.fail_fast {
+                                clear(&queue);
+                            }
+                        }
+                        Err(e) => {
+                            clear(&queue);
+                            fatal.get_or_insert(e);
+                        }
+                    }
+                }
+                match fatal {
+                    Some(e) => Err(Error::Provider { provider: p.id().into(), msg: e }),
+                    None => Ok(()),
+                }
+            })?;
+        }
         Executor::Workers { exe, db, jobs, timeout } => {
             let n = (*jobs).clamp(1, todo.len());
             let queue = Arc::new(Mutex::new(todo));
@@ -222,6 +262,31 @@ pub fn run_ocr(
     progress.finish();
     summary.wall_ms = t0.elapsed().as_millis() as u64;
     Ok(summary)
+}
+
+/// One thread of [`Executor::Threads`]: its own engine and store connection.
+fn thread_worker(
+    p: &dyn Provider,
+    db: &std::path::Path,
+    pages: &PageSelection,
+    queue: &Mutex<VecDeque<Job>>,
+    tx: &Sender,
+) {
+    let setup = p.load().and_then(|e| Ok((e, Store::open_read_only(db)?)));
+    let (mut engine, store) = match setup {
+        Ok(x) => x,
+        Err(e) => return drop(tx.send(Err(e.to_string()))),
+    };
+    while let Some(job) = next_job(queue) {
+        let reply = match store.blob(&job.doc.hash) {
+            Ok(Some(pdf)) => run_one(engine.as_mut(), &pdf, pages),
+            Ok(None) => Reply::Error { wall_ms: 0, message: missing_blob(&job.doc).to_string() },
+            Err(e) => Reply::Error { wall_ms: 0, message: e.to_string() },
+        };
+        if tx.send(Ok((job, reply))).is_err() {
+            break;
+        }
+    }
 }
 
 fn missing_blob(doc: &DocumentRow) -> Error {

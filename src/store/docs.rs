@@ -211,6 +211,27 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Lists every (document, name) pair, optionally only names in `dataset`: one row per name.
+    pub fn document_names(&self, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT d.id, d.blob, d.pages, n.name, s.name
+             FROM document_names n JOIN documents d ON d.id = n.document
+             JOIN datasets s ON s.id = n.dataset
+             WHERE ?1 IS NULL OR s.name = ?1
+             ORDER BY d.id, s.name, n.name",
+        )?;
+        let rows = st.query_map([dataset], |r| {
+            Ok(DocumentRow {
+                id: r.get(0)?,
+                hash: r.get(1)?,
+                pages: r.get(2)?,
+                name: r.get(3)?,
+                dataset: r.get(4)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
     /// Finds documents by name (in any dataset, or in `dataset`), or by a hash prefix of at
     /// least 8 hex digits.
     pub fn find_documents(&self, key: &str, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {

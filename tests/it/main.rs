@@ -3,6 +3,7 @@
 
 mod cache;
 mod cli;
+mod import;
 mod paper;
 mod shared;
 mod util;

@@ -1,4 +1,5 @@
-//! LaTeX to plain Unicode, just enough to match a PDF text layer (paper suite §2).
+//! LaTeX to plain Unicode, just enough to match a PDF text layer (paper suite §2): the
+//! linearizer's formula rule, shared by the Markdown and Docling importers and the suites.
 //!
 //! Not a renderer: Greek letters and operators become their symbols, `\frac{a}{b}` becomes
 //! `a/b`, `_` and `^` are dropped with their content kept, other commands are dropped with
@@ -276,7 +277,13 @@ mod tests {
     #[test]
     fn table_of_conversions() {
         let cases = [
+            // The seed's examples (seed 001: the linearizer's formula rule and the GT's
+            // subscript folding `w_l→wl`, `h_i→hi`, `s_j→sj`).
             (r"r_i = \sigma(W_r x_i + b_r)", "ri = σ(Wr xi + br)"),
+            (r"w_l", "wl"),
+            (r"h_i", "hi"),
+            (r"s_j", "sj"),
+            (r"\sum \prod \int", "∑ ∏ ∫"),
             (r"\frac{a}{b}", "a/b"),
             (r"x_{i}", "xi"),
             (r"\sum_{i=1}^{n} x_i", "∑i=1n xi"),

@@ -1,0 +1,636 @@
+//! `corpus import`: outputs that a parser produced elsewhere (Docling JSON, Markdown from
+//! Marker / MinerU / olmOCR / a VLM, GROBID TEI, PeerRead JSON, plain text) become ordinary
+//! cached outputs of a named provider, scored by every suite like any other.
+//!
+//! - **Inputs** are files, folders (walked recursively) or zip archives, read in memory
+//!   without extracting; a zip entry whose path is absolute or escapes with `..` is refused.
+//! - **Names**: a file is matched to a document by the name it was ingested under
+//!   (`paper.json`, `paper.pdf.md` and `sub/paper.md` all name `paper`), else by the PDF hash
+//!   the file records (Docling's `origin.binary_hash`, the low 64 bits of the PDF's SHA-256),
+//!   else it is reported as unmatched. olmOCR's `<pdf>_pg<N>_repeat<K>.md` names page `N`
+//!   of `<pdf>`, repeat `K`; each repeat is its own output.
+//! - **Cache key**: the provider id the user gives, the importer's adapter version, the
+//!   file's blake3 as the model digest, the page, and a config holding the format, the
+//!   declared provider and model versions and the repeat. Importing the same file again
+//!   changes nothing; a changed file is a new output, and the older one stays in the history.
+
+pub mod docling;
+pub mod html;
+pub mod markdown;
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::json;
+
+use crate::doc::{BBox, Block, BlockKind, Doc};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::providers::key::{canonical_json, CacheKey, PageSelection};
+use crate::store::{DocumentRow, NewOutput, RunId, Store};
+
+/// Bump when an importer's Doc for the same file changes.
+pub const IMPORT_ADAPTER_VERSION: u32 = 1;
+
+/// The largest file (or zip entry) an import reads.
+const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// A format `corpus import` (and the `command` provider) reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImportFormat {
+    /// DoclingDocument JSON.
+    DoclingJson,
+    /// Markdown (with pipe and HTML tables, math).
+    Markdown,
+    /// GROBID output TEI XML.
+    GrobidTei,
+    /// PeerRead / science-parse JSON.
+    PeerRead,
+    /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
+    Text,
+}
+
+/// A file read into a Doc.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The document.
+    pub doc: Doc,
+    /// The PDF's SHA-256 low 64 bits, where the file records it (Docling).
+    pub binary_hash: Option<u64>,
+}
+
+impl ImportFormat {
+    /// Every format.
+    pub const ALL: [ImportFormat; 5] = [
+        ImportFormat::DoclingJson,
+        ImportFormat::Markdown,
+        ImportFormat::GrobidTei,
+        ImportFormat::PeerRead,
+        ImportFormat::Text,
+    ];
+
+    /// The format's name as typed (`docling-json`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportFormat::DoclingJson => "docling-json",
+            ImportFormat::Markdown => "markdown",
+            ImportFormat::GrobidTei => "grobid-tei",
+            ImportFormat::PeerRead => "peerread",
+            ImportFormat::Text => "text",
+        }
+    }
+
+    /// Parses a format name.
+    pub fn parse(s: &str) -> std::result::Result<ImportFormat, String> {
+        ImportFormat::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = ImportFormat::ALL.iter().map(|f| f.as_str()).collect();
+            format!("unknown format {s:?}; known formats: {}", names.join(", "))
+        })
+    }
+
+    /// File name endings this format's files have, longest first.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            ImportFormat::DoclingJson | ImportFormat::PeerRead => &[".json"],
+            ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
+            ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
+            ImportFormat::Text => &[".txt"],
+        }
+    }
+
+    /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
+    pub fn read(self, bytes: &[u8], page: u32) -> std::result::Result<Parsed, String> {
+        let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"));
+        let paper =
+            |p: crate::paper::Paper| Parsed { doc: crate::paper::to_doc(&p), binary_hash: None };
+        match self {
+            ImportFormat::DoclingJson => docling::read_docling(bytes)
+                .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
+            ImportFormat::Markdown => {
+                Ok(Parsed { doc: markdown::read_markdown(text()?, page), binary_hash: None })
+            }
+            ImportFormat::GrobidTei => {
+                crate::paper::read_grobid_tei(bytes).map(paper).map_err(|e| e.to_string())
+            }
+            ImportFormat::PeerRead => {
+                crate::paper::read_peerread(bytes).map(paper).map_err(|e| e.to_string())
+            }
+            ImportFormat::Text => Ok(Parsed { doc: read_text(text()?, page), binary_hash: None }),
+        }
+    }
+
+    /// Whether a file is of this format by its name, and its name without the ending.
+    fn strip(self, name: &str) -> Option<&str> {
+        let lower = name.to_ascii_lowercase();
+        self.extensions()
+            .iter()
+            .find(|e| lower.ends_with(*e) && lower.len() > e.len())
+            .map(|e| &name[..name.len() - e.len()])
+    }
+}
+
+/// Plain text into paragraphs (split on blank lines), pages split on form feeds.
+pub fn read_text(text: &str, first_page: u32) -> Doc {
+    let mut blocks = Vec::new();
+    for (i, page) in text.split('\u{c}').enumerate() {
+        for para in page.split("\n\n") {
+            let t = crate::normalize::collapse_ws(para);
+            if !t.is_empty() {
+                let p = first_page + i as u32;
+                blocks.push(Block::new(BlockKind::Paragraph, p, BBox::default(), t));
+            }
+        }
+    }
+    Doc { pages: Vec::new(), blocks }
+}
+
+/// What a file's name says about the document and page it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileName {
+    /// The relative path without the format's ending and a `.pdf`/image ending (`sub/paper`).
+    pub rel_stem: String,
+    /// Its last component (`paper`).
+    pub stem: String,
+    /// One-based page, for per-page files (`_pg3`).
+    pub page: Option<u32>,
+    /// Repeat number, for olmOCR's `_repeat2`.
+    pub repeat: Option<u32>,
+}
+
+/// Reads a relative path (`/`-separated) as a file name of `format`; `None` if the file is
+/// not of that format.
+pub fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
+    let base = format.strip(rel)?;
+    let mut base = base.to_string();
+    for ext in [".pdf", ".png", ".jpg", ".jpeg"] {
+        if base.to_ascii_lowercase().ends_with(ext) && base.len() > ext.len() {
+            base.truncate(base.len() - ext.len());
+            break;
+        }
+    }
+    let (mut page, mut repeat) = (None, None);
+    // olmOCR: <pdf>_pg<N>_repeat<K>
+    if let Some((head, k)) = base.rsplit_once("_repeat") {
+        if let (Ok(k), Some((stem, n))) = (k.parse::<u32>(), head.rsplit_once("_pg")) {
+            if let Ok(n) = n.parse::<u32>() {
+                if n >= 1 && !stem.is_empty() {
+                    page = Some(n);
+                    repeat = Some(k);
+                    base = stem.to_string();
+                }
+            }
+        }
+    }
+    let stem = base.rsplit('/').next().unwrap_or(&base).to_string();
+    Some(FileName { rel_stem: base, stem, page, repeat })
+}
+
+/// One input file, read into memory.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// Where it came from, for messages (`dir/a.md`, `out.zip!a.md`).
+    pub display: String,
+    /// Its path relative to the input folder or zip, `/`-separated.
+    pub rel: String,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// A file that was not imported, and why.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct Skipped {
+    /// The file.
+    pub file: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// Collects the input files of `format` under `path` (a file, a folder or a zip archive).
+/// Unreadable files and refused zip entries go to `errors`; files of other formats are left
+/// out silently.
+pub fn read_inputs(
+    path: &Path,
+    format: ImportFormat,
+    out: &mut Vec<InputFile>,
+    errors: &mut Vec<Skipped>,
+) -> Result<()> {
+    let meta = std::fs::metadata(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
+    let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
+    if meta.is_dir() {
+        let mut files = Vec::new();
+        walk(path, &mut files)?;
+        files.sort();
+        for f in files {
+            let rel = f.strip_prefix(path).unwrap_or(&f);
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if is_zip(&f) {
+                read_zip(&f, format, out, errors);
+            } else if parse_name(&rel, format).is_some() {
+                read_file(&f, rel, out, errors);
+            }
+        }
+    } else if is_zip(path) {
+        read_zip(path, format, out, errors);
+    } else {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if parse_name(&name, format).is_none() {
+            let want = format.extensions().join(", ");
+            errors.push(Skipped {
+                file: path.display().to_string(),
+                reason: format!(
+                    "not a {} file (expected a name ending in {want})",
+                    format.as_str()
+                ),
+            });
+        } else {
+            read_file(path, name, out, errors);
+        }
+    }
+    Ok(())
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::Io { path: dir.into(), source: e })?;
+    for e in rd {
+        let e = e.map_err(|e| Error::Io { path: dir.into(), source: e })?;
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+fn read_file(path: &Path, rel: String, out: &mut Vec<InputFile>, errors: &mut Vec<Skipped>) {
+    let display = path.display().to_string();
+    match std::fs::read(path) {
+        Ok(bytes) => out.push(InputFile { display, rel, bytes }),
+        Err(e) => errors.push(Skipped { file: display, reason: e.to_string() }),
+    }
+}
+
+/// Whether a zip entry name is a safe relative path.
+fn safe_entry_name(name: &str) -> bool {
+    let p = Path::new(name);
+    !name.starts_with('/')
+        && !name.starts_with('\\')
+        && !name.contains('\\')
+        && p.components().all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+}
+
+fn read_zip(
+    path: &Path,
+    format: ImportFormat,
+    out: &mut Vec<InputFile>,
+    errors: &mut Vec<Skipped>,
+) {
+    let shown = path.display().to_string();
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) => return errors.push(Skipped { file: shown, reason: e.to_string() }),
+    };
+    let mut zip = match zip::ZipArchive::new(std::io::BufReader::new(file)) {
+        Ok(z) => z,
+        Err(e) => {
+            return errors.push(Skipped { file: shown, reason: format!("not a readable zip: {e}") })
+        }
+    };
+    for i in 0..zip.len() {
+        let mut entry = match zip.by_index(i) {
+            Ok(e) => e,
+            Err(e) => {
+                errors.push(Skipped { file: format!("{shown}!#{i}"), reason: e.to_string() });
+                continue;
+            }
+        };
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().to_string();
+        let display = format!("{shown}!{name}");
+        if !safe_entry_name(&name) {
+            errors.push(Skipped {
+                file: display,
+                reason: "refused: the entry's path is absolute or leaves the archive (..)".into(),
+            });
+            continue;
+        }
+        if parse_name(&name, format).is_none() {
+            continue;
+        }
+        if entry.size() > MAX_FILE_BYTES {
+            errors.push(Skipped { file: display, reason: "entry larger than 1 GiB".into() });
+            continue;
+        }
+        let mut bytes = Vec::with_capacity(entry.size() as usize);
+        match (&mut entry).take(MAX_FILE_BYTES).read_to_end(&mut bytes) {
+            Ok(_) => {
+                out.push(InputFile { display, rel: name.trim_start_matches("./").into(), bytes })
+            }
+            Err(e) => errors.push(Skipped { file: display, reason: e.to_string() }),
+        }
+    }
+}
+
+/// Matches file names to documents: by name, then by recorded PDF hash.
+pub struct Matcher {
+    /// Document rows by id.
+    docs: HashMap<i64, DocumentRow>,
+    /// Ids by full name and by the name's last path component.
+    by_name: HashMap<String, BTreeSet<i64>>,
+    by_last: HashMap<String, BTreeSet<i64>>,
+    /// Ids by the low 64 bits of the PDF's SHA-256, computed on first use.
+    by_sha: Option<HashMap<u64, i64>>,
+}
+
+impl Matcher {
+    /// Indexes the documents named in `dataset` (or in any dataset).
+    pub fn new(store: &Store, dataset: Option<&str>) -> Result<Matcher> {
+        let mut m = Matcher {
+            docs: HashMap::new(),
+            by_name: HashMap::new(),
+            by_last: HashMap::new(),
+            by_sha: None,
+        };
+        for row in store.document_names(dataset)? {
+            let last = row.name.rsplit('/').next().unwrap_or(&row.name).to_string();
+            m.by_name.entry(row.name.clone()).or_default().insert(row.id);
+            m.by_last.entry(last).or_default().insert(row.id);
+            m.docs.entry(row.id).or_insert(row);
+        }
+        Ok(m)
+    }
+
+    /// Returns the document a file is for, or why none is.
+    pub fn find(
+        &mut self,
+        store: &Store,
+        name: &FileName,
+        binary_hash: Option<u64>,
+    ) -> Result<std::result::Result<DocumentRow, String>> {
+        for (map, key) in [
+            (&self.by_name, &name.rel_stem),
+            (&self.by_name, &name.stem),
+            (&self.by_last, &name.stem),
+        ] {
+            if let Some(ids) = map.get(key.as_str()) {
+                if ids.len() == 1 {
+                    let id = *ids.iter().next().unwrap_or(&0);
+                    if let Some(d) = self.docs.get(&id) {
+                        return Ok(Ok(d.clone()));
+                    }
+                }
+                let names: Vec<String> =
+                    ids.iter().filter_map(|i| self.docs.get(i)).map(|d| d.name.clone()).collect();
+                return Ok(Err(format!(
+                    "ambiguous: {} documents are named {key:?} ({}); use --dataset",
+                    ids.len(),
+                    names.join(", ")
+                )));
+            }
+        }
+        if let Some(h) = binary_hash {
+            if self.by_sha.is_none() {
+                let mut map = HashMap::new();
+                for d in self.docs.values() {
+                    if let Some(bytes) = store.blob(&d.hash)? {
+                        map.insert(sha256_low64(&bytes), d.id);
+                    }
+                }
+                self.by_sha = Some(map);
+            }
+            if let Some(d) =
+                self.by_sha.as_ref().and_then(|m| m.get(&h)).and_then(|id| self.docs.get(id))
+            {
+                return Ok(Ok(d.clone()));
+            }
+            return Ok(Err(format!(
+                "unmatched: no document is named {:?} and none has the recorded PDF hash {h}",
+                name.stem
+            )));
+        }
+        Ok(Err(format!("unmatched: no document is named {:?}", name.stem)))
+    }
+}
+
+/// The low 64 bits of a SHA-256, as Docling's `binary_hash` records a PDF.
+pub fn sha256_low64(bytes: &[u8]) -> u64 {
+    use sha2::Digest;
+    let d = sha2::Sha256::digest(bytes);
+    let mut low = [0u8; 8];
+    low.copy_from_slice(&d[24..32]);
+    u64::from_be_bytes(low)
+}
+
+/// What to import.
+#[derive(Debug, Clone)]
+pub struct ImportOptions<'a> {
+    /// Files, folders or zip archives.
+    pub inputs: &'a [PathBuf],
+    /// Their format.
+    pub format: ImportFormat,
+    /// The provider id the outputs are stored under (`docling-2.143`).
+    pub provider: &'a str,
+    /// The provider version the outputs are stored under.
+    pub provider_version: &'a str,
+    /// The model version, where the tool has one (`granite-258m`).
+    pub model_version: Option<&'a str>,
+    /// Match only documents named in this dataset.
+    pub dataset: Option<&'a str>,
+    /// The run the outputs belong to.
+    pub run: Option<RunId>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ImportSummary {
+    /// Input files of the format that were read.
+    pub files: u64,
+    /// Outputs stored now.
+    pub imported: u64,
+    /// Files already imported (same content, same provider and versions).
+    pub unchanged: u64,
+    /// Distinct documents that got an output from this import (new or unchanged).
+    pub documents: u64,
+    /// Files of the right ending that are not of the format at all (other JSON beside
+    /// Docling's), left alone.
+    pub skipped: Vec<Skipped>,
+    /// Files matched to no document.
+    pub unmatched: Vec<Skipped>,
+    /// Files that could not be read, with the reason.
+    pub errors: Vec<Skipped>,
+}
+
+/// Returns an error if `id` names a built-in provider, whose outputs an import must not mix
+/// with.
+pub fn check_provider_id(id: &str) -> Result<()> {
+    let builtin = crate::providers::registry().iter().any(|p| p.id() == id)
+        || matches!(id, "truth" | "command");
+    if builtin {
+        return Err(Error::Usage(format!(
+            "{id:?} is a built-in provider; imported outputs need a name of their own (e.g. docling-2.14)"
+        )));
+    }
+    if id.is_empty() || id.chars().any(|c| c.is_whitespace() || c == '@') {
+        return Err(Error::Usage(format!(
+            "provider id {id:?} must be non-empty, without spaces or '@'"
+        )));
+    }
+    Ok(())
+}
+
+/// Imports every file of `opts.inputs`. Per-file problems are collected in the summary and
+/// recorded in the store's error log; they never stop the import.
+pub fn import(
+    store: &mut Store,
+    opts: &ImportOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<ImportSummary> {
+    check_provider_id(opts.provider)?;
+    let mut summary = ImportSummary::default();
+    let mut files = Vec::new();
+    for input in opts.inputs {
+        read_inputs(input, opts.format, &mut files, &mut summary.errors)?;
+    }
+    summary.files = files.len() as u64;
+    let mut matcher = Matcher::new(store, opts.dataset)?;
+    let mut docs = BTreeSet::new();
+    progress.start(files.len() as u64);
+    for f in &files {
+        let ok = import_one(store, opts, &mut matcher, f, &mut summary, &mut docs)?;
+        progress.advance(&f.display, ok);
+    }
+    progress.finish();
+    summary.documents = docs.len() as u64;
+    for e in &summary.errors {
+        store.record_ingest_error(opts.run, &e.file, &e.reason)?;
+    }
+    Ok(summary)
+}
+
+fn import_one(
+    store: &mut Store,
+    opts: &ImportOptions<'_>,
+    matcher: &mut Matcher,
+    f: &InputFile,
+    summary: &mut ImportSummary,
+    docs: &mut BTreeSet<i64>,
+) -> Result<bool> {
+    let Some(name) = parse_name(&f.rel, opts.format) else { return Ok(false) };
+    let page0 = name.page.map_or(0, |p| p - 1);
+    let parsed = match opts.format.read(&f.bytes, page0) {
+        Ok(p) => p,
+        Err(e) if e == docling::NOT_DOCLING => {
+            summary.skipped.push(Skipped { file: f.display.clone(), reason: e });
+            return Ok(false);
+        }
+        Err(e) => {
+            summary.errors.push(Skipped { file: f.display.clone(), reason: e });
+            return Ok(false);
+        }
+    };
+    let doc = match matcher.find(store, &name, parsed.binary_hash)? {
+        Ok(d) => d,
+        Err(reason) => {
+            summary.unmatched.push(Skipped { file: f.display.clone(), reason });
+            return Ok(false);
+        }
+    };
+    if let Some(p) = name.page.filter(|&p| p > doc.pages) {
+        summary.errors.push(Skipped {
+            file: f.display.clone(),
+            reason: format!("page {p} is past the end of {} ({} pages)", doc.name, doc.pages),
+        });
+        return Ok(false);
+    }
+    let pages = match name.page {
+        Some(p) => PageSelection::parse(&p.to_string()).map_err(Error::Usage)?,
+        None => PageSelection::All,
+    };
+    let digest = blake3::hash(&f.bytes).to_hex().to_string();
+    let config = json!({
+        "import": opts.format.as_str(),
+        "provider_version": opts.provider_version,
+        "model_version": opts.model_version,
+        "repeat": name.repeat,
+    });
+    let key = CacheKey::builder(opts.provider, IMPORT_ADAPTER_VERSION, &digest, &doc.hash)
+        .config(&config)
+        .pages(&pages)
+        .compute();
+    docs.insert(doc.id);
+    if store.output_status(key.as_str())?.as_deref() == Some("ok") {
+        summary.unchanged += 1;
+        return Ok(true);
+    }
+    let json = serde_json::to_vec(&parsed.doc)?;
+    store.put_output(&NewOutput {
+        cache_key: key.as_str(),
+        document: doc.id,
+        provider: opts.provider,
+        provider_version: opts.provider_version,
+        model_digest: opts.model_version.unwrap_or("-"),
+        config: &canonical_json(&config),
+        pages: &pages.to_string(),
+        result: Ok(&json),
+        wall_ms: 0,
+        device: "import",
+        run: opts.run,
+    })?;
+    summary.imported += 1;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_strip_endings_and_read_olmocr_pages() {
+        let n = parse_name("sub/paper.pdf.md", ImportFormat::Markdown).unwrap();
+        assert_eq!((n.rel_stem.as_str(), n.stem.as_str(), n.page), ("sub/paper", "paper", None));
+        let n = parse_name("doc_pg3_repeat2.md", ImportFormat::Markdown).unwrap();
+        assert_eq!((n.stem.as_str(), n.page, n.repeat), ("doc", Some(3), Some(2)));
+        let n = parse_name("doc_pg0_repeat2.md", ImportFormat::Markdown).unwrap();
+        assert_eq!((n.stem.as_str(), n.page), ("doc_pg0_repeat2", None));
+        assert_eq!(parse_name("page.jpg.md", ImportFormat::Markdown).unwrap().stem, "page");
+        assert_eq!(parse_name("a.tei.xml", ImportFormat::GrobidTei).unwrap().stem, "a");
+        assert!(parse_name("a.json", ImportFormat::Markdown).is_none());
+        assert!(parse_name(".md", ImportFormat::Markdown).is_none());
+    }
+
+    #[test]
+    fn unsafe_zip_names_are_refused() {
+        assert!(safe_entry_name("a/b.md"));
+        assert!(safe_entry_name("./a.md"));
+        assert!(!safe_entry_name("../a.md"));
+        assert!(!safe_entry_name("a/../../b.md"));
+        assert!(!safe_entry_name("/etc/passwd"));
+        assert!(!safe_entry_name("a\\..\\b.md"));
+    }
+
+    #[test]
+    fn text_splits_paragraphs_and_pages() {
+        let d = read_text("One\nline.\n\nTwo.\u{c}Three.\n", 0);
+        let got: Vec<(u32, &str)> = d.blocks.iter().map(|b| (b.page, b.text.as_str())).collect();
+        assert_eq!(got, [(0, "One line."), (0, "Two."), (1, "Three.")]);
+    }
+
+    #[test]
+    fn sha256_low64_is_the_last_eight_bytes() {
+        // sha256("abc") = ba7816bf...f20015ad; Docling keeps int(hexdigest) mod 2^64.
+        assert_eq!(sha256_low64(b"abc"), 0xb410ff61f20015ad);
+    }
+
+    #[test]
+    fn formats_parse_by_name() {
+        for f in ImportFormat::ALL {
+            assert_eq!(ImportFormat::parse(f.as_str()), Ok(f));
+        }
+        assert!(ImportFormat::parse("docx").unwrap_err().contains("docling-json"));
+    }
+}
