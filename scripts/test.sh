@@ -14,4 +14,13 @@ if ! command -v pdftotext >/dev/null 2>&1; then
         echo "test: pdftotext is absent and cannot be installed here; that test will skip" >&2
     fi
 fi
+# Python with polars, matplotlib and nbclient, to execute notebooks/history.ipynb headless.
+venv="${CORPUS_NOTEBOOK_VENV:-$HOME/.cache/corpus/notebook-venv}"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nbclient, polars, matplotlib, ipykernel" 2>/dev/null; then
+    echo "test: installing the notebook environment into $venv" >&2
+    python3 -m venv "$venv" && "$venv/bin/pip" install -q --disable-pip-version-check \
+        polars==1.36.1 matplotlib==3.10.8 nbclient==0.10.2 nbformat==5.10.4 ipykernel==7.1.0 >&2 \
+        || echo "test: could not install the notebook environment; the notebook test will skip" >&2
+fi
+export CORPUS_NOTEBOOK_PYTHON="$venv/bin/python"
 cargo test --all-targets "$@"

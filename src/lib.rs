@@ -16,6 +16,7 @@ pub mod normalize;
 pub mod paper;
 pub mod progress;
 pub mod providers;
+pub mod report;
 pub mod sample;
 pub mod store;
 pub mod suites;

@@ -33,11 +33,22 @@ pub struct IngestArgs {
     /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = parse_truth)]
     truth: Option<TruthFormat>,
+    /// Set an attribute on every document ingested, e.g. --attribute source=arxiv (can be
+    /// repeated); reports group by it with --by attribute:source
+    #[arg(long = "attribute", value_name = "NAME=VALUE", value_parser = parse_attribute)]
+    attributes: Vec<(String, String)>,
     /// Per-file time limit in seconds for reading a PDF's page count
     #[arg(long, default_value_t = 120.0)]
     timeout: f64,
     #[command(flatten)]
     output: OutputArgs,
+}
+
+fn parse_attribute(s: &str) -> Result<(String, String), String> {
+    match s.split_once('=') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.to_string())),
+        _ => Err(format!("expected NAME=VALUE, got {s:?}")),
+    }
 }
 
 fn parse_truth(s: &str) -> Result<TruthFormat, String> {
@@ -59,6 +70,7 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         dataset: a.dataset.clone(),
         truth: a.truth,
         run: Some(run),
+        attributes: a.attributes.clone(),
     };
     let bar = super::progress::Bar::new("ingest", g.quiet);
     // Page counts come from pdfium in a worker process: a PDF that hangs or crashes it costs

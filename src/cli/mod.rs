@@ -7,6 +7,7 @@ mod ingest;
 mod ocr;
 mod output;
 mod progress;
+mod report;
 mod show;
 mod sql;
 mod status;
@@ -60,6 +61,8 @@ enum Command {
     Status(status::StatusArgs),
     /// Show one document's output from a provider
     Show(show::ShowArgs),
+    /// Tables of the latest scores, comparisons between provider versions, and metric history
+    Report(report::ReportArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -85,6 +88,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
+        Command::Report(a) => report::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),

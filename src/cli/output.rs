@@ -24,6 +24,11 @@ pub struct OutputArgs {
 
 /// Prints rows as aligned columns; numeric-looking cells are right-aligned.
 pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()> {
+    std::io::stdout().lock().write_all(render_table(headers, rows).as_bytes())
+}
+
+/// Renders rows as aligned columns; numeric-looking cells are right-aligned.
+pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
@@ -36,8 +41,8 @@ pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()
         })
     };
     let right: Vec<bool> = (0..headers.len()).map(|i| !rows.is_empty() && numeric(i)).collect();
-    let mut out = std::io::stdout().lock();
-    let line = |out: &mut dyn Write, cells: &[String]| -> std::io::Result<()> {
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
         let mut s = String::new();
         for (i, c) in cells.iter().enumerate() {
             if i > 0 {
@@ -54,14 +59,15 @@ pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()
                 }
             }
         }
-        writeln!(out, "{}", s.trim_end())
+        out.push_str(s.trim_end());
+        out.push('\n');
     };
     let hdr: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    line(&mut out, &hdr)?;
+    line(&mut out, &hdr);
     for r in rows {
-        line(&mut out, r)?;
+        line(&mut out, r);
     }
-    Ok(())
+    out
 }
 
 /// Prints a value as pretty JSON on stdout.

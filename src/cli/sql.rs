@@ -7,7 +7,10 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use corpus::store::{QueryResult, Store};
 
-use super::output::print_table;
+use anyhow::Context;
+use corpus::report::ReportFormat;
+
+use super::output::render_table;
 use super::GlobalArgs;
 
 /// How query results are printed.
@@ -21,6 +24,10 @@ enum SqlFormat {
     Ndjson,
     /// Comma-separated values with a header line
     Csv,
+    /// A Markdown table
+    Markdown,
+    /// Apache Parquet (needs --output)
+    Parquet,
 }
 
 /// Arguments of `corpus sql`.
@@ -37,6 +44,9 @@ pub struct SqlArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
     format: SqlFormat,
+    /// Write to this file instead of stdout (required for parquet)
+    #[arg(long, short = 'o')]
+    output: Option<std::path::PathBuf>,
 }
 
 fn parse_param(s: &str) -> Result<(String, String), String> {
@@ -62,8 +72,33 @@ pub fn run(g: &GlobalArgs, a: &SqlArgs) -> anyhow::Result<ExitCode> {
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         anyhow::bail!("--timeout must be a positive number of seconds");
     }
+    if a.format == SqlFormat::Parquet && a.output.is_none() {
+        anyhow::bail!("--format parquet writes a binary file: give --output FILE");
+    }
     let r = Store::query_read_only(&g.db, &sql, &a.params, Duration::from_secs_f64(a.timeout))?;
-    print(&r, a.format)?;
+    let via_report = match a.format {
+        SqlFormat::Markdown => Some(ReportFormat::Markdown),
+        SqlFormat::Parquet => Some(ReportFormat::Parquet),
+        _ if a.output.is_some() => None,
+        _ => {
+            print(&r, a.format, &mut std::io::stdout().lock())?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let mut out: Box<dyn Write> = match &a.output {
+        Some(p) => {
+            Box::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
+        }
+        None => Box::new(std::io::stdout().lock()),
+    };
+    match via_report {
+        Some(f) => {
+            let df = corpus::report::render::frame_from_rows(&r.columns, &r.rows)?;
+            corpus::report::render::write(&corpus::report::render(&df, f)?, &mut out)?;
+        }
+        None => print(&r, a.format, &mut out)?,
+    }
+    out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -77,12 +112,14 @@ pub fn runs(g: &GlobalArgs, a: &RunsArgs) -> anyhow::Result<ExitCode> {
                FROM v_runs ORDER BY run DESC LIMIT :limit";
     let params = [("limit".to_string(), a.limit.to_string())];
     let r = Store::query_read_only(&g.db, sql, &params, Duration::from_secs(30))?;
-    print(&r, a.format)?;
+    if matches!(a.format, SqlFormat::Markdown | SqlFormat::Parquet) {
+        anyhow::bail!("corpus runs prints table, json, ndjson or csv; use corpus sql for more");
+    }
+    print(&r, a.format, &mut std::io::stdout().lock())?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print(r: &QueryResult, format: SqlFormat) -> anyhow::Result<()> {
-    let mut out = std::io::stdout().lock();
+fn print(r: &QueryResult, format: SqlFormat, out: &mut dyn Write) -> anyhow::Result<()> {
     let text = |v: &serde_json::Value| match v {
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
@@ -103,11 +140,11 @@ fn print(r: &QueryResult, format: SqlFormat) -> anyhow::Result<()> {
                 })
                 .collect();
             let headers: Vec<&str> = r.columns.iter().map(String::as_str).collect();
-            print_table(&headers, &rows)?;
+            out.write_all(render_table(&headers, &rows).as_bytes())?;
         }
         SqlFormat::Json => {
             let all: Vec<_> = r.rows.iter().map(|row| object(row)).collect();
-            serde_json::to_writer_pretty(&mut out, &all)?;
+            serde_json::to_writer_pretty(&mut *out, &all)?;
             writeln!(out)?;
         }
         SqlFormat::Ndjson => {
@@ -115,6 +152,7 @@ fn print(r: &QueryResult, format: SqlFormat) -> anyhow::Result<()> {
                 writeln!(out, "{}", object(row))?;
             }
         }
+        SqlFormat::Markdown | SqlFormat::Parquet => unreachable!("rendered through report"),
         SqlFormat::Csv => {
             let line = |cells: Vec<String>| {
                 cells.into_iter().map(|c| csv_field(&c)).collect::<Vec<_>>().join(",")

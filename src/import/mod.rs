@@ -16,6 +16,7 @@
 
 pub mod docling;
 pub mod html;
+pub mod latex_table;
 pub mod markdown;
 
 use std::collections::{BTreeSet, HashMap};

@@ -36,6 +36,9 @@ pub struct IngestOptions {
     pub truth: Option<TruthFormat>,
     /// The run to record errors under.
     pub run: Option<RunId>,
+    /// Attributes (name, value) set on every document ingested (for `report --by
+    /// attribute:<name>`).
+    pub attributes: Vec<(String, String)>,
 }
 
 /// One file that could not be ingested (or whose truth was rejected).
@@ -157,6 +160,7 @@ fn ingest_one(
         bytes: &bytes,
         pages,
         truths: &truths,
+        attributes: &opts.attributes,
     };
     let out = store.ingest(&doc).map_err(|e| match e {
         Error::BadInput { msg, .. } => msg,
@@ -241,7 +245,7 @@ mod tests {
     }
 
     fn opts(paths: Vec<PathBuf>, truth: Option<TruthFormat>) -> IngestOptions {
-        IngestOptions { paths, dataset: "ds".into(), truth, run: None }
+        IngestOptions { paths, dataset: "ds".into(), truth, run: None, attributes: Vec::new() }
     }
 
     #[test]

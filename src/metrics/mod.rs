@@ -1,4 +1,6 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
+pub mod difflib;
+pub mod grits;
 pub mod levenshtein;
 pub mod paper;

@@ -20,6 +20,8 @@ pub struct IngestDoc<'a> {
     pub pages: u32,
     /// Ground-truth files to attach (one, or several parts of one truth).
     pub truths: &'a [TruthFile<'a>],
+    /// Attributes (name, value) to set on the document in this dataset.
+    pub attributes: &'a [(String, String)],
 }
 
 /// One ground-truth file to store verbatim.
@@ -168,6 +170,14 @@ impl Store {
                 )?
                 .execute(params![document, dataset, t.format, t.part, blob, t.source_path, now()])?
                 as u32;
+        }
+        for (name, value) in doc.attributes {
+            tx.prepare_cached(
+                "INSERT INTO document_attributes (document, dataset, name, value)
+                 VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (document, dataset, name) DO UPDATE SET value = excluded.value",
+            )?
+            .execute(params![document, dataset, name, value])?;
         }
         tx.commit()?;
         Ok(IngestOutcome { document, new_document, new_name, new_truths })
@@ -322,7 +332,15 @@ mod tests {
     use super::*;
 
     fn doc<'a>(dataset: &'a str, name: &'a str, bytes: &'a [u8]) -> IngestDoc<'a> {
-        IngestDoc { dataset, name, source_path: name, bytes, pages: 1, truths: &[] }
+        IngestDoc {
+            dataset,
+            name,
+            source_path: name,
+            bytes,
+            pages: 1,
+            truths: &[],
+            attributes: &[],
+        }
     }
 
     fn count(store: &Store, table: &str) -> i64 {

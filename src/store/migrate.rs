@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_init", include_str!("../../schema/0001_init.sql")),
     ("0002_scores", include_str!("../../schema/0002_scores.sql")),
     ("0003_runs_view", include_str!("../../schema/0003_runs_view.sql")),
+    ("0004_latest_scores", include_str!("../../schema/0004_latest_scores.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.

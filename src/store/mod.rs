@@ -14,6 +14,7 @@ mod docs;
 mod metrics;
 pub mod migrate;
 mod outputs;
+mod report;
 mod runs;
 mod sql;
 
@@ -27,6 +28,7 @@ use crate::error::{Error, Result};
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
 pub use metrics::{ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
+pub use report::{ScoreColumns, ScoreFilter};
 pub use runs::RunId;
 pub use sql::QueryResult;
 
@@ -149,7 +151,7 @@ pub fn now() -> String {
 }
 
 /// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-fn format_utc(secs: i64, millis: u32) -> String {
+pub fn format_utc(secs: i64, millis: u32) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Civil-from-days (Howard Hinnant's algorithm).

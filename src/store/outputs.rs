@@ -178,6 +178,7 @@ mod tests {
                 bytes: b"pdf",
                 pages: 1,
                 truths: &[],
+                attributes: &[],
             })
             .unwrap()
             .document;

@@ -68,6 +68,7 @@ fn store_with(n: usize) -> Store {
             bytes: bytes.as_bytes(),
             pages: 1,
             truths: &[],
+            attributes: &[],
         })
         .unwrap();
     }

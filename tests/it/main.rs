@@ -4,6 +4,8 @@
 mod cache;
 mod cli;
 mod import;
+mod notebook;
 mod paper;
+mod report;
 mod shared;
 mod util;

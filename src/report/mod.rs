@@ -1,0 +1,494 @@
+//! `corpus report`: score tables computed with polars (the only module that uses it).
+//!
+//! Rows come from the store's public views (`v_latest_scores`, `v_scores`, `v_runs`,
+//! `v_document_attributes`) as one long frame (document, provider, version, model, metric,
+//! value, ...). Metrics are pivoted into columns with one filtered aggregation each; means
+//! skip nulls, so a metric missing for a document is never averaged as 0; a group whose
+//! values are all null stays null.
+
+pub mod render;
+
+use polars::prelude::*;
+
+use crate::store::ScoreColumns;
+
+pub use render::{render, Rendered, ReportFormat};
+
+/// A `provider[@version]` selector for `--compare`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selector {
+    /// Provider id.
+    pub provider: String,
+    /// Provider version (`v2` and `2` are the same), or a model digest prefix.
+    pub version: Option<String>,
+}
+
+impl Selector {
+    /// Parses `pdfium`, `pdfium@2`, `pdfium@v2`.
+    pub fn parse(s: &str) -> Result<Selector, String> {
+        let (p, v) = match s.split_once('@') {
+            Some((p, v)) => (p, Some(v.to_string())),
+            None => (s, None),
+        };
+        if p.is_empty() || v.as_deref() == Some("") {
+            return Err(format!("expected PROVIDER or PROVIDER@VERSION, got {s:?}"));
+        }
+        Ok(Selector { provider: p.to_string(), version: v })
+    }
+
+    fn matches(&self, provider: &str, version: &str, model: &str) -> bool {
+        if provider != self.provider {
+            return false;
+        }
+        match &self.version {
+            None => true,
+            Some(v) => {
+                let bare = |s: &str| s.strip_prefix('v').unwrap_or(s).to_string();
+                bare(v) == bare(version) || (v.len() >= 6 && model.starts_with(v.as_str()))
+            }
+        }
+    }
+}
+
+/// How the default report groups its rows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum By {
+    /// One row per document and provider version (and an AVG row per provider version).
+    Document,
+    /// One row per provider version.
+    Provider,
+    /// One row per dataset and provider version.
+    Dataset,
+    /// One row per value of a document attribute and provider version.
+    Attribute(String),
+}
+
+impl By {
+    /// Parses `provider`, `document`, `dataset` or `attribute:<name>`.
+    pub fn parse(s: &str) -> Result<By, String> {
+        match s {
+            "document" => Ok(By::Document),
+            "provider" => Ok(By::Provider),
+            "dataset" => Ok(By::Dataset),
+            _ => match s.strip_prefix("attribute:") {
+                Some(name) if !name.is_empty() => Ok(By::Attribute(name.to_string())),
+                _ => Err(format!(
+                    "expected provider, document, dataset or attribute:<name>, got {s:?}"
+                )),
+            },
+        }
+    }
+}
+
+/// The short form of a model digest shown in reports.
+fn short_model(m: &str) -> &str {
+    m.get(..12).unwrap_or(m)
+}
+
+/// Builds the long frame: one row per score.
+pub fn long_frame(c: &ScoreColumns) -> PolarsResult<DataFrame> {
+    let label: Vec<String> =
+        c.provider.iter().zip(&c.provider_version).map(|(p, v)| format!("{p}@{v}")).collect();
+    let model: Vec<&str> = c.model_digest.iter().map(|m| short_model(m)).collect();
+    DataFrame::new_infer_height(vec![
+        Column::new("document".into(), &c.document),
+        Column::new("dataset".into(), &c.dataset),
+        Column::new("provider".into(), label),
+        Column::new("model".into(), model),
+        Column::new("metric".into(), &c.metric),
+        Column::new("value".into(), &c.value),
+        Column::new("run".into(), &c.run),
+        Column::new("run_started_at".into(), &c.run_started_at),
+        Column::new("attribute".into(), &c.attribute),
+    ])
+}
+
+/// Returns the metrics present in a long frame, in `preferred` order first, then by name.
+pub fn metric_order(c: &ScoreColumns, preferred: &[&str]) -> Vec<String> {
+    let mut all: Vec<&str> = c.metric.iter().map(String::as_str).collect();
+    all.sort_unstable();
+    all.dedup();
+    let mut out: Vec<String> =
+        preferred.iter().filter(|m| all.contains(m)).map(|m| m.to_string()).collect();
+    for m in all {
+        if !out.iter().any(|o| o == m) {
+            out.push(m.to_string());
+        }
+    }
+    out
+}
+
+fn metric_columns(metrics: &[String]) -> Vec<Expr> {
+    metrics
+        .iter()
+        .map(|m| col("value").filter(col("metric").eq(lit(m.as_str()))).first().alias(m.as_str()))
+        .collect()
+}
+
+fn means(metrics: &[String]) -> Vec<Expr> {
+    metrics.iter().map(|m| col(m.as_str()).mean().alias(m.as_str())).collect()
+}
+
+/// The latest-score table: pivoted metrics, grouped as `by` says.
+pub fn summary(long: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<DataFrame> {
+    // One row per (document, dataset, provider, model): its metric values.
+    let wide = long
+        .clone()
+        .lazy()
+        .group_by_stable([col("provider"), col("model"), col("dataset"), col("document")])
+        .agg({
+            let mut aggs = metric_columns(metrics);
+            aggs.push(col("attribute").first().alias("attribute"));
+            aggs
+        });
+    let sort = |keys: Vec<&str>| {
+        let n = keys.len();
+        (
+            keys.into_iter().map(PlSmallStr::from).collect::<Vec<_>>(),
+            SortMultipleOptions::default()
+                .with_maintain_order(true)
+                .with_nulls_last_multi(vec![true; n]),
+        )
+    };
+    let grouped = |keys: Vec<&str>| {
+        let mut aggs = vec![col("document").n_unique().alias("n")];
+        aggs.extend(means(metrics));
+        let exprs: Vec<Expr> = keys.iter().map(|k| col(*k)).collect();
+        let (names, opts) = sort(keys);
+        wide.clone().group_by(exprs).agg(aggs).sort(names, opts).collect()
+    };
+    match by {
+        By::Document => {
+            let (names, opts) = sort(vec!["provider", "model", "dataset", "document"]);
+            let rows = wide.clone().sort(names, opts).collect()?;
+            // One AVG row per provider version and model, after its documents.
+            let mut aggs = vec![lit("AVG").alias("document"), lit("").alias("dataset")];
+            aggs.extend(means(metrics));
+            let avg = wide
+                .clone()
+                .group_by_stable([col("provider"), col("model")])
+                .agg(aggs)
+                .collect()?;
+            let cols: Vec<String> = ["provider", "model", "dataset", "document"]
+                .iter()
+                .map(|s| s.to_string())
+                .chain(metrics.iter().cloned())
+                .collect();
+            let rows = rows.select(cols.iter().map(String::as_str))?;
+            let avg = avg.select(cols.iter().map(String::as_str))?;
+            interleave_avg(&rows, &avg)
+        }
+        By::Provider => grouped(vec!["provider", "model"]),
+        By::Dataset => grouped(vec!["dataset", "provider", "model"]),
+        By::Attribute(_) => grouped(vec!["attribute", "provider", "model"]),
+    }
+}
+
+/// Places each provider's AVG row after that provider's document rows.
+fn interleave_avg(rows: &DataFrame, avg: &DataFrame) -> PolarsResult<DataFrame> {
+    let key = |df: &DataFrame| -> PolarsResult<Vec<String>> {
+        let p = df.column("provider")?.str()?.clone();
+        let m = df.column("model")?.str()?.clone();
+        Ok(p.iter()
+            .zip(m.iter())
+            .map(|(p, m)| format!("{}\u{0}{}", p.unwrap_or(""), m.unwrap_or("")))
+            .collect())
+    };
+    let (rk, ak) = (key(rows)?, key(avg)?);
+    let mut out: Option<DataFrame> = None;
+    let mut start = 0usize;
+    let append = |df: DataFrame, out: &mut Option<DataFrame>| -> PolarsResult<()> {
+        match out {
+            Some(o) => {
+                o.vstack_mut(&df)?;
+            }
+            None => *out = Some(df),
+        }
+        Ok(())
+    };
+    while start < rk.len() {
+        let mut end = start;
+        while end < rk.len() && rk[end] == rk[start] {
+            end += 1;
+        }
+        append(rows.slice(start as i64, end - start), &mut out)?;
+        if let Some(i) = ak.iter().position(|k| *k == rk[start]) {
+            append(avg.slice(i as i64, 1), &mut out)?;
+        }
+        start = end;
+    }
+    Ok(out.unwrap_or_else(|| rows.clone()))
+}
+
+/// Keeps the rows of a long frame whose provider label matches a selector.
+fn select_rows(long: &DataFrame, c: &ScoreColumns, sel: &Selector) -> PolarsResult<DataFrame> {
+    let mask: BooleanChunked = c
+        .provider
+        .iter()
+        .zip(&c.provider_version)
+        .zip(&c.model_digest)
+        .map(|((p, v), m)| sel.matches(p, v, m))
+        .collect();
+    long.filter(&mask)
+}
+
+/// `--compare A B`: per document and metric, A's and B's latest values and B − A, biggest
+/// losses first; and per metric the means over documents that have both.
+pub fn compare(
+    long: &DataFrame,
+    c: &ScoreColumns,
+    a: &Selector,
+    b: &Selector,
+) -> PolarsResult<(DataFrame, DataFrame)> {
+    // Both sides in one frame, tagged, then one row per (dataset, document, metric) with
+    // each side's value: documents scored by only one side keep a null on the other.
+    let mut both = select_rows(long, c, a)?.lazy().with_column(lit("a").alias("side")).collect()?;
+    let b_rows = select_rows(long, c, b)?.lazy().with_column(lit("b").alias("side")).collect()?;
+    both.vstack_mut(&b_rows)?;
+    let value_of = |side: &str| {
+        col("value").filter(col("side").eq(lit(side.to_string()))).first().alias(side.to_string())
+    };
+    let joined = both
+        .lazy()
+        .group_by_stable([col("dataset"), col("document"), col("metric")])
+        .agg([value_of("a"), value_of("b")])
+        .with_column((col("b") - col("a")).alias("delta"));
+    let rows = joined
+        .clone()
+        .sort(
+            ["delta", "metric", "document"],
+            SortMultipleOptions::default()
+                .with_nulls_last_multi([true, false, false])
+                .with_maintain_order(true),
+        )
+        .collect()?;
+    let both = col("a").is_not_null().and(col("b").is_not_null());
+    let per_metric = joined
+        .group_by_stable([col("metric")])
+        .agg([
+            both.clone().sum().alias("n"),
+            col("a").filter(both.clone()).mean().alias("a"),
+            col("b").filter(both.clone()).mean().alias("b"),
+            col("delta").mean().alias("delta"),
+            col("delta").lt(lit(0.0)).sum().alias("worse"),
+            col("delta").gt(lit(0.0)).sum().alias("better"),
+        ])
+        .sort(["metric"], SortMultipleOptions::default())
+        .collect()?;
+    Ok((per_metric, rows))
+}
+
+/// `--history`: one row per run and provider version: the mean of each metric over the
+/// documents that run scored.
+pub fn history(long: &DataFrame, metrics: &[String]) -> PolarsResult<DataFrame> {
+    let mut aggs = vec![
+        col("run_started_at").first().alias("started_at"),
+        col("document").n_unique().alias("n"),
+    ];
+    aggs.extend(
+        metrics.iter().map(|m| {
+            col("value").filter(col("metric").eq(lit(m.as_str()))).mean().alias(m.as_str())
+        }),
+    );
+    long.clone()
+        .lazy()
+        .group_by([col("run"), col("provider"), col("model")])
+        .agg(aggs)
+        .sort(
+            ["run", "provider"],
+            SortMultipleOptions::default().with_nulls_last(true).with_maintain_order(true),
+        )
+        .collect()
+}
+
+/// Where `--since` starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Since {
+    /// Scores computed by this run or a later one.
+    Run(i64),
+    /// Scores computed at or after this UTC time (`YYYY-MM-DD...`).
+    Time(String),
+}
+
+/// Seconds since the Unix epoch of `YYYY-MM-DD[THH:MM[:SS]]` (UTC).
+pub fn parse_utc(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, m, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (hh, mm, ss) = if b.len() >= 16 {
+        (num(11..13)?, num(14..16)?, if b.len() >= 19 { num(17..19)? } else { 0 })
+    } else {
+        (0, 0, 0)
+    };
+    // Days-from-civil (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(days * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+impl Since {
+    /// Parses a run id (`42`), a date or time (`2026-11-01`, `2026-11-01T12:00`), `today`,
+    /// `yesterday`, `last-week`, `last-month`, or an age (`3d`, `12h`, `2w`), relative to
+    /// `now` (as the store writes times).
+    pub fn parse(s: &str, now: &str) -> Result<Since, String> {
+        let s = s.trim();
+        if !s.is_empty() && s.bytes().all(|c| c.is_ascii_digit()) {
+            return s.parse().map(Since::Run).map_err(|e| format!("{s:?}: {e}"));
+        }
+        if let Some(t) = parse_utc(s) {
+            return Ok(Since::Time(crate::store::format_utc(t, 0)));
+        }
+        let now = parse_utc(now).ok_or_else(|| format!("cannot read the current time {now:?}"))?;
+        let ago = |secs: i64| Ok(Since::Time(crate::store::format_utc(now - secs, 0)));
+        let today = now - now.rem_euclid(86_400);
+        match s {
+            "today" => return Ok(Since::Time(crate::store::format_utc(today, 0))),
+            "yesterday" => return Ok(Since::Time(crate::store::format_utc(today - 86_400, 0))),
+            "last-week" => return ago(7 * 86_400),
+            "last-month" => return ago(30 * 86_400),
+            _ => {}
+        }
+        let unit = s.chars().last().unwrap_or(' ');
+        let n: Option<i64> = s[..s.len() - unit.len_utf8().min(s.len())].parse().ok();
+        match (n, unit) {
+            (Some(n), 'h') => ago(n * 3600),
+            (Some(n), 'd') => ago(n * 86_400),
+            (Some(n), 'w') => ago(n * 7 * 86_400),
+            _ => Err(format!(
+                "--since {s:?}: expected a run id, a date (2026-11-01), today, yesterday, last-week, last-month or an age (3d, 12h, 2w)"
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NOW: &str = "2026-12-02T10:30:00.000Z";
+
+    #[test]
+    fn since_reads_runs_dates_and_ages() {
+        assert_eq!(Since::parse("42", NOW), Ok(Since::Run(42)));
+        assert_eq!(
+            Since::parse("2026-11-01", NOW),
+            Ok(Since::Time("2026-11-01T00:00:00.000Z".into()))
+        );
+        assert_eq!(
+            Since::parse("last-week", NOW),
+            Ok(Since::Time("2026-11-25T10:30:00.000Z".into()))
+        );
+        assert_eq!(
+            Since::parse("yesterday", NOW),
+            Ok(Since::Time("2026-12-01T00:00:00.000Z".into()))
+        );
+        assert_eq!(Since::parse("36h", NOW), Ok(Since::Time("2026-11-30T22:30:00.000Z".into())));
+        assert!(Since::parse("soon", NOW).is_err());
+        assert_eq!(parse_utc("1970-01-02"), Some(86_400));
+        assert_eq!(parse_utc("2000-03-01T00:00:01"), Some(951_868_801));
+    }
+
+    #[test]
+    fn selectors_and_groupings_parse() {
+        let s = Selector::parse("pdfium@v2").unwrap();
+        assert!(s.matches("pdfium", "2", "abc"));
+        assert!(!s.matches("pdfium", "1", "abc"));
+        assert!(Selector::parse("pdfium@").is_err());
+        assert_eq!(By::parse("attribute:lang"), Ok(By::Attribute("lang".into())));
+        assert!(By::parse("attribute:").is_err());
+    }
+
+    fn columns() -> ScoreColumns {
+        // Two providers versions, two documents, two metrics; one value missing, one null.
+        let rows: [(&str, &str, &str, Option<f64>); 7] = [
+            ("d1", "1", "m1", Some(0.5)),
+            ("d1", "1", "m2", Some(1.0)),
+            ("d2", "1", "m1", Some(0.7)),
+            ("d2", "1", "m2", None),
+            ("d1", "2", "m1", Some(0.9)),
+            ("d2", "2", "m1", Some(0.6)),
+            ("d2", "2", "m2", Some(0.25)),
+        ];
+        let mut c = ScoreColumns::default();
+        for (d, v, m, x) in rows {
+            c.document.push(d.into());
+            c.dataset.push("s".into());
+            c.provider.push("p".into());
+            c.provider_version.push(v.into());
+            c.model_digest.push("abc".into());
+            c.metric.push(m.into());
+            c.value.push(x);
+            c.computed_at.push(NOW.into());
+            c.run.push(Some(if v == "1" { 1 } else { 2 }));
+            c.run_started_at.push(Some(NOW.into()));
+            c.attribute.push(Some(if d == "d1" { "en" } else { "zh" }.into()));
+        }
+        c
+    }
+
+    fn f64s(df: &DataFrame, name: &str) -> Vec<Option<f64>> {
+        df.column(name).unwrap().f64().unwrap().iter().collect()
+    }
+
+    #[test]
+    fn summary_averages_skip_nulls_and_missing_values() {
+        let c = columns();
+        let long = long_frame(&c).unwrap();
+        let metrics = metric_order(&c, &["m2"]);
+        assert_eq!(metrics, ["m2", "m1"]);
+        let t = summary(&long, &metrics, &By::Document).unwrap();
+        let docs: Vec<Option<&str>> = t.column("document").unwrap().str().unwrap().iter().collect();
+        assert_eq!(
+            docs,
+            [Some("d1"), Some("d2"), Some("AVG"), Some("d1"), Some("d2"), Some("AVG")]
+        );
+        // v1: m1 = (0.5 + 0.7) / 2; m2 = 1.0 alone (d2's null is not a 0).
+        // v2: m2 = 0.25 alone (d1 has no m2 at all).
+        let m1 = f64s(&t, "m1");
+        let m2 = f64s(&t, "m2");
+        assert!((m1[2].unwrap() - 0.6).abs() < 1e-12);
+        assert_eq!((m2[1], m2[2], m2[3], m2[5]), (None, Some(1.0), None, Some(0.25)));
+        let by = summary(&long, &metrics, &By::Attribute("lang".into())).unwrap();
+        assert_eq!(by.height(), 4);
+        let p = summary(&long, &metrics, &By::Provider).unwrap();
+        assert_eq!(f64s(&p, "m1"), [Some(0.6), Some(0.75)]);
+    }
+
+    #[test]
+    fn compare_gives_deltas_biggest_loss_first() {
+        let c = columns();
+        let long = long_frame(&c).unwrap();
+        let a = Selector::parse("p@1").unwrap();
+        let b = Selector::parse("p@2").unwrap();
+        let (per_metric, rows) = compare(&long, &c, &a, &b).unwrap();
+        let d = f64s(&rows, "delta");
+        // d2/m1: 0.6 − 0.7 = −0.1 first; d1/m1: +0.4; then the pairs with a side missing.
+        assert!((d[0].unwrap() + 0.1).abs() < 1e-12);
+        assert!((d[1].unwrap() - 0.4).abs() < 1e-12);
+        assert_eq!(d[2..], [None, None]);
+        let m1 = f64s(&per_metric, "delta");
+        assert!((m1[0].unwrap() - 0.15).abs() < 1e-12);
+        assert_eq!(m1[1], None, "m2 has no document scored by both");
+    }
+
+    #[test]
+    fn history_has_one_row_per_run() {
+        let c = columns();
+        let long = long_frame(&c).unwrap();
+        let h = history(&long, &["m1".to_string()]).unwrap();
+        assert_eq!(h.height(), 2);
+        let m1 = f64s(&h, "m1");
+        assert!((m1[0].unwrap() - 0.6).abs() < 1e-12 && (m1[1].unwrap() - 0.75).abs() < 1e-12);
+    }
+}

@@ -1,0 +1,298 @@
+//! Rendering report frames: aligned tables (numbers to 3 decimals, null as `–`), Markdown,
+//! CSV and Parquet (polars-io writers), JSON and NDJSON.
+
+use std::io::Write;
+
+use polars::prelude::*;
+use polars_io::prelude::{CsvWriter, ParquetWriter, SerWriter};
+
+/// How a report is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    /// Aligned columns for a terminal.
+    Table,
+    /// A Markdown (GFM) table.
+    Markdown,
+    /// CSV with a header row; nulls are empty fields.
+    Csv,
+    /// One JSON array of objects; nulls are `null`.
+    Json,
+    /// One JSON object per line.
+    Ndjson,
+    /// Apache Parquet (to a file).
+    Parquet,
+}
+
+impl ReportFormat {
+    /// Every format, as typed.
+    pub const NAMES: [(&'static str, ReportFormat); 6] = [
+        ("table", ReportFormat::Table),
+        ("markdown", ReportFormat::Markdown),
+        ("csv", ReportFormat::Csv),
+        ("json", ReportFormat::Json),
+        ("ndjson", ReportFormat::Ndjson),
+        ("parquet", ReportFormat::Parquet),
+    ];
+
+    /// Parses a format name.
+    pub fn parse(s: &str) -> Result<ReportFormat, String> {
+        ReportFormat::NAMES.iter().find(|(n, _)| *n == s).map(|(_, f)| *f).ok_or_else(|| {
+            let names: Vec<&str> = ReportFormat::NAMES.iter().map(|(n, _)| *n).collect();
+            format!("unknown format {s:?}; known: {}", names.join(", "))
+        })
+    }
+}
+
+/// A rendered report: text, or bytes for binary formats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rendered {
+    /// Text to print.
+    Text(String),
+    /// Bytes to write to a file.
+    Bytes(Vec<u8>),
+}
+
+/// One cell of a frame, for the text renderers.
+#[derive(Debug, Clone, PartialEq)]
+enum Cell {
+    Null,
+    Int(i64),
+    Num(f64),
+    Str(String),
+}
+
+fn cells(df: &DataFrame) -> PolarsResult<Vec<Vec<Cell>>> {
+    let mut cols = Vec::with_capacity(df.width());
+    for c in df.columns() {
+        let s = c.as_materialized_series();
+        let col: Vec<Cell> = match s.dtype() {
+            DataType::Float64 | DataType::Float32 => s
+                .cast(&DataType::Float64)?
+                .f64()?
+                .iter()
+                .map(|v| v.map_or(Cell::Null, Cell::Num))
+                .collect(),
+            DataType::Boolean => s
+                .bool()?
+                .iter()
+                .map(|v| v.map_or(Cell::Null, |b| Cell::Str(b.to_string())))
+                .collect(),
+            dt if dt.is_integer() => s
+                .cast(&DataType::Int64)?
+                .i64()?
+                .iter()
+                .map(|v| v.map_or(Cell::Null, Cell::Int))
+                .collect(),
+            DataType::String => s
+                .str()?
+                .iter()
+                .map(|v: Option<&str>| v.map_or(Cell::Null, |t| Cell::Str(t.to_string())))
+                .collect(),
+            _ => s
+                .cast(&DataType::String)?
+                .str()?
+                .iter()
+                .map(|v: Option<&str>| v.map_or(Cell::Null, |t| Cell::Str(t.to_string())))
+                .collect(),
+        };
+        cols.push(col);
+    }
+    let n = df.height();
+    Ok((0..n).map(|i| cols.iter().map(|c| c[i].clone()).collect()).collect())
+}
+
+fn text(c: &Cell) -> String {
+    match c {
+        Cell::Null => "–".into(),
+        Cell::Int(i) => i.to_string(),
+        Cell::Num(f) => format!("{f:.3}"),
+        Cell::Str(s) => s.clone(),
+    }
+}
+
+fn json_value(c: &Cell) -> serde_json::Value {
+    match c {
+        Cell::Null => serde_json::Value::Null,
+        Cell::Int(i) => (*i).into(),
+        Cell::Num(f) => {
+            serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
+        }
+        Cell::Str(s) => s.clone().into(),
+    }
+}
+
+/// Renders a frame in `format`.
+pub fn render(df: &DataFrame, format: ReportFormat) -> PolarsResult<Rendered> {
+    let names: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
+    match format {
+        ReportFormat::Table | ReportFormat::Markdown => {
+            let rows = cells(df)?;
+            let numeric: Vec<bool> = (0..names.len())
+                .map(|j| rows.iter().any(|r| matches!(r[j], Cell::Int(_) | Cell::Num(_))))
+                .collect();
+            let body: Vec<Vec<String>> =
+                rows.iter().map(|r| r.iter().map(text).collect()).collect();
+            Ok(Rendered::Text(if format == ReportFormat::Table {
+                aligned(&names, &body, &numeric)
+            } else {
+                markdown(&names, &body, &numeric)
+            }))
+        }
+        ReportFormat::Json | ReportFormat::Ndjson => {
+            let rows = cells(df)?;
+            let objs: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|r| {
+                    let m: serde_json::Map<String, serde_json::Value> =
+                        names.iter().cloned().zip(r.iter().map(json_value)).collect();
+                    serde_json::Value::Object(m)
+                })
+                .collect();
+            let mut out = String::new();
+            if format == ReportFormat::Json {
+                out = serde_json::to_string_pretty(&objs).map_err(to_polars)?;
+                out.push('\n');
+            } else {
+                for o in objs {
+                    out.push_str(&o.to_string());
+                    out.push('\n');
+                }
+            }
+            Ok(Rendered::Text(out))
+        }
+        ReportFormat::Csv => {
+            let mut buf = Vec::new();
+            let mut df = df.clone();
+            CsvWriter::new(&mut buf).include_header(true).finish(&mut df)?;
+            Ok(Rendered::Text(String::from_utf8_lossy(&buf).into_owned()))
+        }
+        ReportFormat::Parquet => {
+            let mut buf = Vec::new();
+            let mut df = df.clone();
+            ParquetWriter::new(&mut buf).finish(&mut df)?;
+            Ok(Rendered::Bytes(buf))
+        }
+    }
+}
+
+fn to_polars(e: serde_json::Error) -> PolarsError {
+    PolarsError::ComputeError(e.to_string().into())
+}
+
+fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
+    let mut w: Vec<usize> = names.iter().map(|n| n.chars().count()).collect();
+    for r in rows {
+        for (j, c) in r.iter().enumerate() {
+            w[j] = w[j].max(c.chars().count());
+        }
+    }
+    let mut out = String::new();
+    let line = |cells: &[String], out: &mut String| {
+        let mut s = String::new();
+        for (j, c) in cells.iter().enumerate() {
+            if j > 0 {
+                s.push_str("  ");
+            }
+            let pad = w[j] - c.chars().count();
+            if numeric[j] {
+                s.push_str(&" ".repeat(pad));
+                s.push_str(c);
+            } else {
+                s.push_str(c);
+                s.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(s.trim_end());
+        out.push('\n');
+    };
+    line(names, &mut out);
+    for r in rows {
+        line(r, &mut out);
+    }
+    out
+}
+
+fn markdown(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
+    let esc = |s: &str| s.replace('|', "\\|");
+    let mut out = String::new();
+    out.push_str(&format!(
+        "| {} |\n",
+        names.iter().map(|n| esc(n)).collect::<Vec<_>>().join(" | ")
+    ));
+    let rule: Vec<&str> = numeric.iter().map(|&n| if n { "---:" } else { "---" }).collect();
+    out.push_str(&format!("| {} |\n", rule.join(" | ")));
+    for r in rows {
+        out.push_str(&format!(
+            "| {} |\n",
+            r.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+        ));
+    }
+    out
+}
+
+/// Writes a rendered report to stdout or a file.
+pub fn write(r: &Rendered, out: &mut dyn Write) -> std::io::Result<()> {
+    match r {
+        Rendered::Text(t) => out.write_all(t.as_bytes()),
+        Rendered::Bytes(b) => out.write_all(b),
+    }
+}
+
+/// Builds a frame from query rows (as `corpus sql` returns them): a column of integers
+/// becomes Int64, of numbers Float64, anything else String; nulls stay null.
+pub fn frame_from_rows(
+    columns: &[String],
+    rows: &[Vec<serde_json::Value>],
+) -> PolarsResult<DataFrame> {
+    use serde_json::Value;
+    let mut cols = Vec::with_capacity(columns.len());
+    for (j, name) in columns.iter().enumerate() {
+        let vals: Vec<&Value> = rows.iter().map(|r| r.get(j).unwrap_or(&Value::Null)).collect();
+        let all = |f: fn(&Value) -> bool| vals.iter().all(|v| v.is_null() || f(v));
+        let c = if all(|v| v.is_i64()) {
+            Column::new(name.as_str().into(), vals.iter().map(|v| v.as_i64()).collect::<Vec<_>>())
+        } else if all(|v| v.is_number()) {
+            Column::new(name.as_str().into(), vals.iter().map(|v| v.as_f64()).collect::<Vec<_>>())
+        } else {
+            let s: Vec<Option<String>> = vals
+                .iter()
+                .map(|v| match v {
+                    Value::Null => None,
+                    Value::String(s) => Some(s.clone()),
+                    other => Some(other.to_string()),
+                })
+                .collect();
+            Column::new(name.as_str().into(), s)
+        };
+        cols.push(c);
+    }
+    DataFrame::new(rows.len(), cols)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame() -> DataFrame {
+        DataFrame::new_infer_height(vec![
+            Column::new("document".into(), ["a", "AVG"]),
+            Column::new("n".into(), [Some(2i64), None]),
+            Column::new("text_r".into(), [Some(0.5f64), None]),
+        ])
+        .unwrap()
+    }
+
+    #[test]
+    fn tables_show_three_decimals_and_a_dash_for_null() {
+        let Rendered::Text(t) = render(&frame(), ReportFormat::Table).unwrap() else { panic!() };
+        assert_eq!(t, "document  n  text_r\na         2   0.500\nAVG       –       –\n");
+        let Rendered::Text(m) = render(&frame(), ReportFormat::Markdown).unwrap() else { panic!() };
+        assert_eq!(m, "| document | n | text_r |\n| --- | ---: | ---: |\n| a | 2 | 0.500 |\n| AVG | – | – |\n");
+    }
+
+    #[test]
+    fn json_keeps_nulls_and_full_precision() {
+        let Rendered::Text(t) = render(&frame(), ReportFormat::Ndjson).unwrap() else { panic!() };
+        assert_eq!(t, "{\"document\":\"a\",\"n\":2,\"text_r\":0.5}\n{\"document\":\"AVG\",\"n\":null,\"text_r\":null}\n");
+    }
+}
