@@ -10,7 +10,10 @@ CREATE TABLE document_attributes (
     PRIMARY KEY (document, dataset, name)
 );
 
-CREATE INDEX metrics_output ON metrics(output);
+-- A covering index for reading scores suite by suite without touching the rows (and their
+-- traces): `corpus report` scans it.
+CREATE INDEX metrics_report
+    ON metrics(suite, output, truth, metric, value, computed_at, run, suite_version);
 
 CREATE VIEW v_latest_scores AS
 SELECT document, dataset, provider, provider_version, model_digest, suite, suite_version,

@@ -85,7 +85,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         attribute,
     };
     let cols = store.score_columns(&filter)?;
-    if cols.metric.is_empty() {
+    if cols.is_empty() {
         if !g.quiet {
             eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
         }
@@ -96,7 +96,6 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         _ => Vec::new(),
     };
     let metrics = report::metric_order(&cols, &preferred);
-    let long = report::long_frame(&cols)?;
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
@@ -105,6 +104,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     };
     let textual = matches!(a.format, ReportFormat::Table | ReportFormat::Markdown);
     if let [sel_a, sel_b] = a.compare.as_slice() {
+        let long = report::long_frame(&cols)?;
         let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b)?;
         if textual {
             report::render::write(&render(&per_metric, a.format)?, &mut out)?;
@@ -122,10 +122,10 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
             report::render::write(&render(&rows, a.format)?, &mut out)?;
         }
     } else if a.history {
-        let h = report::history(&long, &metrics)?;
+        let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, a.format)?, &mut out)?;
     } else {
-        let t = report::summary(&long, &metrics, &a.by)?;
+        let t = report::summary(&report::wide_frame(&cols, &metrics)?, &metrics, &a.by)?;
         let t = match &a.by {
             By::Attribute(name) => {
                 let mut t = t;

@@ -87,25 +87,44 @@ fn short_model(m: &str) -> &str {
 
 /// Builds the long frame: one row per score.
 pub fn long_frame(c: &ScoreColumns) -> PolarsResult<DataFrame> {
-    let label: Vec<String> =
-        c.provider.iter().zip(&c.provider_version).map(|(p, v)| format!("{p}@{v}")).collect();
-    let model: Vec<&str> = c.model_digest.iter().map(|m| short_model(m)).collect();
+    let n = c.len();
+    let (mut document, mut dataset, mut provider, mut model, mut metric, mut started, mut attr) = (
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+        Vec::with_capacity(n),
+    );
+    let labels: Vec<String> =
+        c.keys.iter().map(|k| format!("{}@{}", k.provider, k.provider_version)).collect();
+    for i in 0..n {
+        let k = &c.keys[c.key[i] as usize];
+        document.push(k.document.as_str());
+        dataset.push(k.dataset.as_str());
+        provider.push(labels[c.key[i] as usize].as_str());
+        model.push(short_model(&k.model_digest));
+        metric.push(c.metrics[c.metric[i] as usize].as_str());
+        started.push(c.run[i].and_then(|r| c.run_started_at.get(&r)).map(String::as_str));
+        attr.push(k.attribute.as_deref());
+    }
     DataFrame::new_infer_height(vec![
-        Column::new("document".into(), &c.document),
-        Column::new("dataset".into(), &c.dataset),
-        Column::new("provider".into(), label),
+        Column::new("document".into(), document),
+        Column::new("dataset".into(), dataset),
+        Column::new("provider".into(), provider),
         Column::new("model".into(), model),
-        Column::new("metric".into(), &c.metric),
+        Column::new("metric".into(), metric),
         Column::new("value".into(), &c.value),
         Column::new("run".into(), &c.run),
-        Column::new("run_started_at".into(), &c.run_started_at),
-        Column::new("attribute".into(), &c.attribute),
+        Column::new("run_started_at".into(), started),
+        Column::new("attribute".into(), attr),
     ])
 }
 
-/// Returns the metrics present in a long frame, in `preferred` order first, then by name.
+/// Returns the metrics present, in `preferred` order first, then by name.
 pub fn metric_order(c: &ScoreColumns, preferred: &[&str]) -> Vec<String> {
-    let mut all: Vec<&str> = c.metric.iter().map(String::as_str).collect();
+    let mut all: Vec<&str> = c.metrics.iter().map(String::as_str).collect();
     all.sort_unstable();
     all.dedup();
     let mut out: Vec<String> =
@@ -118,29 +137,66 @@ pub fn metric_order(c: &ScoreColumns, preferred: &[&str]) -> Vec<String> {
     out
 }
 
-fn metric_columns(metrics: &[String]) -> Vec<Expr> {
-    metrics
-        .iter()
-        .map(|m| col("value").filter(col("metric").eq(lit(m.as_str()))).first().alias(m.as_str()))
-        .collect()
+/// Pivots score rows into one row per (provider version, model, dataset, document) with one
+/// column per metric (null where the metric is missing or null), in first-seen order.
+pub fn wide_frame(c: &ScoreColumns, metrics: &[String]) -> PolarsResult<DataFrame> {
+    // metric id -> output column; key id -> output row (dense ids, so plain vectors).
+    let col_of: Vec<Option<usize>> =
+        c.metrics.iter().map(|m| metrics.iter().position(|x| x == m)).collect();
+    let mut row_of: Vec<Option<usize>> = vec![None; c.keys.len()];
+    let mut order: Vec<usize> = Vec::new();
+    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    for i in 0..c.len() {
+        let Some(j) = col_of[c.metric[i] as usize] else { continue };
+        let k = c.key[i] as usize;
+        let r = match row_of[k] {
+            Some(r) => r,
+            None => {
+                order.push(k);
+                for v in values.iter_mut() {
+                    v.push(None);
+                }
+                row_of[k] = Some(order.len() - 1);
+                order.len() - 1
+            }
+        };
+        values[j][r] = c.value[i];
+    }
+    let keys: Vec<&crate::store::ScoreKey> = order.iter().map(|&k| &c.keys[k]).collect();
+    let mut cols = vec![
+        Column::new(
+            "provider".into(),
+            keys.iter()
+                .map(|k| format!("{}@{}", k.provider, k.provider_version))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "model".into(),
+            keys.iter().map(|k| short_model(&k.model_digest)).collect::<Vec<_>>(),
+        ),
+        Column::new("dataset".into(), keys.iter().map(|k| k.dataset.as_str()).collect::<Vec<_>>()),
+        Column::new(
+            "document".into(),
+            keys.iter().map(|k| k.document.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "attribute".into(),
+            keys.iter().map(|k| k.attribute.as_deref()).collect::<Vec<_>>(),
+        ),
+    ];
+    for (m, v) in metrics.iter().zip(values) {
+        cols.push(Column::new(m.as_str().into(), v));
+    }
+    DataFrame::new_infer_height(cols)
 }
 
 fn means(metrics: &[String]) -> Vec<Expr> {
     metrics.iter().map(|m| col(m.as_str()).mean().alias(m.as_str())).collect()
 }
 
-/// The latest-score table: pivoted metrics, grouped as `by` says.
-pub fn summary(long: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<DataFrame> {
-    // One row per (document, dataset, provider, model): its metric values.
-    let wide = long
-        .clone()
-        .lazy()
-        .group_by_stable([col("provider"), col("model"), col("dataset"), col("document")])
-        .agg({
-            let mut aggs = metric_columns(metrics);
-            aggs.push(col("attribute").first().alias("attribute"));
-            aggs
-        });
+/// The latest-score table from [`wide_frame`]'s rows, grouped as `by` says.
+pub fn summary(wide: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<DataFrame> {
+    let wide = wide.clone().lazy();
     let sort = |keys: Vec<&str>| {
         let n = keys.len();
         (
@@ -222,13 +278,12 @@ fn interleave_avg(rows: &DataFrame, avg: &DataFrame) -> PolarsResult<DataFrame> 
 
 /// Keeps the rows of a long frame whose provider label matches a selector.
 fn select_rows(long: &DataFrame, c: &ScoreColumns, sel: &Selector) -> PolarsResult<DataFrame> {
-    let mask: BooleanChunked = c
-        .provider
+    let hit: Vec<bool> = c
+        .keys
         .iter()
-        .zip(&c.provider_version)
-        .zip(&c.model_digest)
-        .map(|((p, v), m)| sel.matches(p, v, m))
+        .map(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
         .collect();
+    let mask: BooleanChunked = c.key.iter().map(|&k| hit[k as usize]).collect();
     long.filter(&mask)
 }
 
@@ -422,17 +477,17 @@ mod tests {
         ];
         let mut c = ScoreColumns::default();
         for (d, v, m, x) in rows {
-            c.document.push(d.into());
-            c.dataset.push("s".into());
-            c.provider.push("p".into());
-            c.provider_version.push(v.into());
-            c.model_digest.push("abc".into());
-            c.metric.push(m.into());
-            c.value.push(x);
-            c.computed_at.push(NOW.into());
-            c.run.push(Some(if v == "1" { 1 } else { 2 }));
-            c.run_started_at.push(Some(NOW.into()));
-            c.attribute.push(Some(if d == "d1" { "en" } else { "zh" }.into()));
+            let key = crate::store::ScoreKey {
+                document: d.into(),
+                dataset: "s".into(),
+                provider: "p".into(),
+                provider_version: v.into(),
+                model_digest: "abc".into(),
+                attribute: Some(if d == "d1" { "en" } else { "zh" }.into()),
+            };
+            let run = if v == "1" { 1 } else { 2 };
+            c.push(key, m, x, Some(run));
+            c.run_started_at.insert(run, NOW.into());
         }
         c
     }
@@ -444,10 +499,11 @@ mod tests {
     #[test]
     fn summary_averages_skip_nulls_and_missing_values() {
         let c = columns();
-        let long = long_frame(&c).unwrap();
+        assert_eq!(long_frame(&c).unwrap().height(), 7);
         let metrics = metric_order(&c, &["m2"]);
         assert_eq!(metrics, ["m2", "m1"]);
-        let t = summary(&long, &metrics, &By::Document).unwrap();
+        let wide = wide_frame(&c, &metrics).unwrap();
+        let t = summary(&wide, &metrics, &By::Document).unwrap();
         let docs: Vec<Option<&str>> = t.column("document").unwrap().str().unwrap().iter().collect();
         assert_eq!(
             docs,
@@ -459,9 +515,9 @@ mod tests {
         let m2 = f64s(&t, "m2");
         assert!((m1[2].unwrap() - 0.6).abs() < 1e-12);
         assert_eq!((m2[1], m2[2], m2[3], m2[5]), (None, Some(1.0), None, Some(0.25)));
-        let by = summary(&long, &metrics, &By::Attribute("lang".into())).unwrap();
+        let by = summary(&wide, &metrics, &By::Attribute("lang".into())).unwrap();
         assert_eq!(by.height(), 4);
-        let p = summary(&long, &metrics, &By::Provider).unwrap();
+        let p = summary(&wide, &metrics, &By::Provider).unwrap();
         assert_eq!(f64s(&p, "m1"), [Some(0.6), Some(0.75)]);
     }
 

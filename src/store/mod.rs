@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
 pub use metrics::{ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
-pub use report::{ScoreColumns, ScoreFilter};
+pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
 pub use runs::RunId;
 pub use sql::QueryResult;
 

@@ -199,3 +199,81 @@ fn csv_and_parquet_round_trip() {
     ]));
     assert!(String::from_utf8_lossy(&out.stdout).contains("| table_r | 0.625 |"));
 }
+
+#[test]
+fn the_fast_score_reader_returns_exactly_the_rows_of_the_views() {
+    let (_d, db, _) = store();
+    {
+        // A second output for (d1, p@1) (a re-import) and a second suite version for d2.
+        let mut s = Store::open(&db).unwrap();
+        let truths = s.truths(None).unwrap();
+        let docs = s.documents(None).unwrap();
+        let run = s.start_run("eval", &[]).unwrap();
+        let d1 = docs.iter().find(|d| d.name == "d1").unwrap().id;
+        let d2 = docs.iter().find(|d| d.name == "d2").unwrap().id;
+        s.put_output(&NewOutput {
+            cache_key: "key-again",
+            document: d1,
+            provider: "p",
+            provider_version: "1",
+            model_digest: "m",
+            config: "{\"again\": true}",
+            pages: "all",
+            result: Ok(b"{\"pages\": [], \"blocks\": []}"),
+            wall_ms: 1,
+            device: "cpu",
+            run: Some(run),
+        })
+        .unwrap();
+        let newest = s.latest_output(d1, "p").unwrap().unwrap();
+        let t1 = truths.iter().find(|t| t.document == d1).unwrap().id;
+        s.put_metrics(
+            newest.id,
+            t1,
+            "paper",
+            1,
+            Some(run),
+            &[("text_r", Some(0.55), String::new())],
+        )
+        .unwrap();
+        let out2 = s.latest_output(d2, "p").unwrap().unwrap();
+        let t2 = truths.iter().find(|t| t.document == d2).unwrap().id;
+        s.put_metrics(out2.id, t2, "paper", 2, Some(run), &[("text_r", Some(0.1), String::new())])
+            .unwrap();
+    }
+    let s = Store::open_read_only(&db).unwrap();
+    for latest in [true, false] {
+        let c =
+            s.score_columns(&corpus::store::ScoreFilter { latest, ..Default::default() }).unwrap();
+        let mut fast: Vec<String> = (0..c.len())
+            .map(|i| {
+                let k = &c.keys[c.key[i] as usize];
+                format!(
+                    "{} {} {}@{} {} {:?}",
+                    k.document,
+                    k.dataset,
+                    k.provider,
+                    k.provider_version,
+                    c.metrics[c.metric[i] as usize],
+                    c.value[i]
+                )
+            })
+            .collect();
+        fast.sort();
+        let view = if latest { "v_latest_scores" } else { "v_scores" };
+        let q = format!(
+            "SELECT document, dataset, provider, provider_version, metric, value FROM {view}"
+        );
+        let r = Store::query_read_only(&db, &q, &[], std::time::Duration::from_secs(10)).unwrap();
+        let mut want: Vec<String> = r
+            .rows
+            .iter()
+            .map(|row| {
+                let t = |i: usize| row[i].as_str().unwrap().to_string();
+                format!("{} {} {}@{} {} {:?}", t(0), t(1), t(2), t(3), t(4), row[5].as_f64())
+            })
+            .collect();
+        want.sort();
+        assert_eq!(fast, want, "{view}");
+    }
+}
