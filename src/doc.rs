@@ -13,6 +13,10 @@ pub struct Doc {
     pub pages: Vec<Page>,
     /// Blocks in reading order across all pages.
     pub blocks: Vec<Block>,
+    /// The Markdown the Doc was read from, verbatim, for outputs imported as Markdown: suites
+    /// that parse Markdown themselves (omnidoc, olmocr) score exactly what the tool wrote.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
 }
 
 /// One page's size in PDF points (1/72 inch).
@@ -199,6 +203,38 @@ pub struct Cell {
 }
 
 impl Table {
+    /// Renders the table as HTML (`<table>` with `<tr>`, `<th>` for header cells, `<td>`,
+    /// `rowspan`/`colspan`), text escaped.
+    pub fn to_html(&self) -> String {
+        let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let mut cells: Vec<&Cell> = self.cells.iter().collect();
+        cells.sort_by_key(|c| (c.row, c.col));
+        let mut out = String::from("<table>");
+        let mut i = 0;
+        for r in 0..self.rows {
+            out.push_str("<tr>");
+            while i < cells.len() && cells[i].row == r {
+                let c = cells[i];
+                let tag = if c.header { "th" } else { "td" };
+                out.push('<');
+                out.push_str(tag);
+                if c.row_span > 1 {
+                    out.push_str(&format!(" rowspan=\"{}\"", c.row_span));
+                }
+                if c.col_span > 1 {
+                    out.push_str(&format!(" colspan=\"{}\"", c.col_span));
+                }
+                out.push('>');
+                out.push_str(&esc(&c.text));
+                out.push_str(&format!("</{tag}>"));
+                i += 1;
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
+        out
+    }
+
     /// Returns the cells' text in row then column order: cells joined by spaces, rows by
     /// newlines (what a table block's `text` holds).
     pub fn flat_text(&self) -> String {
@@ -223,6 +259,42 @@ impl Table {
 }
 
 impl Doc {
+    /// Returns the Markdown a Markdown-reading suite scores: the imported file verbatim where
+    /// there is one, else the blocks rendered as Markdown (`#` headings, paragraphs, tables
+    /// as HTML with spans, display formulas as `$$..$$`, page headers and footers left out).
+    pub fn markdown(&self) -> String {
+        if let Some(m) = &self.markdown {
+            return m.clone();
+        }
+        let mut out = String::new();
+        for b in &self.blocks {
+            let part = match b.kind {
+                BlockKind::PageHeader | BlockKind::PageFooter | BlockKind::Figure => continue,
+                BlockKind::Title => format!("# {}", b.text),
+                BlockKind::Heading => {
+                    format!("{} {}", "#".repeat(usize::from(b.level.unwrap_or(1)) + 1), b.text)
+                }
+                BlockKind::ListItem => format!("- {}", b.text),
+                BlockKind::Formula => match &b.latex {
+                    Some(l) => format!("$$\n{l}\n$$"),
+                    None => b.text.clone(),
+                },
+                BlockKind::Code => format!("```\n{}\n```", b.text),
+                BlockKind::Table => match &b.table {
+                    Some(t) if !t.cells.is_empty() => t.to_html(),
+                    _ => b.text.clone(),
+                },
+                _ => b.text.clone(),
+            };
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str(&part);
+        }
+        out.push('\n');
+        out
+    }
+
     /// Returns the blocks' text joined by blank lines, with `#` marks before headings.
     pub fn to_text(&self) -> String {
         let mut out = String::new();
@@ -272,7 +344,11 @@ mod tests {
                 Cell { row: 0, col: 1, row_span: 1, col_span: 1, text: "b".into(), header: false },
             ],
         });
-        let doc = Doc { pages: vec![Page { width: 612.0, height: 792.0 }], blocks: vec![b] };
+        let doc = Doc {
+            pages: vec![Page { width: 612.0, height: 792.0 }],
+            blocks: vec![b],
+            markdown: None,
+        };
         let json = serde_json::to_string(&doc).unwrap();
         assert_eq!(serde_json::from_str::<Doc>(&json).unwrap(), doc);
     }

@@ -26,6 +26,9 @@ pub enum TruthFormat {
     /// folder: a parser's output used as the reference, so scores measure agreement with
     /// Docling, not accuracy.
     Docling,
+    /// OmniDocBench JSON: a list of pages, each with its layout blocks (`corpus ingest
+    /// OmniDocBench.json --truth omnidocbench --images DIR`); scored by the omnidoc suite.
+    OmniDocBench,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -56,8 +59,13 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 4] =
-        [TruthFormat::PeerRead, TruthFormat::GrobidTei, TruthFormat::S2orc, TruthFormat::Docling];
+    pub const ALL: [TruthFormat; 5] = [
+        TruthFormat::PeerRead,
+        TruthFormat::GrobidTei,
+        TruthFormat::S2orc,
+        TruthFormat::Docling,
+        TruthFormat::OmniDocBench,
+    ];
 
     /// Returns the format's name as stored and typed (`peerread`).
     pub fn as_str(self) -> &'static str {
@@ -66,6 +74,7 @@ impl TruthFormat {
             TruthFormat::GrobidTei => "grobid-tei",
             TruthFormat::S2orc => "s2orc",
             TruthFormat::Docling => "docling",
+            TruthFormat::OmniDocBench => "omnidocbench",
         }
     }
 
@@ -116,6 +125,8 @@ impl TruthFormat {
                 );
                 first(cands)
             }
+            // Its pages are ingested from the JSON file itself (`ingest::omnidoc`).
+            TruthFormat::OmniDocBench => Vec::new(),
             TruthFormat::GrobidTei => {
                 let stem =
                     pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
@@ -152,6 +163,11 @@ impl TruthFormat {
             TruthFormat::S2orc => paper::read_s2orc(bytes),
             TruthFormat::Docling => {
                 return crate::import::docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc))
+            }
+            TruthFormat::OmniDocBench => {
+                return serde_json::from_slice::<crate::suites::omnidoc::gt::Page>(bytes)
+                    .map(|_| Paper::default())
+                    .map_err(|e| format!("not an OmniDocBench page: {e}"))
             }
         };
         r.map_err(|e| e.to_string())

@@ -13,9 +13,14 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 /// Arguments of `corpus eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The suite
-    #[arg(long, default_value = "paper", value_parser = ["paper"])]
+    /// The suite: paper (PeerRead-style paper metrics) or omnidoc (OmniDocBench v1.5
+    /// end-to-end: text, formula, table TEDS, reading order)
+    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc"])]
     suite: String,
+    /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
+    /// adjacency search, simple = Hungarian only, none = whole page against whole page)
+    #[arg(long = "match", default_value = "quick", value_parser = corpus::suites::omnidoc::parse_method)]
+    method: corpus::suites::omnidoc::MatchMethod,
     /// Only outputs of this provider; `truth` scores each ground truth against itself
     #[arg(long)]
     provider: Option<String>,
@@ -30,6 +35,9 @@ pub struct EvalArgs {
 pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("eval", &argv())?;
+    if a.suite == corpus::suites::omnidoc::SUITE {
+        return run_omnidoc(g, a, &mut store, run);
+    }
     if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
         corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
     }
@@ -95,6 +103,46 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
                 );
                 for f in &sum.failures {
                     eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
+                }
+            }
+        }
+    }
+    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// `eval --suite omnidoc`: the whole-run figures as OmniDocBench reports them.
+fn run_omnidoc(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+) -> anyhow::Result<ExitCode> {
+    use corpus::suites::omnidoc::{eval, OmnidocOptions};
+    let Some(provider) = a.provider.as_deref() else {
+        anyhow::bail!("--suite omnidoc scores one provider: give --provider");
+    };
+    let opts = OmnidocOptions {
+        provider,
+        dataset: a.dataset.as_deref(),
+        method: a.method,
+        run: Some(run),
+    };
+    let bar = super::progress::Bar::new("eval", g.quiet);
+    let sum = eval(store, &opts, &bar)?;
+    store.finish_run(run, &serde_json::to_value(&sum)?, sum.failures.len() as u64)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let rows: Vec<Vec<String>> =
+                sum.figures.iter().map(|(m, v)| vec![m.clone(), fmt_value(*v)]).collect();
+            print_table(&["metric", provider], &rows)?;
+            if !g.quiet {
+                eprintln!(
+                    "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
+                    sum.scored, sum.pages, sum.method
+                );
+                for f in &sum.failures {
+                    eprintln!("corpus: {}: {}", f.document, f.error);
                 }
             }
         }

@@ -33,6 +33,9 @@ pub struct IngestArgs {
     /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = parse_truth)]
     truth: Option<TruthFormat>,
+    /// With --truth omnidocbench: the folder of page images [default: images/ beside the JSON]
+    #[arg(long)]
+    images: Option<PathBuf>,
     /// Set an attribute on every document ingested, e.g. --attribute source=arxiv (can be
     /// repeated); reports group by it with --by attribute:source
     #[arg(long = "attribute", value_name = "NAME=VALUE", value_parser = parse_attribute)]
@@ -73,11 +76,43 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         attributes: a.attributes.clone(),
     };
     let bar = super::progress::Bar::new("ingest", g.quiet);
+    if a.truth == Some(TruthFormat::OmniDocBench) {
+        // The JSON lists the pages; each page image becomes a one-page document.
+        let mut sum = corpus::ingest::IngestSummary::default();
+        for p in &a.paths {
+            let s = corpus::ingest::omnidoc::ingest_omnidocbench(
+                &mut store,
+                p,
+                a.images.as_deref(),
+                &a.dataset,
+                Some(run),
+                &bar,
+            )?;
+            sum.files += s.files;
+            sum.new_documents += s.new_documents;
+            sum.new_pages += s.new_pages;
+            sum.new_names += s.new_names;
+            sum.unchanged += s.unchanged;
+            sum.truths_added += s.truths_added;
+            sum.errors.extend(s.errors);
+        }
+        return finish(g, a, &mut store, run, sum);
+    }
     // Page counts come from pdfium in a worker process: a PDF that hangs or crashes it costs
     // that file only.
     let exe = std::env::current_exe().context("locating the corpus binary")?;
     let mut pages = IsolatedPageCounter::new(exe, Duration::from_secs_f64(a.timeout));
     let sum = corpus::ingest::ingest(&mut store, &opts, &mut pages, &bar)?;
+    finish(g, a, &mut store, run, sum)
+}
+
+fn finish(
+    g: &GlobalArgs,
+    a: &IngestArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+    sum: corpus::ingest::IngestSummary,
+) -> anyhow::Result<ExitCode> {
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.errors.len() as u64)?;
     match a.output.format {
         Format::Json => print_json(&sum)?,

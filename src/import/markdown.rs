@@ -29,7 +29,7 @@ pub fn read_markdown(src: &str, page: u32) -> Doc {
         r.event(ev);
     }
     r.flush();
-    Doc { pages: Vec::new(), blocks: r.blocks }
+    Doc { pages: Vec::new(), blocks: r.blocks, markdown: None }
 }
 
 /// Rewrites `\[..\]` as `$$..$$` and `\(..\)` as `$..$`, which is how pulldown-cmark spells

@@ -110,7 +110,10 @@ impl ImportFormat {
             ImportFormat::DoclingJson => docling::read_docling(bytes)
                 .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
             ImportFormat::Markdown => {
-                Ok(Parsed { doc: markdown::read_markdown(text()?, page), binary_hash: None })
+                let src = text()?;
+                let mut doc = markdown::read_markdown(src, page);
+                doc.markdown = Some(src.to_string());
+                Ok(Parsed { doc, binary_hash: None })
             }
             ImportFormat::GrobidTei => {
                 crate::paper::read_grobid_tei(bytes).map(paper).map_err(|e| e.to_string())
@@ -144,7 +147,7 @@ pub fn read_text(text: &str, first_page: u32) -> Doc {
             }
         }
     }
-    Doc { pages: Vec::new(), blocks }
+    Doc { pages: Vec::new(), blocks, markdown: None }
 }
 
 /// What a file's name says about the document and page it holds.

@@ -17,6 +17,7 @@ use crate::truth::DirCache;
 pub use crate::truth::TruthFormat;
 
 pub mod isolated;
+pub mod omnidoc;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
 pub trait PageCounter {

@@ -4,3 +4,4 @@ pub mod difflib;
 pub mod grits;
 pub mod levenshtein;
 pub mod paper;
+pub mod teds;

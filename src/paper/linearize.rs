@@ -254,7 +254,7 @@ pub fn to_doc(paper: &Paper) -> Doc {
             blocks.push(block(BlockKind::Reference, &format_reference(r)));
         }
     }
-    Doc { pages: Vec::new(), blocks }
+    Doc { pages: Vec::new(), blocks, markdown: None }
 }
 
 #[cfg(test)]
@@ -313,6 +313,7 @@ mod tests {
         });
         Doc {
             pages: vec![],
+            markdown: None,
             blocks: vec![
                 b(BlockKind::PageHeader, "Proceedings of ACL"),
                 b(BlockKind::Title, "Neural <!-- image --> Tagging"),

@@ -120,7 +120,7 @@ impl Store {
         let (document, new_document) = match existing {
             Some(id) => (id, false),
             None => {
-                put_blob(&tx, doc.bytes, "application/pdf")?;
+                put_blob(&tx, doc.bytes, document_media_type(doc.bytes))?;
                 tx.prepare_cached(
                     "INSERT INTO documents (blob, pages, created_at) VALUES (?1, ?2, ?3)",
                 )?
@@ -314,6 +314,18 @@ impl Store {
             [],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )?)
+    }
+}
+
+/// A document's media type by its first bytes: PDFs, and the page images of image benchmarks
+/// (OmniDocBench).
+fn document_media_type(bytes: &[u8]) -> &'static str {
+    if bytes.starts_with(b"\x89PNG") {
+        "image/png"
+    } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {
+        "image/jpeg"
+    } else {
+        "application/pdf"
     }
 }
 

@@ -5,6 +5,7 @@ mod cache;
 mod cli;
 mod import;
 mod notebook;
+mod omnidoc;
 mod paper;
 mod report;
 mod shared;

@@ -1,0 +1,113 @@
+//! `corpus ingest OmniDocBench.json --truth omnidocbench [--images DIR]`: each page of an
+//! OmniDocBench ground-truth file becomes a one-page document (its page image, keyed by content
+//! hash like a PDF) named by the image's stem, with that page's JSON object as its truth and
+//! its `page_attribute`s (data_source, language, layout, ...) as document attributes, so
+//! reports group by them (`--by attribute:data_source`).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{FileError, IngestSummary};
+use crate::error::{Error, Result};
+use crate::progress::Progress;
+use crate::store::{IngestDoc, RunId, Store, TruthFile};
+use crate::suites::omnidoc::gt::Page;
+
+/// The truth format's name.
+pub const FORMAT: &str = "omnidocbench";
+
+/// An attribute value as the store keeps it: strings as they are, lists joined by `,`.
+fn attribute_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(attribute_text).collect::<Vec<_>>().join(","),
+        Value::Bool(b) => if *b { "True" } else { "False" }.to_string(),
+        Value::Null => "None".into(),
+        other => other.to_string(),
+    }
+}
+
+/// Ingests every page of `json` whose image is in `images` (default: `images/` beside the
+/// JSON file).
+pub fn ingest_omnidocbench(
+    store: &mut Store,
+    json: &Path,
+    images: Option<&Path>,
+    dataset: &str,
+    run: Option<RunId>,
+    progress: &dyn Progress,
+) -> Result<IngestSummary> {
+    let bytes = std::fs::read(json).map_err(|e| Error::Io { path: json.into(), source: e })?;
+    let bad = |msg: String| Error::BadInput { path: json.into(), msg };
+    let raw: Vec<Value> = serde_json::from_slice(&bytes)
+        .map_err(|e| bad(format!("not an OmniDocBench JSON list of pages: {e}")))?;
+    let default_images = json.parent().unwrap_or(Path::new(".")).join("images");
+    let images = images.unwrap_or(&default_images);
+    let mut summary = IngestSummary::default();
+    progress.start(raw.len() as u64);
+    for (i, value) in raw.iter().enumerate() {
+        let shown = format!("{}[{i}]", json.display());
+        let page: Page = match serde_json::from_value(value.clone()) {
+            Ok(p) => p,
+            Err(e) => {
+                let error = format!("page {i} is not an OmniDocBench page: {e}");
+                store.record_ingest_error(run, &shown, &error)?;
+                summary.errors.push(FileError { path: shown.clone(), error });
+                progress.advance(&shown, false);
+                continue;
+            }
+        };
+        summary.files += 1;
+        let image = images.join(page.image_name());
+        let result = (|| -> std::result::Result<(), String> {
+            let pixels = std::fs::read(&image)
+                .map_err(|e| format!("page image {}: {e}", image.display()))?;
+            let truth = serde_json::to_vec(value).map_err(|e| e.to_string())?;
+            let attributes: Vec<(String, String)> = page
+                .page_info
+                .page_attribute
+                .iter()
+                .map(|(k, v)| (k.clone(), attribute_text(v)))
+                .collect();
+            let source = image.display().to_string();
+            let json_path = json.display().to_string();
+            let out = store
+                .ingest(&IngestDoc {
+                    dataset,
+                    name: page.stem(),
+                    source_path: &source,
+                    bytes: &pixels,
+                    pages: 1,
+                    truths: &[TruthFile {
+                        format: FORMAT,
+                        part: "",
+                        bytes: &truth,
+                        source_path: &json_path,
+                    }],
+                    attributes: &attributes,
+                })
+                .map_err(|e| e.to_string())?;
+            if out.new_document {
+                summary.new_documents += 1;
+                summary.new_pages += 1;
+            } else if out.new_name {
+                summary.new_names += 1;
+            } else {
+                summary.unchanged += 1;
+            }
+            summary.truths_added += u64::from(out.new_truths);
+            Ok(())
+        })();
+        if let Err(error) = &result {
+            store.record_ingest_error(run, &shown, error)?;
+            summary.errors.push(FileError {
+                path: format!("{shown} ({})", page.image_name()),
+                error: error.clone(),
+            });
+        }
+        progress.advance(page.stem(), result.is_ok());
+    }
+    progress.finish();
+    Ok(summary)
+}
