@@ -3,7 +3,7 @@
 #
 #   bench/cache_rerun.sh [N=1000]
 #
-# Builds the corpus binary (release; CARGO_TARGET_DIR is honoured), writes N distinct
+# Builds the corpus binary (the shared dev profile: dependencies at opt-level 2; CARGO_TARGET_DIR is honoured), writes N distinct
 # one-page PDFs into a temporary folder (bench/make_pdfs.py, no PDF library), then times:
 #   ingest     corpus --db X ingest DIR -q                       (once)
 #   first ocr  corpus --db X ocr --provider pdfium -q            (once, parses every document)
@@ -12,6 +12,7 @@
 # bash loop of 10 runs (also with HYPERFINE=0). Env: PYTHON (default python3), RUNS (default
 # 10), KEEP=1 keeps the temporary folder.
 set -euo pipefail
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 
 n=${1:-1000}
 runs=${RUNS:-10}
@@ -20,11 +21,11 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 
 CORPUS_SETUP_QUIET=1 scripts/setup.sh
-echo "bench: building corpus (release) ..." >&2
-cargo build --quiet --release --bin corpus
+echo "bench: building corpus (dev profile) ..." >&2
+cargo build --quiet --bin corpus
 target_dir=$(cargo metadata --no-deps --format-version 1 \
   | "$py" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-corpus="$target_dir/release/corpus"
+corpus="$target_dir/debug/corpus"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus-cache-bench.XXXXXX")
 if [ -z "${KEEP:-}" ]; then trap 'rm -rf "$tmp"' EXIT; else echo "bench: keeping $tmp" >&2; fi

@@ -4,14 +4,15 @@
 #
 #   bench/paper_suite.sh [REPS]
 #
-# Builds release binaries, makes a throw-away store (ingest + ocr --provider pdfium + eval),
+# Builds the binaries (shared dev profile), makes a throw-away store (ingest + ocr --provider pdfium + eval),
 # then runs examples/bench_paper.rs on it, pinned to one core when taskset exists.
 set -euo pipefail
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 cd "$(dirname "$0")/.."
 reps=${1:-20}
 scripts/setup.sh
-cargo build --release --quiet --bin corpus --example bench_paper
-target=${CARGO_TARGET_DIR:-target}/release
+cargo build --quiet --bin corpus --example bench_paper
+target=${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}/debug
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CORPUS_DB=$tmp/bench.db

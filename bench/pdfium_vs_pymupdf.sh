@@ -11,10 +11,11 @@
 # Default PDFs: ../shared/data/docling/pdf and ../shared/data/grobid-gold/pdf (relative to
 # the repository). Installs PyMuPDF (pinned) into
 # ${CORPUS_CACHE:-$HOME/.cache/corpus}/bench-venv on first use, runs scripts/setup.sh for
-# libpdfium, and builds `--example bench_pdfium` in release (CARGO_TARGET_DIR is honoured).
+# libpdfium, and builds `--example bench_pdfium` in the shared dev profile (CARGO_TARGET_DIR is honoured).
 # Both sides run pinned to CPU 0 (taskset) when taskset is available.
 # Env: PYTHON (python for the venv, default python3), BENCH_CPU (CPU to pin to, default 0).
 set -euo pipefail
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 
 PYMUPDF_VERSION=1.26.7
 TARGET_RATIO=1.5
@@ -62,11 +63,11 @@ fi
 
 # --- libpdfium and the Rust side -----------------------------------------------------------
 CORPUS_SETUP_QUIET=1 scripts/setup.sh
-echo "bench: building --example bench_pdfium (release) ..." >&2
-cargo build --quiet --release --example bench_pdfium
+echo "bench: building --example bench_pdfium (dev profile) ..." >&2
+cargo build --quiet --example bench_pdfium
 target_dir=$(cargo metadata --no-deps --format-version 1 \
   | "$vpy" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
-bin="$target_dir/release/examples/bench_pdfium"
+bin="$target_dir/debug/examples/bench_pdfium"
 
 pin=()
 if command -v taskset >/dev/null 2>&1; then

@@ -13,8 +13,7 @@ db="$work/bench.db"
 mkdir "$work/empty" && "$corpus" --db "$db" ingest -q "$work/empty" >/dev/null  # creates the store
 python3 bench/make_report_store.py "$db" "${DOCS:-10000}" "${METRICS:-50}"
 "$corpus" --db "$db" sql "SELECT count(*) AS metric_rows FROM metrics"
-sql="SELECT provider, provider_version, metric, avg(value) AS mean, count(value) AS n
-     FROM v_latest_scores WHERE suite = 'paper' GROUP BY 1, 2, 3"
+sql="SELECT provider, provider_version, metric, avg(value) AS mean, count(value) AS n FROM v_latest_scores WHERE suite = 'paper' GROUP BY 1, 2, 3"
 if command -v hyperfine >/dev/null; then
     hyperfine --warmup 1 --runs "${RUNS:-5}" \
         -n "corpus report --suite paper (20,000 rows + AVG)" \
@@ -22,9 +21,9 @@ if command -v hyperfine >/dev/null; then
         -n "corpus report --suite paper --by provider" \
         "$corpus --db $db report --suite paper --by provider --output $work/by.txt" \
         -n "corpus sql (same means, plain SQL)" \
-        "$corpus --db $db sql \"$sql\" --output $work/sql.txt"
+        "$corpus --db $db sql \"$sql\" --timeout 300 --output $work/sql.txt"
 else
     time "$corpus" --db "$db" report --suite paper --output "$work/report.txt"
-    time "$corpus" --db "$db" sql "$sql" --output "$work/sql.txt"
+    time "$corpus" --db "$db" sql "$sql" --timeout 300 --output "$work/sql.txt"
 fi
 head -3 "$work/report.txt" | cut -c1-120
