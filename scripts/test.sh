@@ -14,6 +14,16 @@ if ! command -v pdftotext >/dev/null 2>&1; then
         echo "test: pdftotext is absent and cannot be installed here; that test will skip" >&2
     fi
 fi
+# KaTeX (npm, pinned by scripts/katex/package-lock.json) for the olmocr suite's math tests.
+if command -v npm >/dev/null 2>&1; then
+    if [ ! -d scripts/katex/node_modules/katex ]; then
+        echo "test: installing KaTeX into scripts/katex/node_modules" >&2
+        npm ci --prefix scripts/katex --no-audit --no-fund --silent >&2 \
+            || echo "test: could not install KaTeX; math tests fall back to exact matches" >&2
+    fi
+else
+    echo "test: npm is absent; math tests fall back to exact matches" >&2
+fi
 # Python with polars, matplotlib and nbclient, to execute notebooks/history.ipynb headless.
 venv="${CORPUS_NOTEBOOK_VENV:-$HOME/.cache/corpus/notebook-venv}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nbclient, polars, matplotlib, ipykernel" 2>/dev/null; then

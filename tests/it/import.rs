@@ -302,3 +302,48 @@ fn command_provider_runs_pdftotext_caches_and_records_failures() {
     assert_eq!(s["failed"].as_u64(), Some(3));
     assert!(s["failures"][0]["error"].as_str().unwrap().starts_with("timed out after 0.5 s"));
 }
+
+#[test]
+fn peerread_and_grobid_tei_outputs_import_and_score() {
+    // The sample corpus's own PeerRead files, imported as a provider's output, agree with the
+    // truth everywhere.
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    assert!(run(corpus(&db).args(["ingest", "--truth", "peerread"]).arg(sample_dir()))
+        .status
+        .success());
+    let out = run(corpus(&db)
+        .args(["import", "--provider", "papermate", "--format", "peerread", "--print", "json"])
+        .arg(sample_dir()));
+    assert!(out.status.success());
+    assert_eq!(json(&out)["imported"].as_u64(), Some(3));
+    assert!(run(corpus(&db).args(["eval", "--provider", "papermate", "-q"])).status.success());
+    let rows = sql(&db, "SELECT min(value) AS lo, count(*) AS n FROM v_scores WHERE provider = 'papermate' AND metric = 'text_r'");
+    assert_eq!((rows[0]["lo"].as_f64(), rows[0]["n"].as_i64()), (Some(1.0), Some(3)));
+
+    // GROBID's output TEI of the S2ORC paper, imported as grobid-0.6.1.
+    let Some(s2orc) = shared_data("s2orc") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    assert!(run(corpus(&db).arg("ingest").arg(s2orc.join("N18-3011.pdf"))).status.success());
+    let out = run(corpus(&db)
+        .args(["import", "--provider", "grobid-0.6.1", "--format", "grobid-tei", "--print", "json"])
+        .arg(s2orc.join("N18-3011.tei.xml")));
+    assert!(out.status.success());
+    assert_eq!(json(&out)["imported"].as_u64(), Some(1));
+    let out = run(corpus(&db).args([
+        "show",
+        "N18-3011",
+        "--provider",
+        "grobid-0.6.1",
+        "--format",
+        "json",
+    ]));
+    let doc = json(&out);
+    let kinds: Vec<&str> =
+        doc["blocks"].as_array().unwrap().iter().map(|b| b["kind"].as_str().unwrap()).collect();
+    assert!(
+        kinds.contains(&"title") && kinds.contains(&"heading") && kinds.contains(&"reference"),
+        "{kinds:?}"
+    );
+}
