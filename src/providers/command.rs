@@ -189,15 +189,14 @@ impl Engine for CommandProvider {
 }
 
 /// Kills the child's process group (the tool and anything it started), then the child.
+///
+/// The group is signalled with `kill(2)` on the negated group id, through rustix's safe
+/// wrapper; the child was made the leader of its own group at spawn, so nothing else is hit.
 fn kill_group(child: &mut std::process::Child) {
     #[cfg(unix)]
     {
-        let _ = Command::new("kill")
-            .arg("-KILL")
-            .arg(format!("-{}", child.id()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status();
+        let pid = rustix::process::Pid::from_child(child);
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
     }
     let _ = child.kill();
     let _ = child.wait();
