@@ -254,7 +254,7 @@ pub fn to_doc(paper: &Paper) -> Doc {
             blocks.push(block(BlockKind::Reference, &format_reference(r)));
         }
     }
-    Doc { pages: Vec::new(), blocks }
+    Doc { pages: Vec::new(), blocks, markdown: None }
 }
 
 #[cfg(test)]
@@ -329,6 +329,7 @@ mod tests {
                 b(BlockKind::Heading, "A Appendix"),
                 b(BlockKind::Heading, "B Empty"),
             ],
+            markdown: None,
         }
     }
 

@@ -66,6 +66,7 @@ impl Engine for FaultyEngine {
         Ok(Doc {
             pages: vec![],
             blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
+            markdown: None,
         })
     }
 }

@@ -574,7 +574,11 @@ pub(crate) fn typeset(src: &Source) -> Typeset {
     for p in e.pages {
         pdf.push(p);
     }
-    Typeset { pdf: pdf.to_bytes(), doc: Doc { pages, blocks: e.blocks }, line_numbers }
+    Typeset {
+        pdf: pdf.to_bytes(),
+        doc: Doc { pages, blocks: e.blocks, markdown: None },
+        line_numbers,
+    }
 }
 
 #[cfg(test)]

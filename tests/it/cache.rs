@@ -53,6 +53,7 @@ impl Engine for CountingEngine {
         Ok(Doc {
             pages: vec![],
             blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
+            markdown: None,
         })
     }
 }
