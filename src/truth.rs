@@ -26,6 +26,10 @@ pub enum TruthFormat {
     /// folder: a parser's output used as the reference, so scores measure agreement with
     /// Docling, not accuracy.
     Docling,
+    /// olmOCR-bench unit tests: `*.jsonl` beside a `pdfs/` folder, each line naming its PDF
+    /// (see [`crate::ingest::olmocr`]); one part per JSONL file, named by the file's stem (the
+    /// tests' group).
+    OlmocrBench,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -56,8 +60,13 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 4] =
-        [TruthFormat::PeerRead, TruthFormat::GrobidTei, TruthFormat::S2orc, TruthFormat::Docling];
+    pub const ALL: [TruthFormat; 5] = [
+        TruthFormat::PeerRead,
+        TruthFormat::GrobidTei,
+        TruthFormat::S2orc,
+        TruthFormat::Docling,
+        TruthFormat::OlmocrBench,
+    ];
 
     /// Returns the format's name as stored and typed (`peerread`).
     pub fn as_str(self) -> &'static str {
@@ -66,6 +75,7 @@ impl TruthFormat {
             TruthFormat::GrobidTei => "grobid-tei",
             TruthFormat::S2orc => "s2orc",
             TruthFormat::Docling => "docling",
+            TruthFormat::OlmocrBench => "olmocr-bench",
         }
     }
 
@@ -86,6 +96,8 @@ impl TruthFormat {
     }
 
     /// Finds the truth file(s) for a PDF: (part, path) pairs, empty if there is none.
+    /// olmOCR-bench tests are found per folder, not per PDF ([`crate::ingest::olmocr`]): none
+    /// here.
     pub fn locate(self, pdf: &Path, dirs: &mut DirCache) -> Vec<(&'static str, PathBuf)> {
         let Some(file) = pdf.file_name().map(|f| f.to_string_lossy().into_owned()) else {
             return Vec::new();
@@ -137,11 +149,16 @@ impl TruthFormat {
                 }
                 Vec::new()
             }
+            TruthFormat::OlmocrBench => Vec::new(),
         }
     }
 
     /// Checks that one file's bytes are well-formed for this format.
     pub fn validate(self, bytes: &[u8]) -> Result<(), String> {
+        if self == TruthFormat::OlmocrBench {
+            let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+            return crate::metrics::olmocr::load_tests(text).map(|_| ()).map_err(|e| e.0);
+        }
         self.read_one(bytes).map(|_| ())
     }
 
@@ -152,6 +169,9 @@ impl TruthFormat {
             TruthFormat::S2orc => paper::read_s2orc(bytes),
             TruthFormat::Docling => {
                 return crate::import::docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc))
+            }
+            TruthFormat::OlmocrBench => {
+                return Err("olmocr-bench tests are not a paper truth".into())
             }
         };
         r.map_err(|e| e.to_string())
