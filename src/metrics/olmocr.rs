@@ -49,7 +49,7 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use unicode_normalization::UnicodeNormalization;
 
 use super::fuzz;
@@ -1720,6 +1720,84 @@ pub fn bootstrap_ci(
     (percentile_linear(&means, alpha * 100.0), percentile_linear(&means, (1.0 - alpha) * 100.0))
 }
 
+/// The best fuzzy match of one of a test's texts in a page: what `corpus show` explains a
+/// failing `present`, `absent` or `order` test with.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BestMatch {
+    /// Which of the test's fields was searched (`text`, `before`, `after`).
+    pub field: &'static str,
+    /// `partial_ratio` of the field against the (normalized, windowed) page, in `[0, 1]`: the
+    /// number the test compares with its threshold.
+    pub score: f64,
+    /// The stretch of the normalized page that scores best (the first, on ties).
+    pub text: String,
+}
+
+/// Returns the best fuzzy matches of a test's texts in a page's Markdown: for `present` and
+/// `absent` the `text` (in the searched window, case-folded as the test does), for `order` the
+/// `before` and `after` texts; nothing for other types, whose explanations say enough.
+pub fn best_matches(test: &Test, md: &str) -> Vec<BestMatch> {
+    let search = |field: &'static str, query: &str, content: &[char]| {
+        let q: Vec<char> = query.chars().collect();
+        let score = fuzz::partial_ratio_chars(&q, content) / 100.0;
+        BestMatch { field, score, text: best_window(&q, content).iter().collect() }
+    };
+    match test {
+        Test::Present(t) | Test::Absent(t) => {
+            let mut query = t.text.clone();
+            let mut content = normalize_text(md);
+            if !t.case_sensitive {
+                query = query.to_lowercase();
+                content = content.to_lowercase();
+            }
+            let chars: Vec<char> = content.chars().collect();
+            let window: Vec<char> =
+                match (t.first_n.filter(|&n| n != 0), t.last_n.filter(|&n| n != 0)) {
+                    (Some(f), Some(l)) => {
+                        let mut w = py_head(&chars, f).to_vec();
+                        w.extend_from_slice(py_tail(&chars, l));
+                        w
+                    }
+                    (Some(f), None) => py_head(&chars, f).to_vec(),
+                    (None, Some(l)) => py_tail(&chars, l).to_vec(),
+                    (None, None) => chars,
+                };
+            vec![search("text", &query, &window)]
+        }
+        Test::Order(t) => {
+            let content: Vec<char> = normalize_text(md).chars().collect();
+            vec![search("before", &t.before, &content), search("after", &t.after, &content)]
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The window of `haystack` (as long as the needle, or a shorter prefix or suffix) with the
+/// highest `ratio` to `needle`; the whole haystack when it is the shorter.
+fn best_window<'a>(needle: &[char], haystack: &'a [char]) -> &'a [char] {
+    let n = needle.len();
+    if n == 0 || haystack.len() <= n {
+        return haystack;
+    }
+    let mut best = (-1.0f64, &haystack[..0]);
+    let mut consider = |w: &'a [char]| {
+        let r = fuzz::ratio_chars(needle, w);
+        if r > best.0 {
+            best = (r, w);
+        }
+    };
+    for i in 1..n {
+        consider(&haystack[..i]);
+    }
+    for i in 0..=(haystack.len() - n) {
+        consider(&haystack[i..i + n]);
+    }
+    for i in (haystack.len() - n + 1)..haystack.len() {
+        consider(&haystack[i..]);
+    }
+    best.1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1730,6 +1808,22 @@ mod tests {
 
     fn passes(test: &Test, md: &str) -> bool {
         test.run(md).0
+    }
+
+    #[test]
+    fn best_matches_show_the_closest_stretch_of_the_page() {
+        let test =
+            t(r#"{"pdf":"a.pdf","page":1,"id":"p","type":"present","text":"quick brown fox"}"#);
+        let m = best_matches(&test, "The quick brwn fox jumps.");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].text, " quick brwn fox");
+        assert!(m[0].score > 0.9 && m[0].score < 1.0, "{m:?}");
+        let order = t(
+            r#"{"pdf":"a.pdf","page":1,"id":"o","type":"order","before":"alpha","after":"omega"}"#,
+        );
+        let m = best_matches(&order, "omega then alpha");
+        assert_eq!((m[0].field, m[0].text.as_str(), m[0].score), ("before", "alpha", 1.0));
+        assert_eq!(m[1].text, "omega");
     }
 
     #[test]

@@ -1,0 +1,185 @@
+//! What suites that score several outputs at once need (olmOCR-bench: every repeat of a page):
+//! outputs with their configs and pages, whole scorings with traces, derived rows that are
+//! rewritten in place, and scores looked up by metric id.
+
+use rusqlite::params;
+
+use super::{now, RunId, Store};
+use crate::error::Result;
+
+/// An ok output with its config and page selection.
+#[derive(Debug, Clone)]
+pub struct PageOutput {
+    /// Output id.
+    pub id: i64,
+    /// Document id.
+    pub document: i64,
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Model digest.
+    pub model_digest: String,
+    /// Canonical config JSON.
+    pub config: String,
+    /// Page selection (`all`, `3`).
+    pub pages: String,
+    /// Blob hash of the Doc JSON.
+    pub blob: String,
+}
+
+/// One stored metric row of a scoring.
+#[derive(Debug, Clone)]
+pub struct MetricRow {
+    /// Metric id.
+    pub metric: String,
+    /// Value.
+    pub value: Option<f64>,
+    /// Trace JSON.
+    pub trace: Option<String>,
+}
+
+/// A stored score found by its metric id, with the document it is on.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct NamedScore {
+    /// The document's name in the truth's dataset.
+    pub document: String,
+    /// The truth's dataset.
+    pub dataset: String,
+    /// Provider id.
+    pub provider: String,
+    /// Adapter version.
+    pub provider_version: String,
+    /// Suite version.
+    pub suite_version: i64,
+    /// Metric id.
+    pub metric: String,
+    /// Value.
+    pub value: Option<f64>,
+    /// Trace JSON.
+    pub trace: Option<String>,
+    /// When it was computed.
+    pub computed_at: String,
+}
+
+impl Store {
+    /// Returns a document's page count (0 if there is no such document).
+    pub fn document_pages(&self, document: i64) -> Result<u32> {
+        let mut st = self.conn.prepare_cached("SELECT pages FROM documents WHERE id = ?1")?;
+        Ok(super::optional(st.query_row([document], |r| r.get(0)))?.unwrap_or(0))
+    }
+
+    /// Lists ok outputs with config and pages, optionally of one provider, in id order.
+    pub fn page_outputs(&self, provider: Option<&str>) -> Result<Vec<PageOutput>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT id, document, provider, provider_version, model_digest, config, pages, blob
+             FROM outputs WHERE status = 'ok' AND (?1 IS NULL OR provider = ?1) ORDER BY id",
+        )?;
+        let rows = st.query_map([provider], |r| {
+            Ok(PageOutput {
+                id: r.get(0)?,
+                document: r.get(1)?,
+                provider: r.get(2)?,
+                provider_version: r.get(3)?,
+                model_digest: r.get(4)?,
+                config: r.get(5)?,
+                pages: r.get(6)?,
+                blob: r.get(7)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Returns the stored rows (with traces) of one scoring, empty if it was never scored.
+    pub fn metric_rows(
+        &self,
+        output: i64,
+        truth: i64,
+        suite: &str,
+        version: u32,
+    ) -> Result<Vec<MetricRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT metric, value, trace FROM metrics
+             WHERE output = ?1 AND truth = ?2 AND suite = ?3 AND suite_version = ?4 ORDER BY id",
+        )?;
+        let rows = st.query_map(params![output, truth, suite, version], |r| {
+            Ok(MetricRow { metric: r.get(0)?, value: r.get(1)?, trace: r.get(2)? })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Stores derived rows (aggregates over many documents) on one (output, truth) pair in one
+    /// transaction, replacing the same metric's earlier value for this suite version: they are
+    /// recomputed from the per-document rows whenever the set of documents changes.
+    pub fn put_derived_metrics(
+        &mut self,
+        output: i64,
+        truth: i64,
+        suite: &str,
+        version: u32,
+        run: Option<RunId>,
+        rows: &[(&str, Option<f64>, String)],
+    ) -> Result<()> {
+        let tx = self.conn.transaction()?;
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
+                     computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                 ON CONFLICT (output, truth, suite, suite_version, metric) DO UPDATE SET
+                     value = excluded.value, trace = excluded.trace, run = excluded.run,
+                     computed_at = excluded.computed_at
+                 WHERE metrics.value IS NOT excluded.value OR metrics.trace IS NOT excluded.trace",
+            )?;
+            let at = now();
+            for (metric, value, trace) in rows {
+                st.execute(params![
+                    output,
+                    truth,
+                    suite,
+                    version,
+                    metric,
+                    value,
+                    trace,
+                    run.map(|r| r.0),
+                    at
+                ])?;
+            }
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Finds scores by suite and metric id (`pass:<test id>`), optionally of one provider,
+    /// newest first.
+    pub fn scores_named(
+        &self,
+        suite: &str,
+        metric: &str,
+        provider: Option<&str>,
+    ) -> Result<Vec<NamedScore>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT n.name, s.name, o.provider, o.provider_version, m.suite_version, m.metric,
+                    m.value, m.trace, m.computed_at
+             FROM metrics m JOIN outputs o ON o.id = m.output JOIN truths t ON t.id = m.truth
+             JOIN datasets s ON s.id = t.dataset
+             JOIN document_names n ON n.document = o.document AND n.dataset = t.dataset
+             WHERE m.suite = ?1 AND m.metric = ?2 AND (?3 IS NULL OR o.provider = ?3)
+             GROUP BY m.id
+             ORDER BY m.computed_at DESC, m.suite_version DESC, m.id DESC",
+        )?;
+        let rows = st.query_map(params![suite, metric, provider], |r| {
+            Ok(NamedScore {
+                document: r.get(0)?,
+                dataset: r.get(1)?,
+                provider: r.get(2)?,
+                provider_version: r.get(3)?,
+                suite_version: r.get(4)?,
+                metric: r.get(5)?,
+                value: r.get(6)?,
+                trace: r.get(7)?,
+                computed_at: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+}
