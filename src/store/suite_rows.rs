@@ -182,4 +182,31 @@ impl Store {
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
+
+    /// Lists one suite's scores of a document from every provider, newest first.
+    pub fn scores_named_on(&self, document: i64, suite: &str) -> Result<Vec<super::ScoreRow>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT m.suite, m.suite_version, m.metric, m.value, m.trace, o.provider,
+                    o.provider_version, t.format, s.name, m.computed_at
+             FROM metrics m JOIN outputs o ON o.id = m.output JOIN truths t ON t.id = m.truth
+             JOIN datasets s ON s.id = t.dataset
+             WHERE o.document = ?1 AND m.suite = ?2
+             ORDER BY m.computed_at DESC, m.suite_version DESC, o.id DESC, m.id",
+        )?;
+        let rows = st.query_map(params![document, suite], |r| {
+            Ok(super::ScoreRow {
+                suite: r.get(0)?,
+                suite_version: r.get(1)?,
+                metric: r.get(2)?,
+                value: r.get(3)?,
+                trace: r.get(4)?,
+                provider: r.get(5)?,
+                provider_version: r.get(6)?,
+                truth_format: r.get(7)?,
+                dataset: r.get(8)?,
+                computed_at: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
 }
