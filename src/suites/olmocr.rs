@@ -374,7 +374,12 @@ fn aggregate(
 ) -> Result<CandidateScore> {
     docs.sort_by_key(|d| d.document);
     let mut tests: Vec<TestResult> = docs.iter().flat_map(|d| d.tests.iter().cloned()).collect();
-    tests.sort_by(|a, b| (&a.group, &a.document).cmp(&(&b.group, &b.document)));
+    // The runner's order: the JSONL files' tests by file name, then the added baselines
+    // (the group order is the order the group rates are summed in).
+    tests.sort_by(|a, b| {
+        let key = |t: &TestResult| (t.group == BASELINE_GROUP, t.group.clone());
+        key(a).cmp(&key(b))
+    });
     let results: Vec<(String, bool)> = tests.iter().map(|t| (t.group.clone(), t.passed)).collect();
     let groups: Vec<GroupRow> = group_scores(&results)
         .into_iter()
