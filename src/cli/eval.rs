@@ -187,6 +187,17 @@ fn run_olmocr(
             for f in &sum.failures {
                 eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
             }
+            for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
+                eprintln!(
+                    "corpus: warning: {} document(s) of {} have tests but no output from {}@{} \
+                     and are left out of its scores, e.g. {}",
+                    c.missing.len(),
+                    c.dataset,
+                    c.provider,
+                    c.provider_version,
+                    c.missing[0]
+                );
+            }
         }
     }
     Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })

@@ -114,6 +114,9 @@ pub struct CandidateScore {
     pub overall: f64,
     /// 95% bootstrap interval of `overall`.
     pub ci95: (f64, f64),
+    /// Documents of the dataset with tests but no output of this candidate: left out of the
+    /// scores (olmOCR-bench's runner refuses such a candidate altogether).
+    pub missing: Vec<String>,
 }
 
 /// What an evaluation did.
@@ -192,6 +195,7 @@ pub fn eval<R: MathRenderer>(
     for (cand, docs) in &cands {
         // dataset -> (document id, name, truth id, output id, stored rows)
         let mut per_dataset: BTreeMap<String, Vec<DocScore>> = BTreeMap::new();
+        let docs_have = |d: i64| docs.contains_key(&d);
         let mut doc_ids: Vec<&i64> = docs.keys().collect();
         doc_ids.sort();
         for doc in doc_ids {
@@ -217,7 +221,10 @@ pub fn eval<R: MathRenderer>(
             }
         }
         for (dataset, mut docs) in per_dataset {
-            let score = aggregate(store, opts, cand, &dataset, &mut docs)?;
+            let mut score = aggregate(store, opts, cand, &dataset, &mut docs)?;
+            for g in groups.iter().filter(|g| g.dataset == dataset && !docs_have(g.document)) {
+                score.missing.push(store.name_in(g.document, &g.dataset)?.unwrap_or_default());
+            }
             summary.candidates.push(score);
         }
     }
@@ -435,6 +442,7 @@ fn aggregate(
         groups,
         overall,
         ci95,
+        missing: Vec::new(),
     })
 }
 
