@@ -210,3 +210,56 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{IngestDoc, NewOutput, TruthFile};
+
+    #[test]
+    fn derived_rows_are_rewritten_in_place_and_found_by_metric_id() {
+        let mut s = Store::open_in_memory().unwrap();
+        let truth =
+            [TruthFile { format: "olmocr-bench", part: "g", bytes: b"{}", source_path: "g" }];
+        let doc = s
+            .ingest(&IngestDoc {
+                dataset: "d",
+                name: "a",
+                source_path: "a.pdf",
+                bytes: b"pdf",
+                pages: 1,
+                truths: &truth,
+                attributes: &[],
+            })
+            .unwrap()
+            .document;
+        s.put_output(&NewOutput {
+            cache_key: "k",
+            document: doc,
+            provider: "p",
+            provider_version: "1",
+            model_digest: "-",
+            config: r#"{"repeat":1}"#,
+            pages: "1",
+            result: Ok(b"{}"),
+            wall_ms: 0,
+            device: "import",
+            run: None,
+        })
+        .unwrap();
+        let out = s.page_outputs(Some("p")).unwrap();
+        assert_eq!((out.len(), out[0].pages.as_str()), (1, "1"));
+        let t = s.truths(None).unwrap()[0].id;
+        let o = out[0].id;
+        s.put_derived_metrics(o, t, "olmocr", 1, None, &[("overall", Some(0.5), "{}".into())])
+            .unwrap();
+        s.put_derived_metrics(o, t, "olmocr", 1, None, &[("overall", Some(0.75), "{}".into())])
+            .unwrap();
+        let rows = s.metric_rows(o, t, "olmocr", 1).unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!(rows[0].value, Some(0.75));
+        let named = s.scores_named("olmocr", "overall", None).unwrap();
+        assert_eq!((named.len(), named[0].document.as_str()), (1, "a"));
+        assert_eq!(s.scores_named_on(doc, "olmocr").unwrap().len(), 1);
+    }
+}
