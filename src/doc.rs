@@ -13,8 +13,10 @@ pub struct Doc {
     pub pages: Vec<Page>,
     /// Blocks in reading order across all pages.
     pub blocks: Vec<Block>,
-    /// The Markdown the Doc was read from, verbatim, for outputs imported as Markdown: suites
-    /// that parse Markdown themselves (omnidoc, olmocr) score exactly what the tool wrote.
+    /// The Markdown the Doc was read from, verbatim, where the provider's output was Markdown
+    /// (the Markdown importer sets it). Suites that score Markdown itself (olmOCR-bench's unit
+    /// tests) read this; for other outputs they render the blocks with [`Doc::to_markdown`].
+    /// Absent from the JSON when `None`, so Docs stored before it existed read unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
 }
@@ -203,38 +205,6 @@ pub struct Cell {
 }
 
 impl Table {
-    /// Renders the table as HTML (`<table>` with `<tr>`, `<th>` for header cells, `<td>`,
-    /// `rowspan`/`colspan`), text escaped.
-    pub fn to_html(&self) -> String {
-        let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
-        let mut cells: Vec<&Cell> = self.cells.iter().collect();
-        cells.sort_by_key(|c| (c.row, c.col));
-        let mut out = String::from("<table>");
-        let mut i = 0;
-        for r in 0..self.rows {
-            out.push_str("<tr>");
-            while i < cells.len() && cells[i].row == r {
-                let c = cells[i];
-                let tag = if c.header { "th" } else { "td" };
-                out.push('<');
-                out.push_str(tag);
-                if c.row_span > 1 {
-                    out.push_str(&format!(" rowspan=\"{}\"", c.row_span));
-                }
-                if c.col_span > 1 {
-                    out.push_str(&format!(" colspan=\"{}\"", c.col_span));
-                }
-                out.push('>');
-                out.push_str(&esc(&c.text));
-                out.push_str(&format!("</{tag}>"));
-                i += 1;
-            }
-            out.push_str("</tr>");
-        }
-        out.push_str("</table>");
-        out
-    }
-
     /// Returns the cells' text in row then column order: cells joined by spaces, rows by
     /// newlines (what a table block's `text` holds).
     pub fn flat_text(&self) -> String {
@@ -260,39 +230,9 @@ impl Table {
 
 impl Doc {
     /// Returns the Markdown a Markdown-reading suite scores: the imported file verbatim where
-    /// there is one, else the blocks rendered as Markdown (`#` headings, paragraphs, tables
-    /// as HTML with spans, display formulas as `$$..$$`, page headers and footers left out).
+    /// there is one, else the blocks rendered by [`Doc::to_markdown`].
     pub fn markdown(&self) -> String {
-        if let Some(m) = &self.markdown {
-            return m.clone();
-        }
-        let mut out = String::new();
-        for b in &self.blocks {
-            let part = match b.kind {
-                BlockKind::PageHeader | BlockKind::PageFooter | BlockKind::Figure => continue,
-                BlockKind::Title => format!("# {}", b.text),
-                BlockKind::Heading => {
-                    format!("{} {}", "#".repeat(usize::from(b.level.unwrap_or(1)) + 1), b.text)
-                }
-                BlockKind::ListItem => format!("- {}", b.text),
-                BlockKind::Formula => match &b.latex {
-                    Some(l) => format!("$$\n{l}\n$$"),
-                    None => b.text.clone(),
-                },
-                BlockKind::Code => format!("```\n{}\n```", b.text),
-                BlockKind::Table => match &b.table {
-                    Some(t) if !t.cells.is_empty() => t.to_html(),
-                    _ => b.text.clone(),
-                },
-                _ => b.text.clone(),
-            };
-            if !out.is_empty() {
-                out.push_str("\n\n");
-            }
-            out.push_str(&part);
-        }
-        out.push('\n');
-        out
+        self.markdown.clone().unwrap_or_else(|| self.to_markdown())
     }
 
     /// Returns the blocks' text joined by blank lines, with `#` marks before headings.
@@ -315,6 +255,105 @@ impl Doc {
             out.push_str(&b.text);
         }
         out.push('\n');
+        out
+    }
+
+    /// Renders the blocks as Markdown: the title as `#`, headings as `#` repeated level + 1
+    /// times (as [`Doc::to_text`] marks them), list items as `- `, code fenced, formulas as
+    /// `$$..$$` (their LaTeX where known), tables as pipe tables, or as HTML tables where a
+    /// cell spans several rows or columns; figures without text are left out.
+    pub fn to_markdown(&self) -> String {
+        self.render_markdown(|_| true)
+    }
+
+    /// [`Doc::to_markdown`] of the blocks on one page (zero-based).
+    pub fn page_markdown(&self, page: u32) -> String {
+        self.render_markdown(|b| b.page == page)
+    }
+
+    fn render_markdown(&self, keep: impl Fn(&Block) -> bool) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        for b in self.blocks.iter().filter(|b| keep(b)) {
+            let text = b.text.trim();
+            let part = match b.kind {
+                BlockKind::Title => format!("# {text}"),
+                BlockKind::Heading => {
+                    let n = (usize::from(b.level.unwrap_or(1)) + 1).min(6);
+                    format!("{} {text}", "#".repeat(n))
+                }
+                BlockKind::ListItem => format!("- {text}"),
+                BlockKind::Code => format!("```\n{}\n```", b.text.trim_end_matches('\n')),
+                BlockKind::Formula => {
+                    format!("$${}$$", b.latex.as_deref().unwrap_or(text).trim())
+                }
+                BlockKind::Table => match &b.table {
+                    Some(t) if !t.cells.is_empty() => t.to_markdown(),
+                    _ => text.to_string(),
+                },
+                _ => text.to_string(),
+            };
+            if !part.trim().is_empty() {
+                parts.push(part);
+            }
+        }
+        let mut out = parts.join("\n\n");
+        out.push('\n');
+        out
+    }
+}
+
+impl Table {
+    /// Renders the table as a Markdown pipe table (the first row as its header), or as an HTML
+    /// `<table>` (with `rowspan`/`colspan`, header cells as `<th>`) when a cell spans.
+    pub fn to_markdown(&self) -> String {
+        let spans = self.cells.iter().any(|c| c.row_span > 1 || c.col_span > 1);
+        if spans {
+            return self.to_html();
+        }
+        let rows = self.rows.max(self.cells.iter().map(|c| c.row + 1).max().unwrap_or(0));
+        let cols = self.cols.max(self.cells.iter().map(|c| c.col + 1).max().unwrap_or(0));
+        let mut grid = vec![vec![String::new(); cols as usize]; rows as usize];
+        for c in &self.cells {
+            let t = c.text.split_whitespace().collect::<Vec<_>>().join(" ");
+            grid[c.row as usize][c.col as usize] = t.replace('|', "\\|");
+        }
+        let line = |cells: &[String]| format!("| {} |", cells.join(" | "));
+        let mut out: Vec<String> = Vec::new();
+        for (i, r) in grid.iter().enumerate() {
+            out.push(line(r));
+            if i == 0 {
+                out.push(line(&vec!["---".to_string(); cols as usize]));
+            }
+        }
+        out.join("\n")
+    }
+
+    /// Renders the table as HTML, rows in order, each cell at its anchor row.
+    pub fn to_html(&self) -> String {
+        let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+        let mut cells: Vec<&Cell> = self.cells.iter().collect();
+        cells.sort_by_key(|c| (c.row, c.col));
+        let rows = self.rows.max(cells.iter().map(|c| c.row + 1).max().unwrap_or(0));
+        let mut out = String::from("<table>");
+        for r in 0..rows {
+            out.push_str("<tr>");
+            for c in cells.iter().filter(|c| c.row == r) {
+                let tag = if c.header { "th" } else { "td" };
+                out.push('<');
+                out.push_str(tag);
+                if c.row_span > 1 {
+                    out.push_str(&format!(" rowspan=\"{}\"", c.row_span));
+                }
+                if c.col_span > 1 {
+                    out.push_str(&format!(" colspan=\"{}\"", c.col_span));
+                }
+                out.push('>');
+                out.push_str(&esc(&c.text));
+                out.push_str(&format!("</{tag}>"));
+            }
+            out.push_str("</tr>");
+        }
+        out.push_str("</table>");
         out
     }
 }
@@ -350,6 +389,56 @@ mod tests {
             markdown: None,
         };
         let json = serde_json::to_string(&doc).unwrap();
+        assert!(!json.contains("markdown"), "{json}");
         assert_eq!(serde_json::from_str::<Doc>(&json).unwrap(), doc);
+        let with_md = Doc { markdown: Some("| a | b |".into()), ..doc };
+        let json = serde_json::to_string(&with_md).unwrap();
+        assert_eq!(serde_json::from_str::<Doc>(&json).unwrap(), with_md);
+    }
+
+    fn cell(row: u32, col: u32, span: (u32, u32), text: &str) -> Cell {
+        Cell { row, col, row_span: span.0, col_span: span.1, text: text.into(), header: row == 0 }
+    }
+
+    #[test]
+    fn markdown_renders_headings_formulas_and_both_table_forms() {
+        let mut h = Block::new(BlockKind::Heading, 0, BBox::default(), "Intro");
+        h.level = Some(1);
+        let mut f = Block::new(BlockKind::Formula, 0, BBox::default(), "x2");
+        f.latex = Some("x^2".into());
+        let mut t = Block::new(BlockKind::Table, 1, BBox::default(), "a b 1 2");
+        t.table = Some(Table {
+            rows: 2,
+            cols: 2,
+            cells: vec![
+                cell(0, 0, (1, 1), "a"),
+                cell(0, 1, (1, 1), "b|c"),
+                cell(1, 0, (1, 1), "1"),
+                cell(1, 1, (1, 1), "2"),
+            ],
+        });
+        let doc = Doc {
+            pages: Vec::new(),
+            blocks: vec![
+                Block::new(BlockKind::Title, 0, BBox::default(), "T"),
+                h,
+                Block::new(BlockKind::ListItem, 0, BBox::default(), "item"),
+                f,
+                t.clone(),
+            ],
+            markdown: None,
+        };
+        assert_eq!(
+            doc.to_markdown(),
+            "# T\n\n## Intro\n\n- item\n\n$$x^2$$\n\n| a | b\\|c |\n| --- | --- |\n| 1 | 2 |\n"
+        );
+        assert_eq!(doc.page_markdown(0), "# T\n\n## Intro\n\n- item\n\n$$x^2$$\n");
+        let mut spans = t.table.clone().unwrap();
+        spans.cells =
+            vec![cell(0, 0, (1, 2), "a<b"), cell(1, 0, (1, 1), "1"), cell(1, 1, (1, 1), "2")];
+        assert_eq!(
+            spans.to_markdown(),
+            "<table><tr><th colspan=\"2\">a&lt;b</th></tr><tr><td>1</td><td>2</td></tr></table>"
+        );
     }
 }

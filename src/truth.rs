@@ -29,6 +29,10 @@ pub enum TruthFormat {
     /// OmniDocBench JSON: a list of pages, each with its layout blocks (`corpus ingest
     /// OmniDocBench.json --truth omnidocbench --images DIR`); scored by the omnidoc suite.
     OmniDocBench,
+    /// olmOCR-bench unit tests: `*.jsonl` beside a `pdfs/` folder, each line naming its PDF
+    /// (see [`crate::ingest::olmocr`]); one part per JSONL file, named by the file's stem (the
+    /// tests' group).
+    OlmocrBench,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -59,12 +63,13 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 5] = [
+    pub const ALL: [TruthFormat; 6] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
         TruthFormat::Docling,
         TruthFormat::OmniDocBench,
+        TruthFormat::OlmocrBench,
     ];
 
     /// Returns the format's name as stored and typed (`peerread`).
@@ -75,6 +80,7 @@ impl TruthFormat {
             TruthFormat::S2orc => "s2orc",
             TruthFormat::Docling => "docling",
             TruthFormat::OmniDocBench => "omnidocbench",
+            TruthFormat::OlmocrBench => "olmocr-bench",
         }
     }
 
@@ -95,6 +101,8 @@ impl TruthFormat {
     }
 
     /// Finds the truth file(s) for a PDF: (part, path) pairs, empty if there is none.
+    /// olmOCR-bench tests are found per folder, not per PDF ([`crate::ingest::olmocr`]): none
+    /// here.
     pub fn locate(self, pdf: &Path, dirs: &mut DirCache) -> Vec<(&'static str, PathBuf)> {
         let Some(file) = pdf.file_name().map(|f| f.to_string_lossy().into_owned()) else {
             return Vec::new();
@@ -148,11 +156,16 @@ impl TruthFormat {
                 }
                 Vec::new()
             }
+            TruthFormat::OlmocrBench => Vec::new(),
         }
     }
 
     /// Checks that one file's bytes are well-formed for this format.
     pub fn validate(self, bytes: &[u8]) -> Result<(), String> {
+        if self == TruthFormat::OlmocrBench {
+            let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
+            return crate::metrics::olmocr::load_tests(text).map(|_| ()).map_err(|e| e.0);
+        }
         self.read_one(bytes).map(|_| ())
     }
 
@@ -168,6 +181,9 @@ impl TruthFormat {
                 return serde_json::from_slice::<crate::suites::omnidoc::gt::Page>(bytes)
                     .map(|_| Paper::default())
                     .map_err(|e| format!("not an OmniDocBench page: {e}"))
+            }
+            TruthFormat::OlmocrBench => {
+                return Err("olmocr-bench tests are not a paper truth".into())
             }
         };
         r.map_err(|e| e.to_string())

@@ -13,9 +13,12 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 /// Arguments of `corpus eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The suite: paper (PeerRead-style paper metrics) or omnidoc (OmniDocBench v1.5
-    /// end-to-end: text, formula, table TEDS, reading order)
-    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc"])]
+    /// The suite
+    ///
+    /// paper: PeerRead, GROBID TEI, S2ORC or Docling truths. omnidoc: OmniDocBench v1.5
+    /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
+    /// on every repeat of a page.
+    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc", "olmocr"])]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
     /// adjacency search, simple = Hungarian only, none = whole page against whole page)
@@ -37,6 +40,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let run = store.start_run("eval", &argv())?;
     if a.suite == corpus::suites::omnidoc::SUITE {
         return run_omnidoc(g, a, &mut store, run);
+    }
+    if a.suite == corpus::suites::olmocr::SUITE {
+        return run_olmocr(g, a, &mut store, run);
     }
     if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
         corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
@@ -144,6 +150,101 @@ fn run_omnidoc(
                 for f in &sum.failures {
                     eprintln!("corpus: {}: {}", f.document, f.error);
                 }
+            }
+        }
+    }
+    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// `corpus eval --suite olmocr`: per candidate, the pass rate of each group, the overall score
+/// with its interval, and the failing tests.
+fn run_olmocr(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+) -> anyhow::Result<ExitCode> {
+    use corpus::suites::olmocr::{eval, EvalOptions};
+    let opts = EvalOptions {
+        provider: a.provider.as_deref(),
+        dataset: a.dataset.as_deref(),
+        run: Some(run),
+    };
+    let bar = super::progress::Bar::new("eval", g.quiet);
+    let renderer = corpus::metrics::olmocr::ExactMathOnly;
+    let sum = eval(store, &opts, &renderer, &bar)?;
+    let counts = serde_json::json!({
+        "suite": sum.suite, "suite_version": sum.suite_version, "pairs": sum.pairs,
+        "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
+    });
+    store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    if a.output.format == Format::Json {
+        print_json(&sum)?;
+    } else {
+        let mut rows = Vec::new();
+        let mut failing = Vec::new();
+        for c in &sum.candidates {
+            let who = format!("{}@{}", c.provider, c.provider_version);
+            for gr in &c.groups {
+                rows.push(vec![
+                    who.clone(),
+                    c.dataset.clone(),
+                    gr.group.clone(),
+                    gr.passed.to_string(),
+                    gr.total.to_string(),
+                    format!("{:.1}%", gr.rate * 100.0),
+                    String::new(),
+                ]);
+            }
+            let passed = c.tests.iter().filter(|t| t.passed).count();
+            rows.push(vec![
+                who.clone(),
+                c.dataset.clone(),
+                "overall".into(),
+                passed.to_string(),
+                c.tests.len().to_string(),
+                format!("{:.1}%", c.overall * 100.0),
+                format!("[{:.1}%, {:.1}%]", c.ci95.0 * 100.0, c.ci95.1 * 100.0),
+            ]);
+            for t in c.tests.iter().filter(|t| !t.passed) {
+                let why: String = t.explanation.chars().take(100).collect();
+                failing.push(vec![
+                    who.clone(),
+                    t.document.clone(),
+                    t.id.clone(),
+                    t.kind.clone(),
+                    format!("{:.2}", t.value),
+                    why,
+                ]);
+            }
+        }
+        print_table(&["Provider", "Dataset", "Group", "Passed", "Tests", "Rate", "95% CI"], &rows)?;
+        if !failing.is_empty() {
+            println!();
+            print_table(
+                &["Provider", "Document", "Failing test", "Type", "Value", "Why"],
+                &failing,
+            )?;
+        }
+        if !g.quiet {
+            eprintln!(
+                "{} documents: {} scored now, {} already scored by olmocr v{}. Math tests: exact \
+                 matches only (overall = mean of the group pass rates).",
+                sum.pairs, sum.scored, sum.cached, sum.suite_version
+            );
+            for f in &sum.failures {
+                eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
+            }
+            for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
+                eprintln!(
+                    "corpus: warning: {} document(s) of {} have tests but no output from {}@{} \
+                     and are left out of its scores, e.g. {}",
+                    c.missing.len(),
+                    c.dataset,
+                    c.provider,
+                    c.provider_version,
+                    c.missing[0]
+                );
             }
         }
     }

@@ -23,7 +23,8 @@ enum ShowFormat {
 /// Arguments of `corpus show`.
 #[derive(Args, Debug)]
 pub struct ShowArgs {
-    /// The document: its name, or a prefix (≥ 8 hex digits) of its blake3 hash
+    /// The document: its name, or a prefix (≥ 8 hex digits) of its blake3 hash; with
+    /// --suite olmocr also a test id
     doc: String,
     /// The provider whose output to show
     #[arg(long, default_value = "pdfium")]
@@ -92,6 +93,9 @@ pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
 /// Runs `corpus show`.
 pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&g.db)?;
+    if a.suite.as_deref() == Some(corpus::suites::olmocr::SUITE) && a.metric.is_none() {
+        return show_olmocr(&store, a);
+    }
     let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
     if a.metric.is_some() || a.suite.is_some() {
         return show_scores(&store, &doc, a);
@@ -151,6 +155,124 @@ fn show_scores(store: &Store, doc: &DocumentRow, a: &ShowArgs) -> anyhow::Result
                 let v: serde_json::Value = serde_json::from_str(t)?;
                 writeln!(out, "{}", serde_json::to_string_pretty(&v)?)?;
             }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `corpus show DOC|TEST --suite olmocr`: a document's tests with their results, or one test's
+/// result explained (each repeat, and the best fuzzy match of a failing text test).
+fn show_olmocr(store: &Store, a: &ShowArgs) -> anyhow::Result<ExitCode> {
+    use corpus::suites::olmocr::SUITE;
+    // `--provider` defaults to pdfium; an olmOCR-bench candidate is rarely that, so the
+    // default falls back to every provider.
+    let fallback = a.provider == "pdfium";
+    let mut out = std::io::stdout().lock();
+    if !store.find_documents(&a.doc, a.dataset.as_deref())?.is_empty() {
+        let doc = resolve(store, &a.doc, a.dataset.as_deref())?;
+        let mut rows = store.scores(doc.id, &a.provider, Some(SUITE), None)?;
+        if rows.is_empty() && fallback {
+            let named = store.scores_named_on(doc.id, SUITE)?;
+            rows = named;
+        }
+        if rows.is_empty() {
+            anyhow::bail!("no olmocr score for {}; run `corpus eval --suite olmocr`", doc.name);
+        }
+        if a.format == ShowFormat::Json {
+            serde_json::to_writer_pretty(&mut out, &rows)?;
+            writeln!(out)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        // Newest first: show each metric once.
+        let mut seen = std::collections::HashSet::new();
+        for r in rows.iter().filter(|r| seen.insert((r.provider.clone(), r.metric.clone()))) {
+            let t: serde_json::Value =
+                r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default();
+            match r.metric.strip_prefix("pass:") {
+                Some(id) => {
+                    let ok = t["passed"].as_bool().unwrap_or(false);
+                    writeln!(
+                        out,
+                        "{} {}  {id}  ({}, {})  {}@{}{}",
+                        if ok { "PASS" } else { "FAIL" },
+                        super::output::fmt_value(r.value),
+                        t["type"].as_str().unwrap_or(""),
+                        t["group"].as_str().unwrap_or(""),
+                        r.provider,
+                        r.provider_version,
+                        if ok {
+                            String::new()
+                        } else {
+                            format!("\n     {}", t["explanation"].as_str().unwrap_or(""))
+                        }
+                    )?;
+                }
+                None => writeln!(
+                    out,
+                    "{} = {}  ({}@{})",
+                    r.metric,
+                    super::output::fmt_value(r.value),
+                    r.provider,
+                    r.provider_version
+                )?,
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let metric = format!("pass:{}", a.doc);
+    let mut rows = store.scores_named(SUITE, &metric, Some(&a.provider))?;
+    if rows.is_empty() && fallback {
+        rows = store.scores_named(SUITE, &metric, None)?;
+    }
+    if rows.is_empty() {
+        anyhow::bail!(
+            "no document and no olmocr test named {:?}; run `corpus eval --suite olmocr`",
+            a.doc
+        );
+    }
+    if a.format == ShowFormat::Json {
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut seen = std::collections::HashSet::new();
+    for r in rows.iter().filter(|r| seen.insert((r.provider.clone(), r.provider_version.clone()))) {
+        let t: serde_json::Value =
+            r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default();
+        let ok = t["passed"].as_bool().unwrap_or(false);
+        writeln!(
+            out,
+            "{} {}: {} of {} repeat(s) passed ({}; {} test, group {}, page {}; {}@{}, olmocr v{})",
+            a.doc,
+            if ok { "PASS" } else { "FAIL" },
+            t["repeats"].as_array().map_or(0, |v| v.iter().filter(|x| x["passed"] == true).count()),
+            t["repeats"].as_array().map_or(0, Vec::len),
+            r.document,
+            t["type"].as_str().unwrap_or(""),
+            t["group"].as_str().unwrap_or(""),
+            t["page"],
+            r.provider,
+            r.provider_version,
+            r.suite_version
+        )?;
+        for rep in t["repeats"].as_array().into_iter().flatten() {
+            let why = rep["explanation"].as_str().unwrap_or("");
+            writeln!(
+                out,
+                "  repeat {}: {}{}",
+                rep["repeat"],
+                if rep["passed"] == true { "pass" } else { "fail" },
+                if why.is_empty() { String::new() } else { format!(": {why}") }
+            )?;
+        }
+        for m in t["best_match"].as_array().into_iter().flatten() {
+            writeln!(
+                out,
+                "  best match for {} (score {:.3}): {:?}",
+                m["field"].as_str().unwrap_or(""),
+                m["score"].as_f64().unwrap_or(0.0),
+                m["text"].as_str().unwrap_or("")
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)

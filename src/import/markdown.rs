@@ -21,15 +21,17 @@ use crate::doc::{BBox, Block, BlockKind, Cell, Doc, Table};
 use crate::normalize::{collapse_ws, latex_to_plain};
 
 /// Reads one Markdown file as the blocks of page `page` (zero-based).
-pub fn read_markdown(src: &str, page: u32) -> Doc {
-    let src = bracket_math_to_dollars(src);
+///
+/// The Doc keeps the file's text verbatim in [`Doc::markdown`].
+pub fn read_markdown(raw: &str, page: u32) -> Doc {
+    let src = bracket_math_to_dollars(raw);
     let opts = Options::ENABLE_TABLES | Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
     let mut r = Reader { page, ..Default::default() };
     for ev in Parser::new_ext(&src, opts) {
         r.event(ev);
     }
     r.flush();
-    Doc { pages: Vec::new(), blocks: r.blocks, markdown: None }
+    Doc { pages: Vec::new(), blocks: r.blocks, markdown: Some(raw.to_string()) }
 }
 
 /// Rewrites `\[..\]` as `$$..$$` and `\(..\)` as `$..$`, which is how pulldown-cmark spells

@@ -32,8 +32,8 @@ use crate::progress::Progress;
 use crate::providers::key::{canonical_json, CacheKey, PageSelection};
 use crate::store::{DocumentRow, NewOutput, RunId, Store};
 
-/// Bump when an importer's Doc for the same file changes.
-pub const IMPORT_ADAPTER_VERSION: u32 = 1;
+/// Bump when an importer's Doc for the same file changes (2: Markdown keeps its source text).
+pub const IMPORT_ADAPTER_VERSION: u32 = 2;
 
 /// The largest file (or zip entry) an import reads.
 const MAX_FILE_BYTES: u64 = 1 << 30;

@@ -17,6 +17,7 @@ use crate::truth::DirCache;
 pub use crate::truth::TruthFormat;
 
 pub mod isolated;
+pub mod olmocr;
 pub mod omnidoc;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
@@ -80,16 +81,25 @@ pub fn ingest(
     progress: &dyn Progress,
 ) -> Result<IngestSummary> {
     let mut files = Vec::new();
-    for p in &opts.paths {
-        collect(p, &mut files)?;
-    }
     let mut summary = IngestSummary::default();
+    let mut bench = BenchTruths::default();
+    for p in &opts.paths {
+        match opts.truth {
+            Some(TruthFormat::OlmocrBench) => bench.collect(p, &mut files, &mut summary)?,
+            _ => collect(p, &mut files)?,
+        }
+    }
+    for e in &summary.errors {
+        store.record_ingest_error(opts.run, &e.path, &e.error)?;
+    }
     let mut dirs = DirCache::default();
     progress.start(files.len() as u64);
-    for (path, name) in &files {
+    for (i, (path, name)) in files.iter().enumerate() {
         summary.files += 1;
         let shown = path.display().to_string();
-        let ok = match ingest_one(store, opts, pages, &mut dirs, path, name, &mut summary) {
+        let found = bench.of_file.get(&i).map(|&b| (&bench.sets[b], name.as_str()));
+        let one = Found { path, name, bench: found };
+        let ok = match ingest_one(store, opts, pages, &mut dirs, &one, &mut summary) {
             Ok(()) => true,
             Err(error) => {
                 tracing::warn!("{shown}: {error}");
@@ -104,16 +114,70 @@ pub fn ingest(
     Ok(summary)
 }
 
+/// The olmOCR-bench folders of one ingest: their tests, and which files they hold.
+#[derive(Default)]
+struct BenchTruths {
+    sets: Vec<olmocr::BenchTests>,
+    /// Index into the ingest's file list -> index into `sets`.
+    of_file: std::collections::HashMap<usize, usize>,
+}
+
+impl BenchTruths {
+    /// Collects a bench folder's PDFs (named relative to its `pdfs/`) and loads its tests;
+    /// malformed lines become per-line errors in `summary`.
+    fn collect(
+        &mut self,
+        path: &Path,
+        files: &mut Vec<(PathBuf, String)>,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let Some(layout) = olmocr::BenchLayout::find(path) else {
+            return Err(Error::Usage(format!(
+                "{}: not an olmOCR-bench folder (expected a pdfs/ folder beside *.jsonl test files)",
+                path.display()
+            )));
+        };
+        let tests = olmocr::load(&layout.tests);
+        summary.errors.extend(tests.errors.iter().cloned());
+        let start = files.len();
+        collect(&layout.pdfs, files)?;
+        let names: std::collections::HashSet<&str> =
+            files[start..].iter().map(|(_, n)| n.as_str()).collect();
+        let mut orphans: Vec<&String> =
+            tests.by_pdf.keys().filter(|p| !names.contains(p.as_str())).collect();
+        orphans.sort();
+        for pdf in orphans {
+            let from = tests.sources.get(pdf).map(|s| s.iter().cloned().collect::<Vec<_>>());
+            summary.errors.push(FileError {
+                path: from.unwrap_or_default().join(", "),
+                error: format!("tests name {pdf}.pdf, which is not in {}", layout.pdfs.display()),
+            });
+        }
+        for i in start..files.len() {
+            self.of_file.insert(i, self.sets.len());
+        }
+        self.sets.push(tests);
+        Ok(())
+    }
+}
+
+/// One PDF to ingest: its path, its name, and for an olmOCR-bench folder its tests.
+struct Found<'a> {
+    path: &'a Path,
+    name: &'a str,
+    bench: Option<(&'a olmocr::BenchTests, &'a str)>,
+}
+
 /// Ingests one PDF; an `Err` is the per-file error message to record.
 fn ingest_one(
     store: &mut Store,
     opts: &IngestOptions,
     counter: &mut dyn PageCounter,
     dirs: &mut DirCache,
-    path: &Path,
-    name: &str,
+    found: &Found<'_>,
     summary: &mut IngestSummary,
 ) -> std::result::Result<(), String> {
+    let (path, name) = (found.path, found.name);
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
     let hash = blake3::hash(&bytes).to_hex().to_string();
     let known = store.document_by_hash(&hash).map_err(|e| e.to_string())?;
@@ -125,8 +189,18 @@ fn ingest_one(
         }
     };
     // A truth is attached whole or not at all: one malformed part rejects every part.
-    let mut loaded: Vec<(&'static str, Vec<u8>, String)> = Vec::new();
-    if let Some(format) = opts.truth {
+    let mut loaded: Vec<(String, Vec<u8>, String)> = Vec::new();
+    let mut attributes = opts.attributes.clone();
+    if let Some((tests, pdf)) = found.bench {
+        // Validated line by line when the folder's tests were loaded.
+        loaded = tests.parts(pdf);
+        for (_, _, source) in &mut loaded {
+            if source.is_empty() {
+                *source = path.display().to_string();
+            }
+        }
+        attributes.extend(tests.attributes(pdf));
+    } else if let Some(format) = opts.truth {
         let parts = format.locate(path, dirs);
         if parts.is_empty() {
             summary.truths_missing.push(path.display().to_string());
@@ -143,7 +217,7 @@ fn ingest_one(
                 loaded.clear();
                 break;
             }
-            loaded.push((part, b, shown));
+            loaded.push((part.to_string(), b, shown));
         }
     }
     let truths: Vec<TruthFile<'_>> = match opts.truth {
@@ -161,7 +235,7 @@ fn ingest_one(
         bytes: &bytes,
         pages,
         truths: &truths,
-        attributes: &opts.attributes,
+        attributes: &attributes,
     };
     let out = store.ingest(&doc).map_err(|e| match e {
         Error::BadInput { msg, .. } => msg,

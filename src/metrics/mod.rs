@@ -1,7 +1,9 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
 pub mod difflib;
+pub mod fuzz;
 pub mod grits;
 pub mod levenshtein;
+pub mod olmocr;
 pub mod paper;
 pub mod teds;

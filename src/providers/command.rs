@@ -28,8 +28,8 @@ use crate::import::ImportFormat;
 /// The provider id users type to select this provider.
 pub const ID: &str = "command";
 
-/// Bump when how a command's output becomes a Doc changes.
-pub const ADAPTER_VERSION: u32 = 1;
+/// Bump when how a command's output becomes a Doc changes (2: Markdown keeps its source text).
+pub const ADAPTER_VERSION: u32 = 2;
 
 /// How much of a failing command's stderr is kept in the error message.
 const STDERR_TAIL: usize = 2000;

@@ -17,6 +17,7 @@ mod outputs;
 mod report;
 mod runs;
 mod sql;
+mod suite_rows;
 
 use std::path::Path;
 use std::time::Duration;
@@ -31,6 +32,7 @@ pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
 pub use runs::RunId;
 pub use sql::QueryResult;
+pub use suite_rows::{MetricRow, NamedScore, PageOutput};
 
 /// A handle on one store file.
 pub struct Store {

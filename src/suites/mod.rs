@@ -5,6 +5,7 @@
 //! the suite's id and version. Scoring is idempotent per version: an (output, truth) pair
 //! already scored by this version is not scored again; a new version adds rows beside the old.
 
+pub mod olmocr;
 pub mod omnidoc;
 pub mod paper;
 
@@ -22,4 +23,4 @@ pub struct EvalFailure {
 }
 
 /// The suites this build has.
-pub const SUITES: &[&str] = &["paper", "omnidoc"];
+pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr"];

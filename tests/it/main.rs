@@ -5,6 +5,7 @@ mod cache;
 mod cli;
 mod import;
 mod notebook;
+mod olmocr;
 mod omnidoc;
 mod paper;
 mod report;
