@@ -5,3 +5,4 @@ pub mod grits;
 pub mod levenshtein;
 pub mod paper;
 pub mod teds;
+pub mod table;
