@@ -29,6 +29,11 @@ pub enum TruthFormat {
     /// OmniDocBench JSON: a list of pages, each with its layout blocks (`corpus ingest
     /// OmniDocBench.json --truth omnidocbench --images DIR`); scored by the omnidoc suite.
     OmniDocBench,
+    /// pdf-parse-bench tables: `<stem>.json`, a list in page order of `{type: table|text,
+    /// data, complexity?}` whose tables are LaTeX `tabular` source, in `ground_truth/` beside
+    /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
+    /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
+    LatexTables,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -59,12 +64,13 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 5] = [
+    pub const ALL: [TruthFormat; 6] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
         TruthFormat::Docling,
         TruthFormat::OmniDocBench,
+        TruthFormat::LatexTables,
     ];
 
     /// Returns the format's name as stored and typed (`peerread`).
@@ -75,6 +81,7 @@ impl TruthFormat {
             TruthFormat::S2orc => "s2orc",
             TruthFormat::Docling => "docling",
             TruthFormat::OmniDocBench => "omnidocbench",
+            TruthFormat::LatexTables => "latex-tables",
         }
     }
 
@@ -125,6 +132,15 @@ impl TruthFormat {
                 );
                 first(cands)
             }
+            TruthFormat::LatexTables => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = format!("{stem}.json");
+                let mut cands = vec![dir.join("ground_truth").join(&name)];
+                cands.extend(dir.parent().map(|p| p.join("ground_truth").join(&name)));
+                cands.push(dir.join(&name));
+                first(cands)
+            }
             // Its pages are ingested from the JSON file itself (`ingest::omnidoc`).
             TruthFormat::OmniDocBench => Vec::new(),
             TruthFormat::GrobidTei => {
@@ -156,6 +172,19 @@ impl TruthFormat {
         self.read_one(bytes).map(|_| ())
     }
 
+    /// Returns the document attributes a truth file implies: for `latex-tables`,
+    /// `complexity` = the class its tables share, or `mixed`.
+    pub fn attributes(self, bytes: &[u8]) -> Vec<(String, String)> {
+        match self {
+            TruthFormat::LatexTables => crate::suites::table::read_truth(bytes)
+                .ok()
+                .and_then(|t| crate::suites::table::complexity_attribute(&t))
+                .map(|c| vec![("complexity".to_string(), c)])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     fn read_one(self, bytes: &[u8]) -> Result<Paper, String> {
         let r = match self {
             TruthFormat::PeerRead => paper::read_peerread(bytes),
@@ -168,6 +197,9 @@ impl TruthFormat {
                 return serde_json::from_slice::<crate::suites::omnidoc::gt::Page>(bytes)
                     .map(|_| Paper::default())
                     .map_err(|e| format!("not an OmniDocBench page: {e}"))
+            }
+            TruthFormat::LatexTables => {
+                return crate::suites::table::read_truth(bytes).map(|_| Paper::default())
             }
         };
         r.map_err(|e| e.to_string())

@@ -13,9 +13,10 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 /// Arguments of `corpus eval`.
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The suite: paper (PeerRead-style paper metrics) or omnidoc (OmniDocBench v1.5
-    /// end-to-end: text, formula, table TEDS, reading order)
-    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc"])]
+    /// The suite: paper (PeerRead-style paper metrics), omnidoc (OmniDocBench v1.5
+    /// end-to-end: text, formula, table TEDS, reading order) or table (LaTeX GT tables:
+    /// TEDS, GriTS, value accuracy, detection)
+    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc", "table"])]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
     /// adjacency search, simple = Hungarian only, none = whole page against whole page)
@@ -37,6 +38,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let run = store.start_run("eval", &argv())?;
     if a.suite == corpus::suites::omnidoc::SUITE {
         return run_omnidoc(g, a, &mut store, run);
+    }
+    if a.suite == corpus::suites::table::SUITE {
+        return run_table(g, a, &mut store, run);
     }
     if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
         corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
@@ -140,6 +144,79 @@ fn run_omnidoc(
                 eprintln!(
                     "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
                     sum.scored, sum.pages, sum.method
+                );
+                for f in &sum.failures {
+                    eprintln!("corpus: {}: {}", f.document, f.error);
+                }
+            }
+        }
+    }
+    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// `eval --suite table`: per-document means, then table-level means overall and by complexity.
+fn run_table(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+) -> anyhow::Result<ExitCode> {
+    use corpus::suites::table::{eval, TableOptions, METRIC_IDS};
+    let Some(provider) = a.provider.as_deref() else {
+        anyhow::bail!("--suite table scores one provider: give --provider");
+    };
+    let opts = TableOptions { provider, dataset: a.dataset.as_deref(), run: Some(run) };
+    let bar = super::progress::Bar::new("eval", g.quiet);
+    let sum = eval(store, &opts, &bar)?;
+    let counts = serde_json::json!({
+        "suite": sum.suite, "suite_version": sum.suite_version, "documents": sum.documents,
+        "scored": sum.scored, "rows_written": sum.rows_written, "tables": sum.tables,
+        "by_complexity": sum.by_complexity, "failed": sum.failures.len(),
+    });
+    store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let mut headers = vec!["ID", "gt", "pred", "matched"];
+            headers.extend(METRIC_IDS);
+            let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
+                v.iter().map(|(_, x)| fmt_value(*x)).collect()
+            };
+            let mut rows: Vec<Vec<String>> = sum
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut c = vec![
+                        r.document.clone(),
+                        r.gt_tables.to_string(),
+                        r.pred_tables.to_string(),
+                        r.matched.to_string(),
+                    ];
+                    c.extend(vals(&r.values));
+                    c
+                })
+                .collect();
+            if !rows.is_empty() {
+                let mut avg =
+                    vec!["AVG (documents)".into(), String::new(), String::new(), String::new()];
+                avg.extend(vals(&sum.document_means));
+                rows.push(avg);
+                let group = |label: String, f: &corpus::suites::table::GroupFigures| {
+                    let mut c =
+                        vec![label, f.tables.to_string(), String::new(), f.matched.to_string()];
+                    c.extend(vals(&f.values));
+                    c
+                };
+                rows.push(group("ALL (tables)".into(), &sum.tables));
+                for (class, f) in &sum.by_complexity {
+                    rows.push(group(format!("complexity={class}"), f));
+                }
+            }
+            print_table(&headers, &rows)?;
+            if !g.quiet {
+                eprintln!(
+                    "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
+                    sum.scored, sum.documents, sum.rows_written, sum.suite_version
                 );
                 for f in &sum.failures {
                     eprintln!("corpus: {}: {}", f.document, f.error);

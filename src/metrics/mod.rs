@@ -4,5 +4,5 @@ pub mod difflib;
 pub mod grits;
 pub mod levenshtein;
 pub mod paper;
-pub mod teds;
 pub mod table;
+pub mod teds;

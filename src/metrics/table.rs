@@ -76,7 +76,11 @@ fn dash_to_minus(c: char) -> char {
 
 /// A cell's comparison key: NFKC, lowercase, no whitespace, dashes as `-`.
 pub fn cell_key(text: &str) -> String {
-    text.nfkc().filter(|c| !c.is_whitespace()).flat_map(char::to_lowercase).map(dash_to_minus).collect()
+    text.nfkc()
+        .filter(|c| !c.is_whitespace())
+        .flat_map(char::to_lowercase)
+        .map(dash_to_minus)
+        .collect()
 }
 
 fn collapse_ws(s: &str) -> String {
@@ -99,7 +103,8 @@ pub fn similarity(gt: &Table, pred: &Table) -> Similarity {
     let (na, nb): (usize, usize) = (a.values().sum(), b.values().sum());
     let common: usize = a.iter().map(|(k, n)| (*n).min(b.get(k).copied().unwrap_or(0))).sum();
     let overlap = if na + nb == 0 { 0.0 } else { 2.0 * common as f64 / (na + nb) as f64 };
-    let edit = levenshtein::similarity(&collapse_ws(&gt.flat_text()), &collapse_ws(&pred.flat_text()));
+    let edit =
+        levenshtein::similarity(&collapse_ws(&gt.flat_text()), &collapse_ws(&pred.flat_text()));
     Similarity { overlap, edit }
 }
 
@@ -337,7 +342,10 @@ mod tests {
         // Identical tables: everything 1.
         let same = score_pair(&gt, &gt);
         assert_eq!(same.values.value(), Some(1.0));
-        assert_eq!((same.teds, same.teds_s, same.grits_con.f, same.grits_top.f), (1.0, 1.0, 1.0, 1.0));
+        assert_eq!(
+            (same.teds, same.teds_s, same.grits_con.f, same.grits_top.f),
+            (1.0, 1.0, 1.0, 1.0)
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod omnidoc;
 pub mod paper;
+pub mod table;
 
 use serde::Serialize;
 
@@ -22,4 +23,4 @@ pub struct EvalFailure {
 }
 
 /// The suites this build has.
-pub const SUITES: &[&str] = &["paper", "omnidoc"];
+pub const SUITES: &[&str] = &["paper", "omnidoc", "table"];
