@@ -333,6 +333,29 @@ mod tests {
     }
 
     #[test]
+    fn latex_tables_truth_is_found_in_ground_truth_beside_or_in_the_sibling_folder() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("pdfs/ground_truth")).unwrap();
+        std::fs::create_dir_all(d.path().join("ground_truth")).unwrap();
+        let pdf = d.path().join("pdfs/000.pdf");
+        let f = TruthFormat::LatexTables;
+        let mut dirs = DirCache::default();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![]);
+        let sibling = d.path().join("ground_truth/000.json");
+        std::fs::write(&sibling, "[]").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", sibling)]);
+        let beside = d.path().join("pdfs/ground_truth/000.json");
+        std::fs::write(&beside, "[]").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", beside)]);
+        let table = r#"[{"type": "table", "data": "\\begin{tabular}{l} a \\\\ \\end{tabular}",
+            "complexity": "simple"}]"#;
+        assert_eq!(f.validate(table.as_bytes()), Ok(()));
+        assert_eq!(f.attributes(table.as_bytes()), [("complexity".into(), "simple".into())]);
+        let broken = r#"[{"type": "table", "data": "\\begin{tabular}{l} a"}]"#;
+        assert!(f.validate(broken.as_bytes()).unwrap_err().contains("does not parse"));
+    }
+
+    #[test]
     fn grobid_truth_is_found_as_output_tei_parts_or_training_files() {
         let d = tempfile::tempdir().unwrap();
         let (pdfs, tei) = (d.path().join("pdf"), d.path().join("tei"));

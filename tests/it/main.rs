@@ -9,4 +9,5 @@ mod omnidoc;
 mod paper;
 mod report;
 mod shared;
+mod table;
 mod util;
