@@ -34,6 +34,9 @@ pub enum TruthFormat {
     /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
     /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
     LatexTables,
+    /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
+    /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
+    Icdar2013,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -64,13 +67,14 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 6] = [
+    pub const ALL: [TruthFormat; 7] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
         TruthFormat::Docling,
         TruthFormat::OmniDocBench,
         TruthFormat::LatexTables,
+        TruthFormat::Icdar2013,
     ];
 
     /// Returns the format's name as stored and typed (`peerread`).
@@ -82,6 +86,7 @@ impl TruthFormat {
             TruthFormat::Docling => "docling",
             TruthFormat::OmniDocBench => "omnidocbench",
             TruthFormat::LatexTables => "latex-tables",
+            TruthFormat::Icdar2013 => "icdar2013",
         }
     }
 
@@ -140,6 +145,20 @@ impl TruthFormat {
                 cands.extend(dir.parent().map(|p| p.join("ground_truth").join(&name)));
                 cands.push(dir.join(&name));
                 first(cands)
+            }
+            TruthFormat::Icdar2013 => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let parts = [
+                    ("reg", dir.join(format!("{stem}-reg.xml"))),
+                    ("str", dir.join(format!("{stem}-str.xml"))),
+                ];
+                // Both or nothing: one file alone cannot be scored.
+                if parts.iter().all(|(_, p)| p.is_file()) {
+                    parts.into_iter().collect()
+                } else {
+                    Vec::new()
+                }
             }
             // Its pages are ingested from the JSON file itself (`ingest::omnidoc`).
             TruthFormat::OmniDocBench => Vec::new(),
@@ -200,6 +219,11 @@ impl TruthFormat {
             }
             TruthFormat::LatexTables => {
                 return crate::suites::table::read_truth(bytes).map(|_| Paper::default())
+            }
+            TruthFormat::Icdar2013 => {
+                // Each part alone: a region file or a structure file, well-formed.
+                let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+                return crate::suites::icdar2013::read_structure(text).map(|_| Paper::default());
             }
         };
         r.map_err(|e| e.to_string())
@@ -353,6 +377,25 @@ mod tests {
         assert_eq!(f.attributes(table.as_bytes()), [("complexity".into(), "simple".into())]);
         let broken = r#"[{"type": "table", "data": "\\begin{tabular}{l} a"}]"#;
         assert!(f.validate(broken.as_bytes()).unwrap_err().contains("does not parse"));
+    }
+
+    #[test]
+    fn icdar2013_truth_needs_both_files_beside_the_pdf() {
+        let d = tempfile::tempdir().unwrap();
+        let pdf = d.path().join("eu-001.pdf");
+        let mut dirs = DirCache::default();
+        std::fs::write(d.path().join("eu-001-reg.xml"), "<document/>").unwrap();
+        assert_eq!(TruthFormat::Icdar2013.locate(&pdf, &mut dirs), vec![]);
+        std::fs::write(d.path().join("eu-001-str.xml"), "<document/>").unwrap();
+        assert_eq!(
+            TruthFormat::Icdar2013.locate(&pdf, &mut dirs),
+            vec![
+                ("reg", d.path().join("eu-001-reg.xml")),
+                ("str", d.path().join("eu-001-str.xml"))
+            ]
+        );
+        assert_eq!(TruthFormat::Icdar2013.validate(b"<document/>"), Ok(()));
+        assert!(TruthFormat::Icdar2013.validate(b"<document>").is_err());
     }
 
     #[test]

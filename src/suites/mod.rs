@@ -5,6 +5,7 @@
 //! the suite's id and version. Scoring is idempotent per version: an (output, truth) pair
 //! already scored by this version is not scored again; a new version adds rows beside the old.
 
+pub mod icdar2013;
 pub mod omnidoc;
 pub mod paper;
 pub mod table;

@@ -1,5 +1,6 @@
-//! The `table` suite: a provider's predicted tables against LaTeX ground-truth tables
-//! (pdf-parse-bench's `tables/`, truth format `latex-tables`).
+//! The `table` suite: a provider's predicted tables against ground-truth tables, given as
+//! LaTeX (pdf-parse-bench's `tables/`, truth format `latex-tables`) or as ICDAR 2013 region and
+//! structure files (`icdar2013`, see [`crate::suites::icdar2013`]).
 //!
 //! Per document, the GT tables (each item of type `table` of the truth file, parsed by
 //! [`crate::import::latex_table`]) are paired with the provider's predicted tables (the
@@ -8,7 +9,10 @@
 //! `teds`, `teds_s`, `grits_top_p|r|f`, `grits_con_p|r|f`, `value_acc` (definitions in
 //! [`crate::metrics::table`]); a GT table without a match scores 0 on each and is a detection
 //! miss, a predicted table left over is a false positive. Per document, `det_p` = matched /
-//! predicted tables (null without predictions) and `det_r` = matched / GT tables.
+//! predicted tables (null without predictions) and `det_r` = matched / GT tables; for an
+//! ICDAR 2013 truth, which has table regions, detection is by region instead: a GT region is
+//! found by a predicted table block on its page with IoU ≥ 0.5 (one to one), `det_p` = found /
+//! predicted table blocks, `det_r` = found / GT regions.
 //!
 //! **Storage**: one `metrics` row per (output, truth, metric), as the store's
 //! `UNIQUE(output, truth, suite, suite_version, metric)` wants. Its value is the **document
@@ -36,6 +40,8 @@ use crate::import::latex_table::parse_latex_table;
 use crate::metrics::table::{match_tables, score_pair, similarity, TableScores};
 use crate::progress::Progress;
 use crate::store::{RunId, Store};
+use crate::suites::icdar2013::{self, Detection};
+use crate::truth::{truth_groups, TruthFormat, TruthGroup};
 
 /// The suite's id in the store.
 pub const SUITE: &str = "table";
@@ -43,8 +49,8 @@ pub const SUITE: &str = "table";
 /// Bump whenever a rule changes a value.
 pub const TABLE_SUITE_VERSION: u32 = 1;
 
-/// The truth format this suite reads.
-pub const FORMAT: &str = "latex-tables";
+/// The truth formats this suite reads.
+pub const FORMATS: [TruthFormat; 2] = [TruthFormat::LatexTables, TruthFormat::Icdar2013];
 
 /// The per-table metric ids, in report order.
 pub const TABLE_METRICS: [&str; 9] = [
@@ -175,6 +181,8 @@ pub struct DocResult {
     pub unmatched_pred: Vec<usize>,
     /// The `teds` row's pairing detail.
     detail: Vec<Value>,
+    /// Region detection (ICDAR 2013), which then gives `det_p` and `det_r`.
+    pub regions: Option<Detection>,
 }
 
 impl DocResult {
@@ -186,9 +194,11 @@ impl DocResult {
     /// Returns a document-level metric: the mean over GT tables, or detection P/R.
     pub fn metric(&self, id: &str) -> Option<f64> {
         let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
-        match id {
-            "det_p" => ratio(self.matched(), self.predicted),
-            "det_r" => ratio(self.matched(), self.tables.len()),
+        match (id, &self.regions) {
+            ("det_p", Some(d)) => d.precision(),
+            ("det_r", Some(d)) => d.recall(),
+            ("det_p", None) => ratio(self.matched(), self.predicted),
+            ("det_r", None) => ratio(self.matched(), self.tables.len()),
             _ => mean(self.tables.iter().filter_map(|t| t.metric(id))),
         }
     }
@@ -226,8 +236,13 @@ impl DocResult {
             }
             out.push((id, self.metric(id), trace));
         }
-        let det = json!({"gt": self.tables.len(), "pred": self.predicted,
-            "matched": self.matched(), "unmatched_pred": self.unmatched_pred});
+        let det = match &self.regions {
+            Some(d) => json!({"by": "region IoU >= 0.5", "gt_regions": d.gt, "pred_boxes": d.pred,
+                "found": d.found.iter().map(|(g, p, iou)| json!({"gt": g, "pred": p, "iou": iou}))
+                    .collect::<Vec<_>>()}),
+            None => json!({"by": "content match", "gt": self.tables.len(), "pred": self.predicted,
+                "matched": self.matched(), "unmatched_pred": self.unmatched_pred}),
+        };
         out.push(("det_p", self.metric("det_p"), det.clone()));
         out.push(("det_r", self.metric("det_r"), det));
         out
@@ -267,7 +282,44 @@ pub fn score_document(gt: &[GtTable], pred: &[Table]) -> DocResult {
         })
         .collect();
     let unmatched_pred = (0..pred.len()).filter(|j| !pairing.contains(&Some(*j))).collect();
-    DocResult { tables, predicted: pred.len(), unmatched_pred, detail }
+    DocResult { tables, predicted: pred.len(), unmatched_pred, detail, regions: None }
+}
+
+/// A document's ground truth as the suite scores it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GtDoc {
+    /// Its tables.
+    pub tables: Vec<GtTable>,
+    /// Its table regions, when the truth has them (ICDAR 2013).
+    pub regions: Option<Vec<icdar2013::Region>>,
+}
+
+fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
+    let mut parts = Vec::new();
+    for p in &t.parts {
+        match store.blob(&p.blob)? {
+            Some(b) => parts.push((p.part.as_str(), b)),
+            None => return Ok(Err(format!("truth blob {} missing from the store", p.blob))),
+        }
+    }
+    let part = |name: &str| parts.iter().find(|(n, _)| *n == name).map(|(_, b)| b.as_slice());
+    Ok(match t.format {
+        TruthFormat::Icdar2013 => match (part("reg"), part("str")) {
+            (Some(reg), Some(st)) => icdar2013::read_truth(reg, st).map(|i| GtDoc {
+                tables: i
+                    .tables
+                    .into_iter()
+                    .map(|table| GtTable { table, complexity: None })
+                    .collect(),
+                regions: Some(i.regions),
+            }),
+            _ => Err("needs both the reg and the str part".into()),
+        },
+        _ => match part("") {
+            Some(b) => read_truth(b).map(|tables| GtDoc { tables, regions: None }),
+            None => Err("no truth file".into()),
+        },
+    })
 }
 
 /// What to score.
@@ -359,8 +411,7 @@ pub fn eval(
         provider: opts.provider.to_string(),
         ..Default::default()
     };
-    let truths: Vec<_> =
-        store.truths(opts.dataset)?.into_iter().filter(|t| t.format == FORMAT).collect();
+    let truths = truth_groups(store, opts.dataset, |f| FORMATS.contains(&f))?;
     summary.documents = truths.len() as u64;
     let mut results: Vec<DocResult> = Vec::new();
     progress.start(truths.len() as u64);
@@ -371,15 +422,10 @@ pub fn eval(
             provider: opts.provider.into(),
             error: e,
         };
-        let gt = match store.blob(&t.blob)?.map(|b| read_truth(&b)) {
-            Some(Ok(gt)) => gt,
-            Some(Err(e)) => {
-                summary.failures.push(fail(format!("unreadable latex-tables truth: {e}")));
-                progress.advance(&name, false);
-                continue;
-            }
-            None => {
-                summary.failures.push(fail("truth blob missing from the store".into()));
+        let gt = match load_truth(store, t)? {
+            Ok(gt) => gt,
+            Err(e) => {
+                summary.failures.push(fail(format!("unreadable {} truth: {e}", t.format.as_str())));
                 progress.advance(&name, false);
                 continue;
             }
@@ -398,12 +444,22 @@ pub fn eval(
             progress.advance(&name, false);
             continue;
         };
-        let r = score_document(&gt, &predicted_tables(&doc));
-        let have = store.metric_values(out.id, t.id, SUITE, TABLE_SUITE_VERSION)?;
+        let mut r = score_document(&gt.tables, &predicted_tables(&doc));
+        if let Some(regions) = &gt.regions {
+            let boxes: Vec<(u32, crate::doc::BBox)> = doc
+                .blocks
+                .iter()
+                .filter(|b| b.kind == BlockKind::Table)
+                .map(|b| (b.page, b.bbox))
+                .collect();
+            let heights: Vec<f32> = doc.pages.iter().map(|p| p.height).collect();
+            r.regions = Some(icdar2013::detect(regions, &boxes, &heights));
+        }
+        let have = store.metric_values(out.id, t.id(), SUITE, TABLE_SUITE_VERSION)?;
         if have.is_empty() {
             let rows: Vec<(&str, Option<f64>, String)> =
                 r.rows().into_iter().map(|(m, v, tr)| (m, v, tr.to_string())).collect();
-            store.put_metrics(out.id, t.id, SUITE, TABLE_SUITE_VERSION, opts.run, &rows)?;
+            store.put_metrics(out.id, t.id(), SUITE, TABLE_SUITE_VERSION, opts.run, &rows)?;
             summary.rows_written += rows.len() as u64;
         }
         summary.rows.push(DocRow {
@@ -426,12 +482,35 @@ pub fn eval(
     let all: Vec<&TableResult> = results.iter().flat_map(|r| &r.tables).collect();
     let predicted: usize = results.iter().map(|r| r.predicted).sum();
     summary.tables = group_figures(&all, Some(predicted));
+
     let mut classes: BTreeMap<String, Vec<&TableResult>> = BTreeMap::new();
     for t in &all {
         classes.entry(t.complexity.clone().unwrap_or_else(|| "none".into())).or_default().push(t);
     }
     summary.by_complexity =
         classes.into_iter().map(|(c, ts)| (c, group_figures(&ts, None))).collect();
+    // Region detection, where the truth has regions, replaces the content-match counts.
+    let dets: Vec<&Detection> = results.iter().filter_map(|r| r.regions.as_ref()).collect();
+    if !dets.is_empty() && dets.len() == results.len() {
+        let sum = |f: fn(&Detection) -> usize| dets.iter().map(|d| f(d)).sum::<usize>();
+        let (found, gt, pred) = (sum(|d| d.found.len()), sum(|d| d.gt), sum(|d| d.pred));
+        let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+        for (id, v) in summary.tables.values.iter_mut() {
+            match id.as_str() {
+                "det_p" => *v = ratio(found, pred),
+                "det_r" => *v = ratio(found, gt),
+                _ => {}
+            }
+        }
+        // Regions have no complexity class: no per-class detection.
+        for g in summary.by_complexity.values_mut() {
+            for (id, v) in g.values.iter_mut() {
+                if id.starts_with("det_") {
+                    *v = None;
+                }
+            }
+        }
+    }
     Ok(summary)
 }
 

@@ -191,3 +191,61 @@ fn pdf_parse_bench_tables_run_end_to_end() {
     let r = json(&out);
     assert_eq!((r[0]["n"].as_u64(), r[0]["docs"].as_u64()), (Some(224), Some(50)));
 }
+
+#[test]
+fn icdar2013_runs_end_to_end_with_region_detection() {
+    let Some(data) = shared_data("icdar2013/eu") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "icdar2013", "--dataset", "icdar", "--format", "json"])
+        .arg(&data));
+    assert!(out.status.success());
+    let ing = json(&out);
+    // Two parts (reg, str) per PDF.
+    assert_eq!(ing["truths_added"].as_u64(), ing["files"].as_u64().map(|n| 2 * n));
+    assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
+    let out = run(corpus(&db).args([
+        "eval",
+        "--suite",
+        "table",
+        "--provider",
+        "pdfium",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success());
+    let s = json(&out);
+    assert_eq!(s["scored"], ing["files"]);
+    for r in s["rows"].as_array().unwrap() {
+        for p in r["values"].as_array().unwrap() {
+            if let Some(x) = p[1].as_f64() {
+                assert!((0.0..=1.0).contains(&x), "{p}");
+            }
+        }
+    }
+    // Detection is by region: the traces count every GT region of the region files.
+    let regions: usize = std::fs::read_dir(&data)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            // Only region files that have their PDF (eu-009b has none).
+            let n = e.file_name().to_string_lossy().into_owned();
+            n.strip_suffix("-reg.xml").is_some_and(|s| data.join(format!("{s}.pdf")).is_file())
+        })
+        .map(|e| std::fs::read_to_string(e.path()).unwrap().matches("<region").count())
+        .sum();
+    let out = run(corpus(&db).args([
+        "sql",
+        "SELECT sum(json_extract(trace, '$.gt_regions')) AS n FROM v_scores \
+         WHERE suite = 'table' AND metric = 'det_r'",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(json(&out)[0]["n"].as_u64(), Some(regions as u64));
+    assert!(s["tables"]["values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p[0] == "det_p" && p[1].is_f64()));
+}
