@@ -190,6 +190,31 @@ fn pdf_parse_bench_tables_run_end_to_end() {
     ]));
     let r = json(&out);
     assert_eq!((r[0]["n"].as_u64(), r[0]["docs"].as_u64()), (Some(224), Some(50)));
+    // correlate: ratings equal to each document's TEDS correlate perfectly with `teds`.
+    let mut csv = String::from("document,rating\n");
+    for r in s["rows"].as_array().unwrap() {
+        csv.push_str(&format!(
+            "\"{}\",{}\n",
+            r["document"].as_str().unwrap(),
+            metric(&r["values"], "teds").unwrap()
+        ));
+    }
+    let ratings = d.path().join("ratings.csv");
+    std::fs::write(&ratings, csv).unwrap();
+    let out = run(corpus(&db).args(["correlate", "--format", "json", "--ratings"]).arg(&ratings));
+    assert!(out.status.success());
+    let c = json(&out);
+    let teds = c.as_array().unwrap().iter().find(|m| m["metric"] == "teds").unwrap();
+    assert_eq!(teds["n"], 50);
+    for k in ["pearson", "spearman", "kendall"] {
+        close(teds[k].as_f64(), 1.0, k);
+    }
+    assert_eq!(c.as_array().unwrap().len(), 11);
+    for m in c.as_array().unwrap() {
+        if let Some(x) = m["pearson"].as_f64() {
+            assert!((-1.0..=1.0).contains(&x), "{m}");
+        }
+    }
 }
 
 #[test]
