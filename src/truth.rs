@@ -33,6 +33,14 @@ pub enum TruthFormat {
     /// (see [`crate::ingest::olmocr`]); one part per JSONL file, named by the file's stem (the
     /// tests' group).
     OlmocrBench,
+    /// pdf-parse-bench tables: `<stem>.json`, a list in page order of `{type: table|text,
+    /// data, complexity?}` whose tables are LaTeX `tabular` source, in `ground_truth/` beside
+    /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
+    /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
+    LatexTables,
+    /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
+    /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
+    Icdar2013,
 }
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
@@ -63,13 +71,15 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 6] = [
+    pub const ALL: [TruthFormat; 8] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
         TruthFormat::Docling,
         TruthFormat::OmniDocBench,
         TruthFormat::OlmocrBench,
+        TruthFormat::LatexTables,
+        TruthFormat::Icdar2013,
     ];
 
     /// Returns the format's name as stored and typed (`peerread`).
@@ -81,6 +91,8 @@ impl TruthFormat {
             TruthFormat::Docling => "docling",
             TruthFormat::OmniDocBench => "omnidocbench",
             TruthFormat::OlmocrBench => "olmocr-bench",
+            TruthFormat::LatexTables => "latex-tables",
+            TruthFormat::Icdar2013 => "icdar2013",
         }
     }
 
@@ -133,6 +145,29 @@ impl TruthFormat {
                 );
                 first(cands)
             }
+            TruthFormat::LatexTables => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let name = format!("{stem}.json");
+                let mut cands = vec![dir.join("ground_truth").join(&name)];
+                cands.extend(dir.parent().map(|p| p.join("ground_truth").join(&name)));
+                cands.push(dir.join(&name));
+                first(cands)
+            }
+            TruthFormat::Icdar2013 => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let parts = [
+                    ("reg", dir.join(format!("{stem}-reg.xml"))),
+                    ("str", dir.join(format!("{stem}-str.xml"))),
+                ];
+                // Both or nothing: one file alone cannot be scored.
+                if parts.iter().all(|(_, p)| p.is_file()) {
+                    parts.into_iter().collect()
+                } else {
+                    Vec::new()
+                }
+            }
             // Its pages are ingested from the JSON file itself (`ingest::omnidoc`).
             TruthFormat::OmniDocBench => Vec::new(),
             TruthFormat::GrobidTei => {
@@ -169,6 +204,19 @@ impl TruthFormat {
         self.read_one(bytes).map(|_| ())
     }
 
+    /// Returns the document attributes a truth file implies: for `latex-tables`,
+    /// `complexity` = the class its tables share, or `mixed`.
+    pub fn attributes(self, bytes: &[u8]) -> Vec<(String, String)> {
+        match self {
+            TruthFormat::LatexTables => crate::suites::table::read_truth(bytes)
+                .ok()
+                .and_then(|t| crate::suites::table::complexity_attribute(&t))
+                .map(|c| vec![("complexity".to_string(), c)])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
     fn read_one(self, bytes: &[u8]) -> Result<Paper, String> {
         let r = match self {
             TruthFormat::PeerRead => paper::read_peerread(bytes),
@@ -184,6 +232,14 @@ impl TruthFormat {
             }
             TruthFormat::OlmocrBench => {
                 return Err("olmocr-bench tests are not a paper truth".into())
+            }
+            TruthFormat::LatexTables => {
+                return crate::suites::table::read_truth(bytes).map(|_| Paper::default())
+            }
+            TruthFormat::Icdar2013 => {
+                // Each part alone: a region file or a structure file, well-formed.
+                let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
+                return crate::suites::icdar2013::read_structure(text).map(|_| Paper::default());
             }
         };
         r.map_err(|e| e.to_string())
@@ -314,6 +370,48 @@ mod tests {
         std::fs::write(d.path().join("pdfs/496.pdf.json"), "{}").unwrap();
         let beside = d.path().join("pdfs/496.pdf.json");
         assert_eq!(TruthFormat::PeerRead.locate(&pdf, &mut dirs), vec![("", beside)]);
+    }
+
+    #[test]
+    fn latex_tables_truth_is_found_in_ground_truth_beside_or_in_the_sibling_folder() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("pdfs/ground_truth")).unwrap();
+        std::fs::create_dir_all(d.path().join("ground_truth")).unwrap();
+        let pdf = d.path().join("pdfs/000.pdf");
+        let f = TruthFormat::LatexTables;
+        let mut dirs = DirCache::default();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![]);
+        let sibling = d.path().join("ground_truth/000.json");
+        std::fs::write(&sibling, "[]").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", sibling)]);
+        let beside = d.path().join("pdfs/ground_truth/000.json");
+        std::fs::write(&beside, "[]").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", beside)]);
+        let table = r#"[{"type": "table", "data": "\\begin{tabular}{l} a \\\\ \\end{tabular}",
+            "complexity": "simple"}]"#;
+        assert_eq!(f.validate(table.as_bytes()), Ok(()));
+        assert_eq!(f.attributes(table.as_bytes()), [("complexity".into(), "simple".into())]);
+        let broken = r#"[{"type": "table", "data": "\\begin{tabular}{l} a"}]"#;
+        assert!(f.validate(broken.as_bytes()).unwrap_err().contains("does not parse"));
+    }
+
+    #[test]
+    fn icdar2013_truth_needs_both_files_beside_the_pdf() {
+        let d = tempfile::tempdir().unwrap();
+        let pdf = d.path().join("eu-001.pdf");
+        let mut dirs = DirCache::default();
+        std::fs::write(d.path().join("eu-001-reg.xml"), "<document/>").unwrap();
+        assert_eq!(TruthFormat::Icdar2013.locate(&pdf, &mut dirs), vec![]);
+        std::fs::write(d.path().join("eu-001-str.xml"), "<document/>").unwrap();
+        assert_eq!(
+            TruthFormat::Icdar2013.locate(&pdf, &mut dirs),
+            vec![
+                ("reg", d.path().join("eu-001-reg.xml")),
+                ("str", d.path().join("eu-001-str.xml"))
+            ]
+        );
+        assert_eq!(TruthFormat::Icdar2013.validate(b"<document/>"), Ok(()));
+        assert!(TruthFormat::Icdar2013.validate(b"<document>").is_err());
     }
 
     #[test]

@@ -17,8 +17,9 @@ pub struct EvalArgs {
     ///
     /// paper: PeerRead, GROBID TEI, S2ORC or Docling truths. omnidoc: OmniDocBench v1.5
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
-    /// on every repeat of a page.
-    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc", "olmocr"])]
+    /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
+    /// accuracy, detection).
+    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc", "olmocr", "table"])]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
     /// adjacency search, simple = Hungarian only, none = whole page against whole page)
@@ -43,6 +44,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     }
     if a.suite == corpus::suites::olmocr::SUITE {
         return run_olmocr(g, a, &mut store, run);
+    }
+    if a.suite == corpus::suites::table::SUITE {
+        return run_table(g, a, &mut store, run);
     }
     if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
         corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
@@ -245,6 +249,79 @@ fn run_olmocr(
                     c.provider_version,
                     c.missing[0]
                 );
+            }
+        }
+    }
+    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// `eval --suite table`: per-document means, then table-level means overall and by complexity.
+fn run_table(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+) -> anyhow::Result<ExitCode> {
+    use corpus::suites::table::{eval, TableOptions, METRIC_IDS};
+    let Some(provider) = a.provider.as_deref() else {
+        anyhow::bail!("--suite table scores one provider: give --provider");
+    };
+    let opts = TableOptions { provider, dataset: a.dataset.as_deref(), run: Some(run) };
+    let bar = super::progress::Bar::new("eval", g.quiet);
+    let sum = eval(store, &opts, &bar)?;
+    let counts = serde_json::json!({
+        "suite": sum.suite, "suite_version": sum.suite_version, "documents": sum.documents,
+        "scored": sum.scored, "rows_written": sum.rows_written, "tables": sum.tables,
+        "by_complexity": sum.by_complexity, "failed": sum.failures.len(),
+    });
+    store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    match a.output.format {
+        Format::Json => print_json(&sum)?,
+        Format::Table => {
+            let mut headers = vec!["ID", "gt", "pred", "matched"];
+            headers.extend(METRIC_IDS);
+            let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
+                v.iter().map(|(_, x)| fmt_value(*x)).collect()
+            };
+            let mut rows: Vec<Vec<String>> = sum
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut c = vec![
+                        r.document.clone(),
+                        r.gt_tables.to_string(),
+                        r.pred_tables.to_string(),
+                        r.matched.to_string(),
+                    ];
+                    c.extend(vals(&r.values));
+                    c
+                })
+                .collect();
+            if !rows.is_empty() {
+                let mut avg =
+                    vec!["AVG (documents)".into(), String::new(), String::new(), String::new()];
+                avg.extend(vals(&sum.document_means));
+                rows.push(avg);
+                let group = |label: String, f: &corpus::suites::table::GroupFigures| {
+                    let mut c =
+                        vec![label, f.tables.to_string(), String::new(), f.matched.to_string()];
+                    c.extend(vals(&f.values));
+                    c
+                };
+                rows.push(group("ALL (tables)".into(), &sum.tables));
+                for (class, f) in &sum.by_complexity {
+                    rows.push(group(format!("complexity={class}"), f));
+                }
+            }
+            print_table(&headers, &rows)?;
+            if !g.quiet {
+                eprintln!(
+                    "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
+                    sum.scored, sum.documents, sum.rows_written, sum.suite_version
+                );
+                for f in &sum.failures {
+                    eprintln!("corpus: {}: {}", f.document, f.error);
+                }
             }
         }
     }

@@ -29,7 +29,9 @@ pub struct IngestArgs {
     /// the PDF or in a sibling tei/ folder. s2orc: <stem>.json beside the PDF. docling:
     /// DoclingDocument JSON <stem>.json beside the PDF or in a sibling groundtruth/ folder (a
     /// parser's output as reference: scores then measure agreement with Docling, not
-    /// accuracy). Truths are validated; a malformed file is reported with its path and the
+    /// accuracy). latex-tables: pdf-parse-bench's <stem>.json in ground_truth/ beside the PDF
+    /// or in a sibling ground_truth/ folder (every table must parse). icdar2013:
+    /// <stem>-reg.xml and <stem>-str.xml beside the PDF. Truths are validated; a malformed file is reported with its path and the
     /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = parse_truth)]
     truth: Option<TruthFormat>,

@@ -1,5 +1,6 @@
 //! Command-line types and one module per subcommand (binary only).
 
+mod correlate;
 mod eval;
 mod export;
 mod import;
@@ -63,6 +64,8 @@ enum Command {
     Show(show::ShowArgs),
     /// Tables of the latest scores, comparisons between provider versions, and metric history
     Report(report::ReportArgs),
+    /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
+    Correlate(correlate::CorrelateArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
         Command::Report(a) => report::run(g, a),
+        Command::Correlate(a) => correlate::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),

@@ -227,6 +227,17 @@ fn ingest_one(
             .collect(),
         None => Vec::new(),
     };
+    let mut attributes = opts.attributes.clone();
+    if let Some(f) = opts.truth {
+        for (_, b, _) in &loaded {
+            for (k, v) in f.attributes(b) {
+                // `--attribute` given on the command line wins.
+                if !attributes.iter().any(|(n, _)| *n == k) {
+                    attributes.push((k, v));
+                }
+            }
+        }
+    }
     let shown = path.display().to_string();
     let doc = IngestDoc {
         dataset: &opts.dataset,

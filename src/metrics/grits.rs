@@ -208,8 +208,27 @@ fn align_2d_outer(
 pub fn factored_2dmss<A, B>(
     true_grid: &Grid<A>,
     pred_grid: &Grid<B>,
-    mut reward: impl FnMut(&A, &B) -> f64,
+    reward: impl FnMut(&A, &B) -> f64,
 ) -> Grits {
+    factored_2dmss_aligned(true_grid, pred_grid, reward).0
+}
+
+/// The rows and columns that [`factored_2dmss`] aligns: (true index, predicted index) pairs in
+/// increasing order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Alignment {
+    /// Aligned (true row, predicted row) pairs.
+    pub rows: Vec<(usize, usize)>,
+    /// Aligned (true column, predicted column) pairs.
+    pub cols: Vec<(usize, usize)>,
+}
+
+/// [`factored_2dmss`], also returning the row and column alignment its score sums over.
+pub fn factored_2dmss_aligned<A, B>(
+    true_grid: &Grid<A>,
+    pred_grid: &Grid<B>,
+    mut reward: impl FnMut(&A, &B) -> f64,
+) -> (Grits, Alignment) {
     let (rt, ct, rp, cp) = (true_grid.rows, true_grid.cols, pred_grid.rows, pred_grid.cols);
     let mut values = Vec::with_capacity(rt * ct * rp * cp);
     for tr in 0..rt {
@@ -231,7 +250,7 @@ pub fn factored_2dmss<A, B>(
             score += rw.at(tr, tc, pr, pc);
         }
     }
-    compute_fscore(score, rt * ct, rp * cp)
+    (compute_fscore(score, rt * ct, rp * cp), Alignment { rows: row_pairs, cols: col_pairs })
 }
 
 /// `grits.py::lcs_similarity`: `2·M / (|a| + |b|)` over `char`s with `M` the difflib matching
@@ -381,6 +400,12 @@ pub fn grits_loc(
 ///
 /// Each distinct (true text, predicted text) pair is scored once.
 pub fn grits_con(gt: &Table, pred: &Table) -> Grits {
+    grits_con_aligned(gt, pred).0
+}
+
+/// [`grits_con`], also returning its row and column alignment (grid slots, as
+/// [`cell_index_grid`] lays them out).
+pub fn grits_con_aligned(gt: &Table, pred: &Table) -> (Grits, Alignment) {
     let (tg, pg) = (text_grid(gt), text_grid(pred));
     let (tids, tstr) = intern(&tg);
     let (pids, pstr) = intern(&pg);
@@ -412,7 +437,7 @@ pub fn grits_con(gt: &Table, pred: &Table) -> Grits {
         }
     }
     let np = pstr.len();
-    factored_2dmss(&tids, &pids, |&t, &p| sim[t * np + p])
+    factored_2dmss_aligned(&tids, &pids, |&t, &p| sim[t * np + p])
 }
 
 /// Replaces each text by the id of its first occurrence; returns the id grid and the texts.

@@ -1,9 +1,11 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
+pub mod correlation;
 pub mod difflib;
 pub mod fuzz;
 pub mod grits;
 pub mod levenshtein;
 pub mod olmocr;
 pub mod paper;
+pub mod table;
 pub mod teds;

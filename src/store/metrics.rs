@@ -22,6 +22,19 @@ pub struct ScorableOutput {
     pub blob: String,
 }
 
+/// The newest value of one metric of one document and provider (`v_latest_scores`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct LatestValue {
+    /// The document's name.
+    pub document: String,
+    /// Provider id.
+    pub provider: String,
+    /// Metric id.
+    pub metric: String,
+    /// The value.
+    pub value: f64,
+}
+
 /// One stored score with its context, for `corpus show`.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct ScoreRow {
@@ -151,6 +164,25 @@ impl Store {
                 truth_format: r.get(7)?,
                 dataset: r.get(8)?,
                 computed_at: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Lists the newest non-null value of every metric of a suite (optionally of one
+    /// provider), per document name and provider.
+    pub fn latest_values(&self, suite: &str, provider: Option<&str>) -> Result<Vec<LatestValue>> {
+        let mut st = self.conn.prepare_cached(
+            "SELECT document, provider, metric, value FROM v_latest_scores
+             WHERE suite = ?1 AND (?2 IS NULL OR provider = ?2) AND value IS NOT NULL
+             ORDER BY metric, document, provider",
+        )?;
+        let rows = st.query_map(params![suite, provider], |r| {
+            Ok(LatestValue {
+                document: r.get(0)?,
+                provider: r.get(1)?,
+                metric: r.get(2)?,
+                value: r.get(3)?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

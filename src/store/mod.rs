@@ -27,7 +27,7 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{Error, Result};
 
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
-pub use metrics::{ScorableOutput, ScoreRow};
+pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
 pub use runs::RunId;

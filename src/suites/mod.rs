@@ -5,9 +5,11 @@
 //! the suite's id and version. Scoring is idempotent per version: an (output, truth) pair
 //! already scored by this version is not scored again; a new version adds rows beside the old.
 
+pub mod icdar2013;
 pub mod olmocr;
 pub mod omnidoc;
 pub mod paper;
+pub mod table;
 
 use serde::Serialize;
 
@@ -23,4 +25,4 @@ pub struct EvalFailure {
 }
 
 /// The suites this build has.
-pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr"];
+pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr", "table"];

@@ -10,4 +10,5 @@ mod omnidoc;
 mod paper;
 mod report;
 mod shared;
+mod table;
 mod util;
