@@ -2,14 +2,17 @@
 //! `<pdf stem>_pg<N>_repeat<K>.md`) the way `olmocr.bench.benchmark` does, and print one line per
 //! test plus the per-group and overall scores.
 //!
-//! Usage: `cargo build --example olmocr_sample`, then `olmocr_sample [DIR]` (default: the shared sample data).
+//! Usage: `cargo run --example olmocr_sample -- [DIR] [--katex|--katex-raw]` (default: the shared
+//! sample data; math exact-match only). `--katex` renders math with KaTeX under node
+//! (`scripts/katex`, lxml normalization); `--katex-raw` uses the lxml-less normalization.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use corpus::metrics::katex::{compare, Comparison, KatexRenderer, Normalization};
 use corpus::metrics::olmocr::{
-    add_default_baselines, bootstrap_ci, group_scores, is_page_file, is_repeat_of, load_tests,
-    overall_score, score_test, ExactMathOnly,
+    add_default_baselines, bootstrap_ci, extract_equations, group_scores, is_page_file,
+    is_repeat_of, load_tests, overall_score, score_test, ExactMathOnly, MathRenderer, Test,
 };
 
 const DEFAULT_DIR: &str = "../shared/data/olmocr-bench/sample_data";
@@ -29,7 +32,65 @@ fn walk(dir: &Path, root: &Path, ext: &str, out: &mut Vec<String>) {
 }
 
 fn main() {
-    let dir = PathBuf::from(std::env::args().nth(1).unwrap_or_else(|| DEFAULT_DIR.to_string()));
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mode = if args.iter().any(|a| a == "--katex") {
+        Some(Normalization::Xml)
+    } else if args.iter().any(|a| a == "--katex-raw") {
+        Some(Normalization::RawHtml)
+    } else {
+        None
+    };
+    let dir = args.iter().find(|a| !a.starts_with("--")).cloned();
+    let dir = PathBuf::from(dir.unwrap_or_else(|| DEFAULT_DIR.to_string()));
+    match mode {
+        None => run(&dir, &ExactMathOnly, None),
+        Some(mode) => {
+            let start = Instant::now();
+            let r =
+                KatexRenderer::start_with(Path::new("node"), &KatexRenderer::default_dir(), mode)
+                    .unwrap_or_else(|e| {
+                        eprintln!("error: {e}");
+                        std::process::exit(1);
+                    });
+            eprintln!(
+                "katex {} started in {:.1} ms",
+                r.version(),
+                start.elapsed().as_secs_f64() * 1e3
+            );
+            run(&dir, &r, Some(&r));
+            eprintln!("katex: {} distinct formulas rendered", r.cached());
+            if let Some(e) = r.failure() {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
+/// The most favourable way a failing math test's reference compared with any hypothesis.
+fn best_comparison(r: &KatexRenderer, test: &Test, contents: &[Option<String>]) -> String {
+    let Test::Math(m) = test else { return String::new() };
+    let rank = |c: Comparison| match c {
+        Comparison::MathmlContained => 3,
+        Comparison::NoReferenceGlyphs => 2,
+        Comparison::NeedsLayout => 1,
+        Comparison::GlyphsMissing => 0,
+    };
+    let Ok(reference) = r.render_checked(&m.math) else { return "render failure".into() };
+    let mut best: Option<Comparison> = None;
+    for md in contents.iter().flatten() {
+        for eq in extract_equations(md, m.ignore_dollar_delimited) {
+            let Ok(h) = r.render_checked(&eq) else { continue };
+            let c = compare(&reference, &h);
+            if best.is_none_or(|b| rank(c) > rank(b)) {
+                best = Some(c);
+            }
+        }
+    }
+    best.map_or_else(|| "no equations".to_string(), |c| format!("{c:?}"))
+}
+
+fn run<R: MathRenderer>(dir: &Path, renderer: &R, diag: Option<&KatexRenderer>) {
     if !dir.join("pdfs").is_dir() {
         eprintln!("skipping: {} has no pdfs/ folder", dir.display());
         return;
@@ -37,7 +98,7 @@ fn main() {
     let mut pdfs = Vec::new();
     walk(&dir.join("pdfs"), &dir.join("pdfs"), "pdf", &mut pdfs);
     pdfs.sort();
-    let mut jsonls: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut jsonls: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.flatten().map(|e| e.path()).collect())
         .unwrap_or_default();
     jsonls.retain(|p| p.extension().and_then(|e| e.to_str()) == Some("jsonl"));
@@ -55,7 +116,7 @@ fn main() {
         }
     }
     add_default_baselines(&mut tests, &pdfs);
-    let mut candidates: Vec<PathBuf> = std::fs::read_dir(&dir)
+    let mut candidates: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect())
         .unwrap_or_default();
     candidates.retain(|p| p.file_name().is_some_and(|n| n != "pdfs"));
@@ -82,7 +143,7 @@ fn main() {
             let contents: Vec<Option<String>> =
                 files.iter().map(|m| std::fs::read_to_string(cand.join(m)).ok()).collect();
             let refs: Vec<Option<&str>> = contents.iter().map(|c| c.as_deref()).collect();
-            let outcome = score_test(test, &refs, &ExactMathOnly);
+            let outcome = score_test(test, &refs, renderer);
             failed += usize::from(!outcome.passed);
             println!(
                 "TEST\t{}\t{}\t{}\t{:.3}\t{}\t{}",
@@ -93,6 +154,11 @@ fn main() {
                 group,
                 if outcome.passed { "" } else { outcome.explanation.as_str() }
             );
+            if let (Some(r), false) = (diag, outcome.passed) {
+                if matches!(test, Test::Math(_)) {
+                    println!("MATHCMP\t{}\t{}", b.id, best_comparison(r, test, &contents));
+                }
+            }
             results.push((group.clone(), outcome.passed));
         }
         let elapsed = start.elapsed();

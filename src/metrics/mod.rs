@@ -4,6 +4,7 @@ pub mod correlation;
 pub mod difflib;
 pub mod fuzz;
 pub mod grits;
+pub mod katex;
 pub mod levenshtein;
 pub mod olmocr;
 pub mod paper;

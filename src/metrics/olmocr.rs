@@ -59,7 +59,7 @@ use super::fuzz;
 // ---------------------------------------------------------------------------------------------
 
 /// Python's `str.isspace` (Unicode White_Space plus the four ASCII information separators).
-fn py_isspace(c: char) -> bool {
+pub(crate) fn py_isspace(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
@@ -1181,9 +1181,12 @@ impl BaselineTest {
 /// formula and style), calls `katex.render(latex, el, {displayMode: true, throwOnError: true})`
 /// and keeps (a) the MathML of `.katex-mathml math` and (b) every leaf `<span>` with
 /// non-whitespace text, with its trimmed text and `getBoundingClientRect()` box. A KaTeX error
-/// gives a render with `error` set: for the reference formula the test is rejected at load time
-/// (`ValidationError`); a hypothesis that fails is skipped. Hypotheses are tried in descending
-/// `fuzz.ratio` to the reference. `compare_rendered_equations(reference, hypothesis)` is true when
+/// gives a render with `error` set, the message as its MathML and no spans; it is not `None`,
+/// so the test is not rejected at load time and a failing hypothesis is still compared (a
+/// reference with no spans then matches any hypothesis, see [`super::katex`]; a renderer that
+/// returns `None` here instead fails the test, or skips the hypothesis). Hypotheses are tried in
+/// descending `fuzz.ratio` to the reference. `compare_rendered_equations(reference, hypothesis)`
+/// is true when
 /// (1) the reference's MathML `<semantics>` children other than `<annotation>`, re-serialized
 /// by BeautifulSoup's XML parser and with all whitespace removed, are a substring of the
 /// hypothesis's; or else (2) after dropping zero-width-space spans and splitting multi-character
@@ -1194,8 +1197,8 @@ impl BaselineTest {
 /// the neighbours carry the same text.
 ///
 /// Not reproduced natively: KaTeX itself (its MathML serialization) and the browser layout
-/// (font metrics, glyph boxes) on which step (2) depends. An implementation of this trait needs a
-/// real KaTeX (for example the `katex` npm package) for (1) and a layout engine for (2).
+/// (font metrics, glyph boxes) on which step (2) depends. [`super::katex::KatexRenderer`] runs
+/// the `katex` npm package under node and reproduces (1) and the layout-free part of (2).
 pub trait MathRenderer {
     /// A rendered formula.
     type Rendered;
