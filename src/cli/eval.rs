@@ -31,6 +31,12 @@ pub struct EvalArgs {
     /// Only truths of this dataset
     #[arg(long)]
     dataset: Option<String>,
+    /// olmocr: how math tests compare formulas. katex renders both with the katex npm package
+    /// (scripts/katex, `npm ci --prefix scripts/katex`) and checks MathML containment, as the
+    /// official runner does first; exact passes only verbatim formulas. Stored under suite
+    /// olmocr or olmocr-exact, so the two never mix
+    #[arg(long, default_value = "katex", value_parser = ["katex", "exact"])]
+    math: String,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -168,15 +174,33 @@ fn run_olmocr(
     store: &mut Store,
     run: corpus::store::RunId,
 ) -> anyhow::Result<ExitCode> {
+    use corpus::metrics::katex::KatexRenderer;
     use corpus::suites::olmocr::{eval, EvalOptions};
+    let katex = a.math == "katex";
+    let suite =
+        if katex { corpus::suites::olmocr::SUITE } else { corpus::suites::olmocr::SUITE_EXACT };
     let opts = EvalOptions {
         provider: a.provider.as_deref(),
         dataset: a.dataset.as_deref(),
         run: Some(run),
+        suite,
     };
     let bar = super::progress::Bar::new("eval", g.quiet);
-    let renderer = corpus::metrics::olmocr::ExactMathOnly;
-    let sum = eval(store, &opts, &renderer, &bar)?;
+    let sum = if katex {
+        let dir = std::env::var_os("CORPUS_KATEX_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(KatexRenderer::default_dir);
+        let renderer = KatexRenderer::start(&dir).map_err(|e| {
+            anyhow::anyhow!("{e}; or score math by exact match only with --math exact")
+        })?;
+        let sum = eval(store, &opts, &renderer, &bar)?;
+        if let Some(e) = renderer.failure() {
+            anyhow::bail!("KaTeX stopped during the run: {e}");
+        }
+        sum
+    } else {
+        eval(store, &opts, &corpus::metrics::olmocr::ExactMathOnly, &bar)?
+    };
     let counts = serde_json::json!({
         "suite": sum.suite, "suite_version": sum.suite_version, "pairs": sum.pairs,
         "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
@@ -232,9 +256,14 @@ fn run_olmocr(
         }
         if !g.quiet {
             eprintln!(
-                "{} documents: {} scored now, {} already scored by olmocr v{}. Math tests: exact \
-                 matches only (overall = mean of the group pass rates).",
-                sum.pairs, sum.scored, sum.cached, sum.suite_version
+                "{} documents: {} scored now, {} already scored by {} v{}. Math tests: {} \
+                 (overall = mean of the group pass rates).",
+                sum.pairs,
+                sum.scored,
+                sum.cached,
+                sum.suite,
+                sum.suite_version,
+                if katex { "KaTeX MathML containment" } else { "exact matches only" }
             );
             for f in &sum.failures {
                 eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);

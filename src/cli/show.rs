@@ -93,7 +93,8 @@ pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
 /// Runs `corpus show`.
 pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&g.db)?;
-    if a.suite.as_deref() == Some(corpus::suites::olmocr::SUITE) && a.metric.is_none() {
+    let olmocr = [corpus::suites::olmocr::SUITE, corpus::suites::olmocr::SUITE_EXACT];
+    if a.suite.as_deref().is_some_and(|s| olmocr.contains(&s)) && a.metric.is_none() {
         return show_olmocr(&store, a);
     }
     let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
@@ -163,16 +164,16 @@ fn show_scores(store: &Store, doc: &DocumentRow, a: &ShowArgs) -> anyhow::Result
 /// `corpus show DOC|TEST --suite olmocr`: a document's tests with their results, or one test's
 /// result explained (each repeat, and the best fuzzy match of a failing text test).
 fn show_olmocr(store: &Store, a: &ShowArgs) -> anyhow::Result<ExitCode> {
-    use corpus::suites::olmocr::SUITE;
+    let suite = a.suite.as_deref().unwrap_or(corpus::suites::olmocr::SUITE);
     // `--provider` defaults to pdfium; an olmOCR-bench candidate is rarely that, so the
     // default falls back to every provider.
     let fallback = a.provider == "pdfium";
     let mut out = std::io::stdout().lock();
     if !store.find_documents(&a.doc, a.dataset.as_deref())?.is_empty() {
         let doc = resolve(store, &a.doc, a.dataset.as_deref())?;
-        let mut rows = store.scores(doc.id, &a.provider, Some(SUITE), None)?;
+        let mut rows = store.scores(doc.id, &a.provider, Some(suite), None)?;
         if rows.is_empty() && fallback {
-            let named = store.scores_named_on(doc.id, SUITE)?;
+            let named = store.scores_named_on(doc.id, suite)?;
             rows = named;
         }
         if rows.is_empty() {
@@ -220,9 +221,9 @@ fn show_olmocr(store: &Store, a: &ShowArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let metric = format!("pass:{}", a.doc);
-    let mut rows = store.scores_named(SUITE, &metric, Some(&a.provider))?;
+    let mut rows = store.scores_named(suite, &metric, Some(&a.provider))?;
     if rows.is_empty() && fallback {
-        rows = store.scores_named(SUITE, &metric, None)?;
+        rows = store.scores_named(suite, &metric, None)?;
     }
     if rows.is_empty() {
         anyhow::bail!(

@@ -41,6 +41,10 @@ use crate::truth::{truth_groups, TruthFormat, TruthGroup};
 /// The suite's id in the store.
 pub const SUITE: &str = "olmocr";
 
+/// The suite id under which scores with math tests decided by exact match only are stored
+/// (`eval --suite olmocr --math exact`), so they never mix with KaTeX-rendered ones.
+pub const SUITE_EXACT: &str = "olmocr-exact";
+
 /// Bump when a value the suite stores for the same inputs changes.
 pub const OLMOCR_SUITE_VERSION: u32 = 1;
 
@@ -59,6 +63,9 @@ pub struct EvalOptions<'a> {
     pub dataset: Option<&'a str>,
     /// The run the rows belong to.
     pub run: Option<RunId>,
+    /// The suite id the rows are stored under: [`SUITE`] when math is rendered with KaTeX,
+    /// [`SUITE_EXACT`] when math tests pass on exact matches only.
+    pub suite: &'static str,
 }
 
 /// One test's result.
@@ -187,8 +194,11 @@ pub fn eval<R: MathRenderer>(
         // Outputs come in id order: a later one with the same repeat replaces the earlier.
         pages.entry(o.pages.clone()).or_default().insert(repeat, o);
     }
-    let mut summary =
-        EvalSummary { suite: SUITE, suite_version: OLMOCR_SUITE_VERSION, ..Default::default() };
+    let mut summary = EvalSummary {
+        suite: opts.suite,
+        suite_version: OLMOCR_SUITE_VERSION,
+        ..Default::default()
+    };
     let total: usize =
         cands.values().map(|docs| docs.keys().map(|d| by_doc[d].len()).sum::<usize>()).sum();
     progress.start(total as u64);
@@ -272,7 +282,8 @@ fn score_document<R: MathRenderer>(
     let Some(output) = used.iter().map(|o| o.id).max() else {
         return Err("no output for the tested pages".into());
     };
-    let stored = store.metric_rows(output, g.id(), SUITE, OLMOCR_SUITE_VERSION).map_err(err)?;
+    let stored =
+        store.metric_rows(output, g.id(), opts.suite, OLMOCR_SUITE_VERSION).map_err(err)?;
     if !stored.is_empty() {
         summary.cached += 1;
         let tests = stored
@@ -357,7 +368,9 @@ fn score_document<R: MathRenderer>(
     rows.push(("pass_rate".to_string(), Some(rate), trace.to_string()));
     let refs: Vec<(&str, Option<f64>, String)> =
         rows.iter().map(|(m, v, t)| (m.as_str(), *v, t.clone())).collect();
-    store.put_metrics(output, g.id(), SUITE, OLMOCR_SUITE_VERSION, opts.run, &refs).map_err(err)?;
+    store
+        .put_metrics(output, g.id(), opts.suite, OLMOCR_SUITE_VERSION, opts.run, &refs)
+        .map_err(err)?;
     summary.scored += 1;
     Ok(DocScore { document: g.document, truth: g.id(), output, tests: results })
 }
@@ -426,7 +439,7 @@ fn aggregate(
         store.put_derived_metrics(
             first.output,
             first.truth,
-            SUITE,
+            opts.suite,
             OLMOCR_SUITE_VERSION,
             opts.run,
             &refs,
