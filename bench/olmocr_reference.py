@@ -3,7 +3,9 @@ line per test: TEST <id> <type> <pass|FAIL> <value> <group>, then OVERALL lines.
 
 Math tests need KaTeX in headless Chromium (playwright). Set OLMOCR_CHROMIUM to a Chromium
 binary to use it instead of playwright's own download; set OLMOCR_NO_MATH_RENDER=1 to replace
-the rendered comparison by "no match" (exact-string matches only).
+the rendered comparison by "no match" (exact-string matches only). Set OLMOCR_NO_LXML=1 to hide
+lxml from BeautifulSoup, as in an environment without olmocr's `bench` extra: its MathML
+comparison then falls back to the raw MathML string (see corpus::metrics::katex).
 """
 import glob
 import os
@@ -27,6 +29,8 @@ def patch_playwright():
 
 
 def main():
+    if os.environ.get("OLMOCR_NO_LXML") == "1":
+        sys.modules["lxml"] = None  # makes `import lxml` raise ImportError inside bs4
     patch_playwright()
     if os.environ.get("OLMOCR_NO_MATH_RENDER") == "1":
         import olmocr.bench.katex.render as render

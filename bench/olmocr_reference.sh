@@ -1,84 +1,107 @@
 #!/usr/bin/env bash
 # Cross-check the Rust olmOCR-bench scorer against the reference one (PyPI olmocr 0.4.27,
-# module olmocr.bench) on a bench folder, test by test.
+# module olmocr.bench) on a bench folder, test by test, in three math configurations:
+#   exact   math by exact string match only      (rust: ExactMathOnly;    reference: rendering stubbed)
+#   katex   KaTeX rendering, lxml installed      (rust: KatexRenderer Xml; reference: Chromium + lxml)
+#   raw     KaTeX rendering, no lxml             (rust: KatexRenderer RawHtml; reference: Chromium, lxml hidden)
 #
 # Usage: bench/olmocr_reference.sh [DIR]     (default: the shared olmOCR-bench sample data)
 # Env:   CORPUS_BENCH_VENV   venv to create/use (default ~/.cache/corpus/bench-venv-olmocr)
 #        OLMOCR_CHROMIUM     Chromium binary for KaTeX rendering (default: a Debian
-#                            chromium-headless-shell if installed; else math is exact-match only)
-#        RUST_SCORER         command printing the Rust side's TEST/OVERALL lines for DIR
-#                            (default: the olmocr_sample example, built with cargo build --example)
+#                            chromium-headless-shell if installed; else only "exact" runs)
+#        RUST_SCORER         command printing the Rust side's TEST/OVERALL lines for DIR, given
+#                            DIR and optionally --katex or --katex-raw
+#                            (default: cargo run --example olmocr_sample --)
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
-# The shared dev profile (dependencies optimised), as the tests build it.
-build_example() { (cd "$here/.." && cargo build --quiet --example olmocr_sample); echo "$CARGO_TARGET_DIR/debug/examples/olmocr_sample"; }
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/.." && pwd)"
 dir="${1:-$here/../../shared/data/olmocr-bench/sample_data}"
 venv="${CORPUS_BENCH_VENV:-$HOME/.cache/corpus/bench-venv-olmocr}"
 if [ ! -d "$dir/pdfs" ]; then echo "skipping: $dir has no pdfs/ folder"; exit 0; fi
 
 if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
-"$venv/bin/pip" install -q --no-deps olmocr==0.4.27
-# Only what olmocr.bench's scorer imports (olmocr itself declares rapidfuzz/fuzzysearch unpinned
-# in its "bench" extra; these are the versions resolved when this script was written).
-"$venv/bin/pip" install -q rapidfuzz==3.14.6 fuzzysearch==0.8.1 beautifulsoup4==4.15.0 \
-  numpy==2.4.6 pypdf==7.1.1 tqdm==4.70.1 playwright==1.65.2 pillow
+"$venv/bin/python" -m pip install -q --no-deps olmocr==0.4.27
+# Only what olmocr.bench's scorer imports (olmocr itself declares rapidfuzz/fuzzysearch/lxml
+# unpinned in its "bench" extra; these are the versions resolved when this script was written).
+# lxml matters: without it BeautifulSoup cannot parse MathML and the comparison falls back to
+# raw strings (the "raw" configuration below hides it again on purpose).
+"$venv/bin/python" -m pip install -q rapidfuzz==3.14.6 fuzzysearch==0.8.1 beautifulsoup4==4.15.0 \
+  lxml==6.1.3 numpy==2.4.6 pypdf==7.1.1 tqdm==4.70.1 playwright==1.65.2 pillow
 
 if [ -z "${OLMOCR_CHROMIUM:-}" ] && [ -x /usr/bin/chromium-headless-shell ]; then
   export OLMOCR_CHROMIUM=/usr/bin/chromium-headless-shell
 fi
-if [ -z "${OLMOCR_CHROMIUM:-}" ]; then
-  echo "note: no Chromium found (apt-get install chromium-headless-shell); math tests exact-match only"
-  export OLMOCR_NO_MATH_RENDER=1
+
+# The Rust side's KaTeX (pinned in scripts/katex/package-lock.json).
+katex=1
+if ! command -v node >/dev/null; then
+  echo "note: node not found; Rust side exact-match only"; katex=0
+elif [ ! -f "$root/scripts/katex/node_modules/katex/package.json" ]; then
+  if command -v npm >/dev/null; then
+    (cd "$root" && npm ci --prefix scripts/katex --no-audit --no-fund >/dev/null)
+  else
+    echo "note: npm not found to install scripts/katex; Rust side exact-match only"; katex=0
+  fi
 fi
 
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-echo "== reference (olmocr 0.4.27, math via ${OLMOCR_CHROMIUM:-exact match only}) =="
-nice -n 10 "$venv/bin/python" "$here/olmocr_reference.py" "$dir" 2>"$tmp/py.err" >"$tmp/py.out" || { cat "$tmp/py.err"; exit 1; }
-grep -E '^(candidate|OVERALL)' "$tmp/py.out"
-if [ "${OLMOCR_NO_MATH_RENDER:-}" != "1" ]; then
-  echo "== reference, math exact-match only =="
-  OLMOCR_NO_MATH_RENDER=1 nice -n 10 "$venv/bin/python" "$here/olmocr_reference.py" "$dir" 2>/dev/null >"$tmp/py_exact.out"
-  grep -E '^(candidate|OVERALL)' "$tmp/py_exact.out"
+rust() {
+  if [ -n "${RUST_SCORER:-}" ]; then $RUST_SCORER "$dir" "$@"
+  else (cd "$root" && cargo run -q --example olmocr_sample -- "$dir" "$@" 2>/dev/null); fi
+}
+ref() { nice -n 10 "$venv/bin/python" "$here/olmocr_reference.py" "$dir" 2>"$tmp/py.err" || { cat "$tmp/py.err"; exit 1; }; }
+
+configs="exact"
+echo "== exact: math by exact match only =="
+OLMOCR_NO_MATH_RENDER=1 ref >"$tmp/ref_exact.out"
+rust >"$tmp/rs_exact.out"
+if [ -n "${OLMOCR_CHROMIUM:-}" ] && [ "$katex" = 1 ]; then
+  configs="exact katex raw"
+  echo "== katex: reference renders with $OLMOCR_CHROMIUM, lxml installed; rust: KaTeX under node =="
+  ref >"$tmp/ref_katex.out"
+  rust --katex >"$tmp/rs_katex.out"
+  echo "== raw: as katex, lxml hidden from BeautifulSoup =="
+  OLMOCR_NO_LXML=1 ref >"$tmp/ref_raw.out"
+  rust --katex-raw >"$tmp/rs_raw.out"
 else
-  cp "$tmp/py.out" "$tmp/py_exact.out"
+  echo "note: no Chromium (apt-get install chromium-headless-shell) or no KaTeX for Rust; only exact"
 fi
 
-echo "== rust =="
-if [ -n "${RUST_SCORER:-}" ]; then
-  $RUST_SCORER "$dir" >"$tmp/rs.out"
-else
-  "$(build_example)" "$dir" >"$tmp/rs.out"
-fi
-grep -E '^(candidate|OVERALL)' "$tmp/rs.out"
-
-echo "== test-by-test disagreements (rust vs reference with math rendering) =="
-"$venv/bin/python" - "$tmp/rs.out" "$tmp/py.out" "$tmp/py_exact.out" <<'PY'
+"$venv/bin/python" - "$tmp" $configs <<'PY'
 import sys
+tmp, configs = sys.argv[1], sys.argv[2:]
 def load(p):
-    d = {}
+    tests, overall, cmp = {}, None, {}
     for line in open(p, encoding="utf-8"):
         f = line.rstrip("\n").split("\t")
         if f[0] == "TEST":
-            d[f[1]] = (f[2], f[3], f[-1])
-    return d
-rs, py, pyx = (load(p) for p in sys.argv[1:4])
-n = 0
-for tid in py:
-    if tid not in rs:
-        print(f"  {tid}: missing on the Rust side"); n += 1; continue
-    if rs[tid][1] != py[tid][1]:
-        n += 1
-        same_exact = rs[tid][1] == pyx.get(tid, ("", "", ""))[1]
-        cause = " (math rendering: agrees with the exact-match-only reference)" if same_exact and rs[tid][0] == "math" else ""
-        print(f"  {tid} [{rs[tid][0]}]: rust {rs[tid][1]}, reference {py[tid][1]}{cause}")
-        if not cause:
-            print(f"      rust: {rs[tid][2][:200]}\n      ref:  {py[tid][2][:200]}")
-extra = set(rs) - set(py)
-print(f"{len(py)} reference tests, {len(rs)} rust tests, {n} disagreements, {len(extra)} rust-only")
-nx = sum(1 for t in pyx if t in rs and rs[t][1] != pyx[t][1])
-print(f"vs exact-match-only reference: {nx} disagreements")
-for t in pyx:
-    if t in rs and rs[t][1] != pyx[t][1]:
-        print(f"  {t} [{rs[t][0]}]: rust {rs[t][1]}, reference {pyx[t][1]}\n      rust: {rs[t][2][:200]}\n      ref:  {pyx[t][2][:200]}")
+            tests[f[1]] = (f[2], f[3], f[-1])
+        elif f[0] == "OVERALL":
+            overall = f[2]
+        elif f[0] == "MATHCMP":
+            cmp[f[1]] = f[2]
+    return tests, overall, cmp
+causes = {
+    "NeedsLayout": "positional span step: same glyphs, MathML differs; needs browser layout",
+    "GlyphsMissing": "some reference glyph missing from every hypothesis",
+    "no equations": "no equation extracted",
+}
+for c in configs:
+    rs, rs_overall, rs_cmp = load(f"{tmp}/rs_{c}.out")
+    py, py_overall, _ = load(f"{tmp}/ref_{c}.out")
+    bad = [t for t in py if t not in rs or rs[t][1] != py[t][1]]
+    print(f"[{c}] reference: {len(py)} tests, {sum(v[1] != 'pass' for v in py.values())} failing, "
+          f"overall {py_overall}")
+    print(f"[{c}] rust:      {len(rs)} tests, {sum(v[1] != 'pass' for v in rs.values())} failing, "
+          f"overall {rs_overall}")
+    print(f"[{c}] agree on {len(py) - len(bad)} of {len(py)} tests; {len(set(rs) - set(py))} rust-only")
+    for t in bad:
+        if t not in rs:
+            print(f"  {t}: missing on the Rust side"); continue
+        why = rs_cmp.get(t)
+        why = f" ({why}: {causes.get(why, why)})" if why else ""
+        print(f"  {t} [{rs[t][0]}]: rust {rs[t][1]}, reference {py[t][1]}{why}")
+        if not why:
+            print(f"      rust: {rs[t][2][:200]}\n      ref:  {py[t][2][:200]}")
 PY
