@@ -60,6 +60,15 @@ pub struct ScoreRow {
     pub computed_at: String,
 }
 
+/// What an insert does with a metric row that already exists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OnConflict {
+    /// Keep the stored row (scores are insert-once per suite version).
+    Keep,
+    /// Replace its value and trace (derived rows, recomputed from the others).
+    Replace,
+}
+
 impl Store {
     /// Lists ok outputs, optionally of one provider, in id order.
     pub fn scorable_outputs(&self, provider: Option<&str>) -> Result<Vec<ScorableOutput>> {
@@ -88,13 +97,8 @@ impl Store {
         suite: &str,
         version: u32,
     ) -> Result<Vec<(String, Option<f64>)>> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT metric, value FROM metrics
-             WHERE output = ?1 AND truth = ?2 AND suite = ?3 AND suite_version = ?4 ORDER BY id",
-        )?;
-        let rows =
-            st.query_map(params![output, truth, suite, version], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows = self.metric_rows(output, truth, suite, version)?;
+        Ok(rows.into_iter().map(|r| (r.metric, r.value)).collect())
     }
 
     /// Stores one scoring (every metric of one output against one truth) in one transaction.
@@ -108,13 +112,39 @@ impl Store {
         run: Option<RunId>,
         rows: &[(&str, Option<f64>, String)],
     ) -> Result<()> {
+        self.insert_metrics(output, truth, suite, version, run, rows, OnConflict::Keep)
+    }
+
+    /// Inserts metric rows in one transaction; `on_conflict` says what happens to a row of the
+    /// same (output, truth, suite, version, metric) that is already there.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn insert_metrics(
+        &mut self,
+        output: i64,
+        truth: i64,
+        suite: &str,
+        version: u32,
+        run: Option<RunId>,
+        rows: &[(&str, Option<f64>, String)],
+        on_conflict: OnConflict,
+    ) -> Result<()> {
+        let conflict = match on_conflict {
+            OnConflict::Keep => "DO NOTHING",
+            OnConflict::Replace => {
+                "DO UPDATE SET
+                     value = excluded.value, trace = excluded.trace, run = excluded.run,
+                     computed_at = excluded.computed_at
+                 WHERE metrics.value IS NOT excluded.value OR metrics.trace IS NOT excluded.trace"
+            }
+        };
+        let sql = format!(
+            "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
+                 computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+             ON CONFLICT (output, truth, suite, suite_version, metric) {conflict}"
+        );
         let tx = self.conn.transaction()?;
         {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
-                     computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                 ON CONFLICT (output, truth, suite, suite_version, metric) DO NOTHING",
-            )?;
+            let mut st = tx.prepare_cached(&sql)?;
             let at = now();
             for (metric, value, trace) in rows {
                 st.execute(params![

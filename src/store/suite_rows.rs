@@ -4,7 +4,7 @@
 
 use rusqlite::params;
 
-use super::{now, RunId, Store};
+use super::{RunId, Store};
 use crate::error::Result;
 
 /// An ok output with its config and page selection.
@@ -120,33 +120,15 @@ impl Store {
         run: Option<RunId>,
         rows: &[(&str, Option<f64>, String)],
     ) -> Result<()> {
-        let tx = self.conn.transaction()?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
-                     computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                 ON CONFLICT (output, truth, suite, suite_version, metric) DO UPDATE SET
-                     value = excluded.value, trace = excluded.trace, run = excluded.run,
-                     computed_at = excluded.computed_at
-                 WHERE metrics.value IS NOT excluded.value OR metrics.trace IS NOT excluded.trace",
-            )?;
-            let at = now();
-            for (metric, value, trace) in rows {
-                st.execute(params![
-                    output,
-                    truth,
-                    suite,
-                    version,
-                    metric,
-                    value,
-                    trace,
-                    run.map(|r| r.0),
-                    at
-                ])?;
-            }
-        }
-        tx.commit()?;
-        Ok(())
+        self.insert_metrics(
+            output,
+            truth,
+            suite,
+            version,
+            run,
+            rows,
+            super::metrics::OnConflict::Replace,
+        )
     }
 
     /// Finds scores by suite and metric id (`pass:<test id>`), optionally of one provider,

@@ -524,10 +524,10 @@ pub fn match_no_split(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<Match
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn gt(cat: &str, order: f64, text: &str) -> GtItem {
+    pub(crate) fn gt(cat: &str, order: f64, text: &str) -> GtItem {
         GtItem {
             category: cat.into(),
             order: Some(order),
@@ -538,7 +538,7 @@ mod tests {
         }
     }
 
-    fn pred(pos: usize, text: &str) -> PredItem {
+    pub(crate) fn pred(pos: usize, text: &str) -> PredItem {
         PredBlock {
             category: PredCategory::TextAll,
             fine: Some("text_block"),

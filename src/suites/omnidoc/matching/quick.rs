@@ -712,27 +712,8 @@ pub fn match_quick(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<MatchEnt
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::{gt, pred};
     use super::*;
-
-    fn gt(cat: &str, order: f64, text: &str) -> GtItem {
-        GtItem {
-            category: cat.into(),
-            order: Some(order),
-            text: Some(text.into()),
-            latex: None,
-            html: None,
-            attribute: None,
-        }
-    }
-
-    fn pred(pos: usize, text: &str) -> PredItem {
-        PredBlock {
-            category: PredCategory::TextAll,
-            fine: Some("text_block"),
-            position: (pos, pos + text.len()),
-            content: text.into(),
-        }
-    }
 
     #[test]
     fn quick_match_pairs_identical_blocks_and_drops_extra_preds() {
