@@ -24,12 +24,32 @@ pub struct Source {
     pub path: String,
     /// sha256 of the file, as the set-up script verifies it.
     pub sha256: String,
+    /// blake3 of the file, as `corpus models check` and every load verify it. Optional for
+    /// manifests written before it existed (their text is part of cache keys, so it stays).
+    #[serde(default)]
+    pub blake3: Option<String>,
     /// The file's size in bytes.
     pub size: u64,
 }
 
+/// How a network model's input is prepared and its output read (absent for native libraries).
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+pub struct ModelInfo {
+    /// Input shape without the batch axis: channels, height, width (0 = any).
+    pub input: Vec<u32>,
+    /// Channel order of the input image (`bgr` or `rgb`).
+    pub channels: String,
+    /// Per-channel mean, after scaling to 0..1.
+    pub mean: [f32; 3],
+    /// Per-channel standard deviation.
+    pub std: [f32; 3],
+    /// Class labels in output order, for detectors.
+    #[serde(default)]
+    pub labels: Vec<String>,
+}
+
 /// One model manifest.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Deserialize, PartialEq)]
 pub struct Manifest {
     /// The model's name.
     pub name: String,
@@ -41,6 +61,9 @@ pub struct Manifest {
     pub licence: String,
     /// Where it comes from.
     pub source: Source,
+    /// Input and output conventions, for network models.
+    #[serde(default)]
+    pub model: Option<ModelInfo>,
 }
 
 impl Manifest {
@@ -62,8 +85,110 @@ impl Manifest {
 }
 
 /// The manifests compiled into this build: (path under models/, text).
-pub const MANIFESTS: &[(&str, &str)] =
-    &[("pdfium/libpdfium.toml", include_str!("../../models/pdfium/libpdfium.toml"))];
+pub const MANIFESTS: &[(&str, &str)] = &[
+    ("pdfium/libpdfium.toml", include_str!("../../models/pdfium/libpdfium.toml")),
+    (
+        "onnxruntime/libonnxruntime.toml",
+        include_str!("../../models/onnxruntime/libonnxruntime.toml"),
+    ),
+    ("layout/layout_cdla.toml", include_str!("../../models/layout/layout_cdla.toml")),
+    ("layout/slanet_plus.toml", include_str!("../../models/layout/slanet_plus.toml")),
+    ("layout/ppocrv4_det.toml", include_str!("../../models/layout/ppocrv4_det.toml")),
+    ("layout/ppocrv4_rec.toml", include_str!("../../models/layout/ppocrv4_rec.toml")),
+];
+
+/// Returns the text of the compiled-in manifest at `path` (under models/).
+pub fn text(path: &str) -> &'static str {
+    MANIFESTS.iter().find(|(p, _)| *p == path).map(|(_, t)| *t).unwrap_or_default()
+}
+
+/// One model file as installed on this machine, with its manifest.
+#[derive(Debug, Clone)]
+pub struct Installed {
+    /// The manifest's path under models/ (`layout/layout_cdla.toml`).
+    pub manifest_path: &'static str,
+    /// The manifest's exact text.
+    pub text: &'static str,
+    /// The parsed manifest.
+    pub manifest: Manifest,
+    /// Where the file is (or would be) on this machine.
+    pub file: std::path::PathBuf,
+}
+
+impl Installed {
+    /// Looks up the compiled-in manifest at `path` and where its file is installed:
+    /// `CORPUS_MODELS/<package>-<version>/<file>` (default: the cache's `models/`) for models,
+    /// `CORPUS_ONNXRUNTIME` or the cache's `native/onnxruntime-<version>/` for the runtime.
+    pub fn find(path: &'static str) -> Result<Installed> {
+        let text = text(path);
+        let manifest = Manifest::parse(text, path)?;
+        let file = install_path(&manifest);
+        Ok(Installed { manifest_path: path, text, manifest, file })
+    }
+
+    /// Checks the file against the manifest (exists, size, blake3) and returns its digest with
+    /// the manifest (see [`Manifest::digest`]). Every error names the file and says how to fix it.
+    pub fn verify(&self) -> Result<String> {
+        let f = &self.file;
+        let name = &self.manifest.name;
+        let fix = "run scripts/setup.sh to install it";
+        let meta = std::fs::metadata(f).map_err(|_| {
+            Error::Native(format!("model {name}: {} is missing; {fix}", f.display()))
+        })?;
+        let src = &self.manifest.source;
+        if meta.len() != src.size {
+            return Err(Error::Native(format!(
+                "model {name}: {} has {} bytes, its manifest {} says {}; the file is damaged or \
+                 another version: delete it and {fix}",
+                f.display(),
+                meta.len(),
+                self.manifest_path,
+                src.size
+            )));
+        }
+        let file = std::fs::File::open(f).map_err(|e| Error::io(f, e))?;
+        let mut h = blake3::Hasher::new();
+        h.update_reader(file).map_err(|e| Error::io(f, e))?;
+        let got = h.finalize().to_hex().to_string();
+        if let Some(want) = &src.blake3 {
+            if &got != want {
+                return Err(Error::Native(format!(
+                    "model {name}: {} has blake3 {got}, its manifest {} says {want}; the file \
+                     is corrupted or was replaced: delete it and {fix}",
+                    f.display(),
+                    self.manifest_path
+                )));
+            }
+        }
+        Manifest::digest(self.text, f)
+    }
+}
+
+fn install_path(m: &Manifest) -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let base = std::path::Path::new(&m.source.path)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let cache = super::pdfium::cache_dir().unwrap_or_else(|| PathBuf::from(".corpus-cache"));
+    if m.task == "text-layer" {
+        return super::pdfium::library_path().unwrap_or_else(|_| {
+            cache.join("native").join(format!("pdfium-{}", m.source.package_version)).join(base)
+        });
+    }
+    if m.task == "runtime" {
+        if let Some(p) = var("CORPUS_ONNXRUNTIME") {
+            return if p.is_dir() { p.join(base) } else { p };
+        }
+        return cache
+            .join("native")
+            .join(format!("onnxruntime-{}", m.source.package_version))
+            .join(base);
+    }
+    let root = var("CORPUS_MODELS").unwrap_or_else(|| cache.join("models"));
+    root.join(format!("{}-{}", m.source.package, m.source.package_version)).join(base)
+}
 
 #[cfg(test)]
 mod tests {
