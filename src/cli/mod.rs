@@ -5,6 +5,7 @@ mod eval;
 mod export;
 mod import;
 mod ingest;
+mod models;
 mod ocr;
 mod output;
 mod progress;
@@ -72,6 +73,8 @@ enum Command {
     Runs(sql::RunsArgs),
     /// List the providers this build knows
     Providers(output::OutputArgs),
+    /// The models the `layout` provider loads: list, check their hashes, run one on images
+    Models(models::ModelsArgs),
     /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
     #[command(name = "__worker", hide = true)]
     Worker(worker::WorkerArgs),
@@ -96,6 +99,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),
+        Command::Models(a) => models::run(a),
         Command::Worker(a) => worker::run(a),
         Command::Pages => worker::pages(),
     }

@@ -23,6 +23,11 @@ pub struct OcrArgs {
     /// Only documents of this dataset
     #[arg(long)]
     dataset: Option<String>,
+    /// Where model-based providers (layout) run their models: cpu, or cuda (the CUDA execution
+    /// provider; fails with an error, never falls back to the CPU). Recorded with each output,
+    /// not part of the cache key
+    #[arg(long, default_value = "cpu", value_parser = corpus::providers::layout::runtime::Device::parse)]
+    device: corpus::providers::layout::runtime::Device,
     /// Worker processes [default: the number of cores]
     #[arg(long, short = 'j')]
     jobs: Option<usize>,
@@ -82,6 +87,16 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         }
         find(&a.provider)?
     };
+    use corpus::providers::layout::runtime::Device;
+    if a.device != Device::Cpu {
+        if provider.id() != corpus::providers::layout::ID {
+            anyhow::bail!("--device {} is for model-based providers (layout)", a.device.as_str());
+        }
+        // Fail here, once, with the reason, rather than in every worker.
+        corpus::providers::layout::check_device(a.device)?;
+    }
+    // Workers read the device from their environment.
+    std::env::set_var("CORPUS_DEVICE", a.device.as_str());
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ocr", &argv())?;
     let jobs = a
@@ -105,7 +120,7 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
             }
         },
         run: Some(run),
-        device: "cpu",
+        device: a.device.as_str(),
     };
     let bar = super::progress::Bar::new(provider.id(), g.quiet);
     let sum = run_ocr(&mut store, &opts, &bar)?;

@@ -9,6 +9,7 @@
 pub mod builtin;
 pub mod command;
 pub mod key;
+pub mod layout;
 pub mod manifest;
 pub mod pdfium;
 pub mod process;
@@ -74,7 +75,8 @@ pub fn registry() -> Vec<&'static dyn Provider> {
     ALL.iter().copied().filter(|p| show_test || !p.test_only()).collect()
 }
 
-static ALL: &[&dyn Provider] = &[&builtin::PdfiumProvider, &testing::FaultyProvider];
+static ALL: &[&dyn Provider] =
+    &[&builtin::PdfiumProvider, &layout::LayoutProvider, &testing::FaultyProvider];
 
 /// Finds a provider by id, with an error that lists the known ones.
 pub fn find(id: &str) -> Result<&'static dyn Provider> {

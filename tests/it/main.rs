@@ -4,6 +4,7 @@
 mod cache;
 mod cli;
 mod import;
+mod layout;
 mod notebook;
 mod olmocr;
 mod omnidoc;

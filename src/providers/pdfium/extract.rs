@@ -97,7 +97,7 @@ struct Raw {
     angle: f32,
 }
 
-fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
+pub(crate) fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
     let frame = Frame::new(page);
     let (width, height) = frame.size();
     let text = match page.text() {

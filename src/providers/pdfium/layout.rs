@@ -11,7 +11,7 @@
 //!
 //! Every threshold is relative to the document's body font size or the page size.
 
-mod blocks;
+pub(crate) mod blocks;
 mod xycut;
 
 use crate::doc::{BBox, Block, BlockKind, Doc, Page};
@@ -193,7 +193,7 @@ fn body_size(pages: &[Vec<Span>]) -> f32 {
 }
 
 /// Drops margin columns of line numbers (review copies: `001 002 ...` down the margin).
-fn drop_line_numbers(spans: &mut Vec<Span>, width: f32) {
+pub(crate) fn drop_line_numbers(spans: &mut Vec<Span>, width: f32) {
     let numeric: Vec<usize> = (0..spans.len())
         .filter(|&i| {
             let t = &spans[i].text;

@@ -5,7 +5,7 @@
 //! and typed blocks. pdfium is not thread-safe: bind one [`Pdfium`] per process and run one
 //! document at a time on it; parallelism comes from worker processes.
 
-mod extract;
+pub(crate) mod extract;
 pub mod layout;
 #[cfg(test)]
 mod sample_tests;
@@ -115,7 +115,7 @@ fn candidate_paths() -> Vec<PathBuf> {
 }
 
 /// Returns `${CORPUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corpus}`.
-fn cache_dir() -> Option<PathBuf> {
+pub(crate) fn cache_dir() -> Option<PathBuf> {
     let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     var("CORPUS_CACHE")
         .or_else(|| var("XDG_CACHE_HOME").map(|x| x.join("corpus")))
@@ -139,7 +139,7 @@ pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumErr
 }
 
 /// Opens a document, mapping pdfium's load errors to ours.
-fn open<'a>(
+pub fn open<'a>(
     pdfium: &'a Pdfium,
     bytes: &'a [u8],
 ) -> Result<pdfium_render::prelude::PdfDocument<'a>, PdfiumError> {

@@ -79,7 +79,7 @@ fn text_after<'a>(t: &'a str, word: &str) -> Option<&'a str> {
 }
 
 /// Heading numbering depth: `3` → 1, `2.1` → 2, `3.2.1` → 3, `IV.` → 1, `B.` → 2.
-fn numbering(text: &str) -> Option<u8> {
+pub(crate) fn numbering(text: &str) -> Option<u8> {
     let mut words = text.split_whitespace();
     let first = words.next()?;
     let rest = words.next()?;
@@ -113,14 +113,14 @@ fn bare_heading(text: &str) -> String {
     t.trim().trim_end_matches(['.', ':']).to_lowercase()
 }
 
-fn is_refs_heading(text: &str) -> bool {
+pub(crate) fn is_refs_heading(text: &str) -> bool {
     matches!(
         bare_heading(text).as_str(),
         "references" | "reference" | "bibliography" | "literature cited" | "works cited"
     )
 }
 
-fn is_keyword_heading(text: &str) -> bool {
+pub(crate) fn is_keyword_heading(text: &str) -> bool {
     let b = bare_heading(text);
     is_refs_heading(text)
         || b.starts_with("appendix")
@@ -568,7 +568,7 @@ impl Builder {
 }
 
 /// Joins two pieces of one text, repairing a word hyphenated across them.
-fn join_texts(before: &str, next: &str) -> String {
+pub(crate) fn join_texts(before: &str, next: &str) -> String {
     let mut out = before.to_string();
     match hyphen_join(&out, next) {
         Some(true) => {

@@ -1,0 +1,264 @@
+//! `corpus models`: the model manifests, their files on this machine, and single-model runs.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+use clap::{Args, Subcommand, ValueEnum};
+use corpus::providers::layout::image::Bgr;
+use corpus::providers::layout::runtime::Device;
+use corpus::providers::layout::Pipeline;
+use corpus::providers::manifest::{Installed, MANIFESTS};
+use serde_json::json;
+
+use super::output::{print_json, print_table, Format, OutputArgs};
+use super::EXIT_SOME_FAILED;
+
+/// Arguments of `corpus models`.
+#[derive(Args, Debug)]
+pub struct ModelsArgs {
+    #[command(subcommand)]
+    command: ModelsCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum ModelsCommand {
+    /// Every manifest under models/: name, task, version, digest, source package, licence,
+    /// and whether its file is present (by size; `check` re-hashes)
+    List(OutputArgs),
+    /// Re-hash every installed file against its manifest's blake3; exits 3 if any is missing
+    /// or differs
+    Check(OutputArgs),
+    /// Run one model of the layout pipeline on PNG images and print one JSON line per image
+    /// (the schema bench/layout_compare.py reads)
+    Infer(InferArgs),
+    /// Write PDF pages as PNG exactly as the layout provider renders them (to look at what the
+    /// models see, or to give the Python reference packages the same pixels)
+    Render(RenderArgs),
+}
+
+#[derive(Args, Debug)]
+struct RenderArgs {
+    /// The PDF
+    pdf: PathBuf,
+    /// Pages to write: all, or a list like 1-3,5
+    #[arg(long, default_value = "all", value_parser = corpus::providers::PageSelection::parse)]
+    pages: corpus::providers::PageSelection,
+    /// Pixels per PDF point [default: the layout provider's]
+    #[arg(long)]
+    scale: Option<f32>,
+    /// Output folder; files are <pdf stem>-<page>.png
+    #[arg(long, short = 'o', default_value = ".")]
+    out: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct InferArgs {
+    /// What to run: the layout model on pages, the table model on table crops, or text
+    /// detection + recognition on pages
+    #[arg(long, value_enum)]
+    task: Task,
+    /// Where the models run
+    #[arg(long, default_value = "cpu", value_parser = Device::parse)]
+    device: Device,
+    /// PNG images
+    #[arg(required = true)]
+    images: Vec<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Task {
+    Layout,
+    Table,
+    Ocr,
+}
+
+/// Runs `corpus models`.
+pub fn run(a: &ModelsArgs) -> anyhow::Result<ExitCode> {
+    match &a.command {
+        ModelsCommand::List(o) => list(o, false),
+        ModelsCommand::Check(o) => list(o, true),
+        ModelsCommand::Infer(i) => infer(i),
+        ModelsCommand::Render(r) => render(r),
+    }
+}
+
+fn list(o: &OutputArgs, rehash: bool) -> anyhow::Result<ExitCode> {
+    let mut rows = Vec::new();
+    let mut bad = 0;
+    for (path, _) in MANIFESTS {
+        let inst = Installed::find(path)?;
+        let m = &inst.manifest;
+        let status = if rehash {
+            match inst.verify() {
+                Ok(_) => "ok".to_string(),
+                Err(e) => {
+                    bad += 1;
+                    e.to_string()
+                }
+            }
+        } else {
+            match std::fs::metadata(&inst.file) {
+                Ok(md) if md.len() == m.source.size => "present".into(),
+                Ok(md) => {
+                    bad += 1;
+                    format!("wrong size ({} bytes)", md.len())
+                }
+                Err(_) => {
+                    bad += 1;
+                    "missing".into()
+                }
+            }
+        };
+        let digest =
+            m.source.blake3.clone().unwrap_or_else(|| format!("sha256:{}", m.source.sha256));
+        rows.push((m.clone(), *path, inst.file.clone(), digest, status));
+    }
+    match o.format {
+        Format::Json => print_json(
+            &rows
+                .iter()
+                .map(|(m, path, file, digest, status)| {
+                    json!({
+                        "name": m.name, "task": m.task, "version": m.version, "manifest": path,
+                        "digest": digest, "package": m.source.package,
+                        "package_version": m.source.package_version, "licence": m.licence,
+                        "file": file, "status": status,
+                    })
+                })
+                .collect::<Vec<_>>(),
+        )?,
+        Format::Table => {
+            let table: Vec<Vec<String>> = rows
+                .iter()
+                .map(|(m, _, _, digest, status)| {
+                    vec![
+                        m.name.clone(),
+                        m.task.clone(),
+                        m.version.clone(),
+                        digest.chars().take(16).collect(),
+                        format!("{} {}", m.source.package, m.source.package_version),
+                        m.licence.split(" (").next().unwrap_or_default().to_string(),
+                        status.clone(),
+                    ]
+                })
+                .collect();
+            print_table(
+                &["name", "task", "version", "digest", "source", "licence", "status"],
+                &table,
+            )?;
+            if bad > 0 {
+                eprintln!("corpus: {bad} model file(s) missing or damaged; run scripts/setup.sh");
+            }
+        }
+    }
+    Ok(if bad > 0 { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}
+
+/// Decodes a PNG (8-bit gray, gray+alpha, RGB or RGBA) to BGR; alpha is dropped.
+pub fn read_png(path: &std::path::Path) -> anyhow::Result<Bgr> {
+    let f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+    let mut dec = png::Decoder::new(std::io::BufReader::new(f));
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = dec.read_info().with_context(|| format!("{}: not a PNG", path.display()))?;
+    let mut buf = vec![0; reader.output_buffer_size().context("image too large")?];
+    let info =
+        reader.next_frame(&mut buf).with_context(|| format!("{}: damaged PNG", path.display()))?;
+    let (w, h) = (info.width as usize, info.height as usize);
+    let px = &buf[..info.buffer_size()];
+    let rgb: Vec<u8> = match info.color_type {
+        png::ColorType::Rgb => px.to_vec(),
+        png::ColorType::Rgba => px.chunks_exact(4).flat_map(|p| [p[0], p[1], p[2]]).collect(),
+        png::ColorType::Grayscale => px.iter().flat_map(|&v| [v, v, v]).collect(),
+        png::ColorType::GrayscaleAlpha => {
+            px.chunks_exact(2).flat_map(|p| [p[0], p[0], p[0]]).collect()
+        }
+        other => anyhow::bail!("{}: unsupported PNG colour type {other:?}", path.display()),
+    };
+    Ok(Bgr::from_rgb(w, h, &rgb))
+}
+
+fn infer(a: &InferArgs) -> anyhow::Result<ExitCode> {
+    let mut p = Pipeline::new(a.device)?;
+    let mut out = std::io::stdout().lock();
+    let mut failed = 0;
+    for path in &a.images {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let img = match read_png(path) {
+            Ok(i) => i,
+            Err(e) => {
+                eprintln!("corpus: {e:#}");
+                failed += 1;
+                continue;
+            }
+        };
+        let t = Instant::now();
+        let line = match a.task {
+            Task::Layout => {
+                let labels = p.labels();
+                let dets = p.detect(&img)?;
+                let secs = t.elapsed().as_secs_f64();
+                let boxes: Vec<_> = dets
+                    .iter()
+                    .map(|d| json!({"label": labels.get(d.class), "score": d.score, "box": d.bbox}))
+                    .collect();
+                json!({"image": name, "task": "layout", "boxes": boxes, "seconds": secs})
+            }
+            Task::Table => {
+                let s = p.table_structure(&img)?;
+                let secs = t.elapsed().as_secs_f64();
+                json!({"image": name, "task": "table", "tokens": s.tokens, "cells": s.cells, "seconds": secs})
+            }
+            Task::Ocr => {
+                let lines = p.read_text(&img)?;
+                let secs = t.elapsed().as_secs_f64();
+                let lines: Vec<_> = lines
+                    .iter()
+                    .map(|(b, text, score)| {
+                        json!({"box": [[b[0], b[1]], [b[2], b[1]], [b[2], b[3]], [b[0], b[3]]], "text": text, "score": score})
+                    })
+                    .collect();
+                json!({"image": name, "task": "ocr", "lines": lines, "seconds": secs})
+            }
+        };
+        writeln!(out, "{line}")?;
+    }
+    Ok(if failed > 0 { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
+}
+
+fn render(a: &RenderArgs) -> anyhow::Result<ExitCode> {
+    use corpus::providers::pdfium as pdf;
+    let bytes = std::fs::read(&a.pdf).with_context(|| format!("reading {}", a.pdf.display()))?;
+    let pdfium = pdf::bind()?;
+    let doc =
+        pdf::open(&pdfium, &bytes).map_err(|e| anyhow::anyhow!("{}: {e}", a.pdf.display()))?;
+    let stem = a.pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let scale = a.scale.unwrap_or(corpus::providers::layout::RENDER_SCALE);
+    for i in 0..doc.pages().len() {
+        if !a.pages.contains(i as u32) {
+            continue;
+        }
+        let page = doc.pages().get(i)?;
+        let img = corpus::providers::layout::render(&page, scale).map_err(anyhow::Error::msg)?;
+        let path = a.out.join(format!("{stem}-{}.png", i + 1));
+        write_png(&path, &img)?;
+        println!("{}", path.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes a BGR image as an 8-bit RGB PNG.
+pub fn write_png(path: &std::path::Path, img: &Bgr) -> anyhow::Result<()> {
+    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut enc =
+        png::Encoder::new(std::io::BufWriter::new(f), img.width as u32, img.height as u32);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header()?;
+    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
+    w.write_image_data(&rgb)?;
+    Ok(())
+}

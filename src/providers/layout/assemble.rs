@@ -1,0 +1,849 @@
+//! Layout regions + the text layer → typed blocks in reading order.
+//!
+//! Each glyph goes to one region (a table's region first, else the smallest region holding
+//! its centre); glyphs in no region become paragraphs of their own, so no text is lost. A
+//! region's glyphs are grouped into lines, joined with hyphenation repaired, and typed by the
+//! region's class. Regions are ordered by columns within bands cut by full-width regions.
+
+use crate::doc::{BBox, Block, BlockKind, Cell, Page, Table};
+use crate::providers::pdfium::layout::blocks::{
+    caption_label, clean, is_keyword_heading, is_refs_heading, join_texts, numbering,
+};
+use crate::providers::pdfium::layout::{drop_line_numbers, spans, Glyph, Span};
+
+/// The CDLA classes, in the model's output order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Class {
+    /// Body text.
+    Text,
+    /// Title or section heading.
+    Title,
+    /// Picture.
+    Figure,
+    /// Figure caption.
+    FigureCaption,
+    /// Table.
+    Table,
+    /// Table caption.
+    TableCaption,
+    /// Running header.
+    Header,
+    /// Running footer, page number.
+    Footer,
+    /// Reference list.
+    Reference,
+    /// Display equation.
+    Equation,
+}
+
+impl Class {
+    /// Maps a model label to a class.
+    pub fn from_label(label: &str) -> Option<Class> {
+        Some(match label {
+            "text" => Class::Text,
+            "title" => Class::Title,
+            "figure" => Class::Figure,
+            "figure_caption" => Class::FigureCaption,
+            "table" => Class::Table,
+            "table_caption" => Class::TableCaption,
+            "header" => Class::Header,
+            "footer" => Class::Footer,
+            "reference" => Class::Reference,
+            "equation" => Class::Equation,
+            _ => return None,
+        })
+    }
+}
+
+/// One detected region in page points, with its table cells where it is a table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    /// Its class.
+    pub class: Class,
+    /// The detector's score.
+    pub score: f32,
+    /// Its box in page points.
+    pub bbox: BBox,
+    /// For tables: the structure's cells in page points (grid position + box).
+    pub cells: Vec<(GridPos, BBox)>,
+}
+
+/// A cell's place in its table grid.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GridPos {
+    /// Row.
+    pub row: u32,
+    /// Column.
+    pub col: u32,
+    /// Rows spanned.
+    pub row_span: u32,
+    /// Columns spanned.
+    pub col_span: u32,
+    /// Header cell.
+    pub header: bool,
+}
+
+fn center(b: &BBox) -> (f32, f32) {
+    ((b.x0 + b.x1) * 0.5, (b.y0 + b.y1) * 0.5)
+}
+
+fn contains(b: &BBox, (x, y): (f32, f32)) -> bool {
+    x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1
+}
+
+fn area(b: &BBox) -> f32 {
+    b.width().max(0.0) * b.height().max(0.0)
+}
+
+fn overlap(a: &BBox, b: &BBox) -> f32 {
+    let w = a.x1.min(b.x1) - a.x0.max(b.x0);
+    let h = a.y1.min(b.y1) - a.y0.max(b.y0);
+    if w <= 0.0 || h <= 0.0 {
+        0.0
+    } else {
+        w * h
+    }
+}
+
+/// Splits glyphs (in content order) into runs: words on one baseline with gaps under one
+/// em, the spaces between them kept.
+fn runs(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
+    let mut out: Vec<Vec<Glyph>> = Vec::new();
+    let mut last: Option<Glyph> = None;
+    for g in glyphs {
+        if g.ch == ' ' {
+            if let Some(r) = out.last_mut() {
+                r.push(*g);
+            }
+            continue;
+        }
+        let continues = last.is_some_and(|p| {
+            let em = g.size.max(p.size).max(1.0);
+            let cy = (g.bbox.y0 + g.bbox.y1) * 0.5;
+            let same_line = cy >= p.bbox.y0 && cy <= p.bbox.y1;
+            let gap = g.bbox.x0 - p.bbox.x1;
+            same_line && gap < em && gap > -0.5 * em
+        });
+        if !continues {
+            out.push(Vec::new());
+        }
+        out.last_mut().expect("pushed above").push(*g);
+        last = Some(*g);
+    }
+    out
+}
+
+/// The most common glyph size, to the nearest half point (10 when there are no glyphs).
+pub fn common_size<'a>(glyphs: impl IntoIterator<Item = &'a Glyph>) -> f32 {
+    let mut counts: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
+    for g in glyphs.into_iter().filter(|g| g.ch != ' ' && g.size > 0.0) {
+        *counts.entry((g.size * 2.0).round() as i32).or_default() += 1;
+    }
+    counts.into_iter().max_by_key(|&(s, n)| (n, -s)).map_or(10.0, |(s, _)| s as f32 / 2.0)
+}
+
+/// A line of text: spans on one baseline, left to right.
+#[derive(Debug, Clone)]
+struct TextLine {
+    bbox: BBox,
+    text: String,
+    size: f32,
+    /// Fraction of bold glyphs.
+    bold: f32,
+}
+
+/// Groups spans into lines (vertical overlap), top to bottom, left to right.
+fn lines(mut sp: Vec<Span>) -> Vec<TextLine> {
+    sp.sort_by(|a, b| a.bbox.y0.total_cmp(&b.bbox.y0).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
+    let mut out: Vec<(BBox, Vec<Span>)> = Vec::new();
+    for s in sp {
+        let cy = (s.bbox.y0 + s.bbox.y1) * 0.5;
+        match out.iter_mut().rev().take(3).find(|(b, _)| cy >= b.y0 && cy <= b.y1) {
+            Some((b, v)) => {
+                *b = b.union(&s.bbox);
+                v.push(s);
+            }
+            None => out.push((s.bbox, vec![s])),
+        }
+    }
+    out.sort_by(|a, b| a.0.y0.total_cmp(&b.0.y0));
+    out.into_iter()
+        .map(|(bbox, mut v)| {
+            v.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
+            let size = v.iter().max_by_key(|s| s.chars).map_or(0.0, |s| s.size);
+            let text = v.iter().map(|s| s.text.trim()).collect::<Vec<_>>().join(" ");
+            let chars: u32 = v.iter().map(|s| s.chars).sum();
+            let bold = v.iter().map(|s| s.bold).sum::<u32>() as f32 / chars.max(1) as f32;
+            TextLine { bbox, text, size, bold }
+        })
+        .collect()
+}
+
+fn join(lines: &[TextLine]) -> String {
+    let mut out = String::new();
+    for l in lines {
+        let t = l.text.trim();
+        if t.is_empty() {
+            continue;
+        }
+        out = if out.is_empty() { t.to_owned() } else { join_texts(&out, t) };
+    }
+    clean(&out)
+}
+
+/// A block before document-level typing, with the font size headings are ranked by.
+#[derive(Debug, Clone)]
+pub struct PageBlock {
+    /// The block.
+    pub block: Block,
+    /// Its main font size.
+    pub size: f32,
+    /// Whether it came from a `title` region (title or heading, settled per document).
+    pub titled: bool,
+}
+
+/// Builds one page's blocks in reading order.
+pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) -> Vec<PageBlock> {
+    let merged = merge_overlapping(regions);
+    let regions = &merged[..];
+    // Assign runs of words on one baseline, whole: a line the detector cut in two (a title
+    // half in a title box, half in a text box) stays one line. A run goes to the region it
+    // overlaps most (a table's region first), or to no region.
+    // Review copies' line-number columns are not text (the pdfium provider's rule).
+    let numbers: Vec<BBox> = {
+        let all = spans(glyphs);
+        let mut kept = all.clone();
+        drop_line_numbers(&mut kept, size.width);
+        all.into_iter().filter(|s| !kept.contains(s)).map(|s| s.bbox).collect()
+    };
+    let mut owned: Vec<Vec<Glyph>> = vec![Vec::new(); regions.len() + 1];
+    for run in runs(glyphs) {
+        let bbox = run
+            .iter()
+            .filter(|g| g.ch != ' ')
+            .fold(None, |b: Option<BBox>, g| Some(b.map_or(g.bbox, |b| b.union(&g.bbox))));
+        let Some(bbox) = bbox else { continue };
+        let c = center(&bbox);
+        if numbers.iter().any(|n| contains(n, c)) {
+            continue;
+        }
+        let mut best: Option<(bool, f32, f32, usize)> = None;
+        for (i, r) in regions.iter().enumerate() {
+            let ov = overlap(&r.bbox, &bbox);
+            if ov <= 0.0 || (!contains(&r.bbox, c) && ov < 0.3 * area(&bbox).max(1e-3)) {
+                continue;
+            }
+            let table = r.class == Class::Table && contains(&r.bbox, c);
+            let key = (table, ov, -area(&r.bbox), i);
+            let better = best.is_none_or(|b| {
+                (key.0, key.1, key.2).partial_cmp(&(b.0, b.1, b.2))
+                    == Some(std::cmp::Ordering::Greater)
+            });
+            if better {
+                best = Some(key);
+            }
+        }
+        owned[best.map_or(regions.len(), |b| b.3)].extend(run);
+    }
+    let ctx = Ctx { height: size.height, body: common_size(glyphs) };
+    let mut items: Vec<(BBox, Vec<PageBlock>, Class)> = Vec::new();
+    for (i, r) in regions.iter().enumerate() {
+        let gl = &owned[i];
+        let blocks = region_blocks(page, r, gl, &ctx);
+        if !blocks.is_empty() {
+            items.push((r.bbox, blocks, r.class));
+        }
+    }
+    // Orphan text: lines grouped into paragraphs by vertical proximity.
+    let orphans = lines(spans(&owned[regions.len()]));
+    // Each line joins the paragraph whose last line sits just above it in the same column
+    // (two columns interleave in top-to-bottom order), else starts one.
+    let mut groups: Vec<Vec<TextLine>> = Vec::new();
+    for l in orphans {
+        let target = groups.iter().rposition(|g| {
+            let p = g.last().expect("groups are non-empty");
+            let gap = l.bbox.y0 - p.bbox.y1;
+            let overlap = p.bbox.x1.min(l.bbox.x1) - p.bbox.x0.max(l.bbox.x0);
+            let h = p.bbox.height().max(l.bbox.height());
+            gap > -0.5 * h && gap < 0.8 * h && overlap > 0.0
+        });
+        match target {
+            Some(i) => groups[i].push(l),
+            None => groups.push(vec![l]),
+        }
+    }
+    for g in groups {
+        let bbox = g.iter().skip(1).fold(g[0].bbox, |b, l| b.union(&l.bbox));
+        let r = Region { class: Class::Text, score: 0.0, bbox, cells: Vec::new() };
+        let size = g.iter().map(|l| l.size).fold(0.0, f32::max);
+        let mut blocks = text_blocks(page, &r, &g, size);
+        blocks.retain(|b| !b.block.text.is_empty());
+        if !blocks.is_empty() {
+            items.push((bbox, blocks, Class::Text));
+        }
+    }
+    order(&mut items, size);
+    items.into_iter().flat_map(|(_, b, _)| b).collect()
+}
+
+/// Merges regions of one class (tables excepted) that overlap by more than a third of the
+/// smaller one, and drops the weaker of two near-identical boxes of different classes: the
+/// detector often gives a paragraph as several overlapping boxes, and text split between
+/// them would interleave.
+fn merge_overlapping(regions: &[Region]) -> Vec<Region> {
+    let mut out: Vec<Region> = Vec::with_capacity(regions.len());
+    for r in regions {
+        let mut r = r.clone();
+        loop {
+            let hit = out.iter().position(|o| {
+                o.class == r.class
+                    && o.class != Class::Table
+                    && overlap(&o.bbox, &r.bbox) > 0.33 * area(&o.bbox).min(area(&r.bbox))
+            });
+            match hit {
+                Some(i) => {
+                    let o = out.remove(i);
+                    r.bbox = r.bbox.union(&o.bbox);
+                    r.score = r.score.max(o.score);
+                }
+                None => break,
+            }
+        }
+        out.push(r);
+    }
+    // The same box with two classes (text and reference, say): the better score wins, text
+    // on a tie; tables keep theirs.
+    let iou = |a: &BBox, b: &BBox| {
+        let i = overlap(a, b);
+        i / (area(a) + area(b) - i).max(1e-3)
+    };
+    let mut keep = vec![true; out.len()];
+    for i in 0..out.len() {
+        for j in 0..out.len() {
+            let (a, b) = (&out[i], &out[j]);
+            if i == j || !keep[i] || !keep[j] || a.class == b.class || iou(&a.bbox, &b.bbox) < 0.7 {
+                continue;
+            }
+            if a.class == Class::Table || b.class == Class::Table {
+                continue;
+            }
+            let a_wins = a.score > b.score || (a.score == b.score && a.class == Class::Text);
+            keep[if a_wins { j } else { i }] = false;
+        }
+    }
+    out.into_iter().zip(keep).filter_map(|(r, k)| k.then_some(r)).collect()
+}
+
+/// Sorts page items: headers, then bands (cut by full-width items) read column by column,
+/// then footers.
+fn order(items: &mut [(BBox, Vec<PageBlock>, Class)], size: Page) {
+    let mid = size.width * 0.5;
+    let wide = |b: &BBox| b.x0 < mid - 0.05 * size.width && b.x1 > mid + 0.05 * size.width;
+    let mut wide_y: Vec<f32> = items
+        .iter()
+        .filter(|(b, _, c)| wide(b) && !matches!(c, Class::Header | Class::Footer))
+        .map(|(b, _, _)| center(b).1)
+        .collect();
+    wide_y.sort_by(f32::total_cmp);
+    let key = |(b, _, c): &(BBox, Vec<PageBlock>, Class)| -> (u8, usize, u8, u8, f32) {
+        let (cx, cy) = center(b);
+        match c {
+            Class::Header => (0, 0, 0, 0, b.y0),
+            Class::Footer => (2, 0, 0, 0, b.y0),
+            _ if wide(b) => {
+                let i = wide_y.iter().position(|&y| y >= cy).unwrap_or(0);
+                (1, i + 1, 0, 0, b.y0)
+            }
+            _ => {
+                let band = wide_y.iter().filter(|&&y| y < cy).count();
+                (1, band, 1, u8::from(cx >= mid), b.y0)
+            }
+        }
+    };
+    items.sort_by(|a, b| {
+        let (ka, kb) = (key(a), key(b));
+        (ka.0, ka.1, ka.2, ka.3).cmp(&(kb.0, kb.1, kb.2, kb.3)).then(ka.4.total_cmp(&kb.4))
+    });
+}
+
+/// What region typing needs to know about the page.
+struct Ctx {
+    /// Page height in points.
+    height: f32,
+    /// The page's most common glyph size.
+    body: f32,
+}
+
+fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<PageBlock> {
+    let ls = lines(spans(glyphs));
+    let size = ls.iter().map(|l| l.size).fold(0.0, f32::max);
+    let one = |kind: BlockKind, text: String| {
+        vec![PageBlock { block: Block::new(kind, page, r.bbox, text), size, titled: false }]
+    };
+    match r.class {
+        Class::Figure => one(BlockKind::Figure, String::new()),
+        // The detector sometimes boxes a table's caption as a table: a few lines that start
+        // with `Table N` / `Figure N` are the caption.
+        Class::Table if ls.len() <= 4 && caption_label(&join(&ls)).is_some() => {
+            one(BlockKind::Caption, join(&ls))
+        }
+        Class::Table => {
+            let table = fill_table(r, glyphs);
+            let mut b = Block::new(BlockKind::Table, page, r.bbox, String::new());
+            match table {
+                Some(t) => {
+                    b.text = t.flat_text();
+                    b.table = Some(t);
+                }
+                None => b.text = ls.iter().map(|l| clean(&l.text)).collect::<Vec<_>>().join("\n"),
+            }
+            vec![PageBlock { block: b, size, titled: false }]
+        }
+        _ if ls.is_empty() => Vec::new(),
+        Class::Text => text_blocks(page, r, &ls, size),
+        Class::Title => {
+            let mut v = one(BlockKind::Heading, join(&ls));
+            v[0].titled = true;
+            v
+        }
+        Class::FigureCaption | Class::TableCaption => one(BlockKind::Caption, join(&ls)),
+        Class::Header => one(BlockKind::PageHeader, join(&ls)),
+        Class::Footer => one(BlockKind::PageFooter, join(&ls)),
+        Class::Equation => one(BlockKind::Formula, join(&ls)),
+        Class::Reference => references(page, r, &ls, size, ctx),
+    }
+}
+
+/// A text region: bold short lines among non-bold ones are headings of their own (the
+/// detector often boxes `2.1 Features` with its paragraph, or several sections as one
+/// region), as are keyword headings (`Abstract`) on a line of their own.
+fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlock> {
+    let heading_like = |i: usize| {
+        let l = &ls[i];
+        let t = l.text.trim();
+        if is_keyword_heading(t) {
+            return true;
+        }
+        let others: Vec<f32> =
+            ls.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| l.bold).collect();
+        let body_bold =
+            if others.is_empty() { 0.0 } else { others.iter().sum::<f32>() / others.len() as f32 };
+        let short = t.chars().count() <= 80 && !t.ends_with(['.', ',', ';']);
+        if ls.len() == 1 {
+            return l.bold >= 0.75 && numbering(t).is_some() && short;
+        }
+        l.bold >= 0.75 && body_bold < 0.5 && short
+    };
+    let mut out = Vec::new();
+    let mut para: Vec<TextLine> = Vec::new();
+    let flush = |para: &mut Vec<TextLine>, out: &mut Vec<PageBlock>| {
+        if para.is_empty() {
+            return;
+        }
+        let bbox = para.iter().skip(1).fold(para[0].bbox, |b, l| b.union(&l.bbox));
+        let text = join(para);
+        // A caption the detector took for text (`Table 1: ...`; `Table 1 shows` is prose).
+        let kind =
+            if caption_label(&text).is_some() { BlockKind::Caption } else { BlockKind::Paragraph };
+        out.push(PageBlock { block: Block::new(kind, page, bbox, text), size, titled: false });
+        para.clear();
+    };
+    for (i, l) in ls.iter().enumerate() {
+        if heading_like(i) {
+            flush(&mut para, &mut out);
+            let t = clean(l.text.trim());
+            let mut b = PageBlock {
+                block: Block::new(BlockKind::Heading, page, l.bbox, t),
+                size: l.size,
+                titled: true,
+            };
+            b.block.level = numbering(&b.block.text);
+            out.push(b);
+        } else {
+            para.push(l.clone());
+        }
+    }
+    flush(&mut para, &mut out);
+    // One paragraph alone keeps the region's box.
+    if let [only] = &mut out[..] {
+        if only.block.kind != BlockKind::Heading {
+            only.block.bbox = r.bbox;
+        }
+    }
+    out
+}
+
+/// Whether a text looks like a bibliography entry: a year, or a bracketed label.
+fn looks_like_reference(t: &str) -> bool {
+    let b = t.as_bytes();
+    let year = b.windows(4).enumerate().any(|(i, w)| {
+        (w.starts_with(b"19") || w.starts_with(b"20"))
+            && w.iter().all(u8::is_ascii_digit)
+            && (i == 0 || !b[i - 1].is_ascii_digit())
+            && b.get(i + 4).is_none_or(|c| !c.is_ascii_digit())
+    });
+    year || t.trim_start().starts_with('[')
+}
+
+/// Splits a reference list region into entries: a line starting with a label (`[12]`, `12.`)
+/// starts one; without labels, a line at the region's left edge after indented lines
+/// (hanging indent) does.
+fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> Vec<PageBlock> {
+    let labelled = |t: &str| {
+        let t = t.trim_start();
+        if let Some(rest) = t.strip_prefix('[') {
+            return rest.find(']').is_some_and(|i| i > 0 && i <= 12);
+        }
+        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+        digits > 0 && digits <= 3 && t[digits..].starts_with(['.', ')'])
+    };
+    // The list's heading, boxed with it.
+    if ls.len() > 1 && is_refs_heading(ls[0].text.trim()) {
+        let mut h = PageBlock {
+            block: Block::new(BlockKind::Heading, page, ls[0].bbox, clean(&ls[0].text)),
+            size: ls[0].size,
+            titled: true,
+        };
+        h.block.level = numbering(&ls[0].text);
+        let mut out = vec![h];
+        out.extend(references(page, r, &ls[1..], size, ctx));
+        return out;
+    }
+    let left = ls.iter().map(|l| l.bbox.x0).fold(f32::MAX, f32::min);
+    let em = size.max(1.0);
+    let any_label = ls.iter().filter(|l| labelled(&l.text)).count() >= 2;
+    let any_indent = ls.iter().any(|l| l.bbox.x0 > left + 0.8 * em);
+    let right = ls.iter().map(|l| l.bbox.x1).fold(f32::MIN, f32::max);
+    let mut entries: Vec<Vec<TextLine>> = Vec::new();
+    for (i, l) in ls.iter().enumerate() {
+        let starts = i == 0
+            || if any_label {
+                labelled(&l.text)
+            } else if any_indent {
+                l.bbox.x0 <= left + 0.5 * em
+            } else {
+                // No labels, no hanging indent: an entry ends on a short line ending a sentence.
+                let p = &ls[i - 1];
+                p.text.trim_end().ends_with('.') && p.bbox.x1 < right - 2.0 * em
+            };
+        if starts {
+            entries.push(vec![l.clone()]);
+        } else if let Some(e) = entries.last_mut() {
+            e.push(l.clone());
+        }
+    }
+    let entries: Vec<(BBox, String)> = entries
+        .into_iter()
+        .map(|e| (e.iter().skip(1).fold(e[0].bbox, |b, l| b.union(&l.bbox)), join(&e)))
+        .filter(|(_, t)| !t.is_empty())
+        .collect();
+    // The detector also boxes footnotes and plain text as references: keep the class only
+    // when most entries look like bibliography entries.
+    let refs = entries.iter().filter(|(_, t)| looks_like_reference(t)).count();
+    if 2 * refs < entries.len().max(1) {
+        // Smaller than the page's body text and in its lower part: footnotes; else text.
+        if r.bbox.y0 > 0.6 * ctx.height && size < 0.95 * ctx.body {
+            return vec![PageBlock {
+                block: Block::new(BlockKind::Footnote, page, r.bbox, join(ls)),
+                size,
+                titled: false,
+            }];
+        }
+        return text_blocks(page, r, ls, size);
+    }
+    entries
+        .into_iter()
+        .map(|(bbox, text)| PageBlock {
+            block: Block::new(BlockKind::Reference, page, bbox, text),
+            size,
+            titled: false,
+        })
+        .collect()
+}
+
+/// Fills a table's cells with the words whose centres they hold (a word in no cell goes to
+/// the nearest one), in reading order. `None` when the structure has no cells.
+fn fill_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
+    if r.cells.is_empty() {
+        return None;
+    }
+    let mut texts: Vec<Vec<Glyph>> = vec![Vec::new(); r.cells.len()];
+    let mut last: Option<usize> = None;
+    for w in words(glyphs) {
+        let c = center(&w.0);
+        let inside = r
+            .cells
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, b))| contains(b, c))
+            .min_by(|a, b| area(&a.1 .1).total_cmp(&area(&b.1 .1)));
+        let i = match inside {
+            Some((i, _)) => i,
+            None => {
+                let dist = |b: &BBox| {
+                    let dx = (b.x0 - c.0).max(c.0 - b.x1).max(0.0);
+                    let dy = (b.y0 - c.1).max(c.1 - b.y1).max(0.0);
+                    dx * dx + dy * dy
+                };
+                r.cells.iter().enumerate().min_by(|a, b| dist(&a.1 .1).total_cmp(&dist(&b.1 .1)))?.0
+            }
+        };
+        if last == Some(i) || !texts[i].is_empty() {
+            // A space between words in one cell.
+            if let Some(g) = texts[i].last().copied() {
+                texts[i].push(Glyph { ch: ' ', ..g });
+            }
+        }
+        texts[i].extend(w.1);
+        last = Some(i);
+    }
+    let cells: Vec<Cell> = r
+        .cells
+        .iter()
+        .zip(texts)
+        .map(|((p, _), g)| Cell {
+            row: p.row,
+            col: p.col,
+            row_span: p.row_span,
+            col_span: p.col_span,
+            text: join(&lines(spans(&g))),
+            header: p.header,
+        })
+        .collect();
+    Some(drop_empty_lines(cells))
+}
+
+/// Removes grid rows and columns in which no cell has text (a rule, or a margin column the
+/// crop caught), shrinking spans across them; cells left covering nothing go too.
+fn drop_empty_lines(cells: Vec<Cell>) -> Table {
+    let rows = cells.iter().map(|c| c.row + c.row_span).max().unwrap_or(0) as usize;
+    let cols = cells.iter().map(|c| c.col + c.col_span).max().unwrap_or(0) as usize;
+    let mut row_used = vec![false; rows];
+    let mut col_used = vec![false; cols];
+    for c in cells.iter().filter(|c| !c.text.is_empty()) {
+        row_used[c.row as usize..(c.row + c.row_span) as usize].iter_mut().for_each(|u| *u = true);
+        col_used[c.col as usize..(c.col + c.col_span) as usize].iter_mut().for_each(|u| *u = true);
+    }
+    // New index of each old line: the number of used lines before it.
+    let remap = |used: &[bool]| -> Vec<u32> {
+        let mut n = 0;
+        used.iter()
+            .map(|&u| {
+                let i = n;
+                n += u32::from(u);
+                i
+            })
+            .collect()
+    };
+    let (rmap, cmap) = (remap(&row_used), remap(&col_used));
+    let count = |used: &[bool], from: u32, span: u32| {
+        used[from as usize..(from + span) as usize].iter().filter(|&&u| u).count() as u32
+    };
+    let cells: Vec<Cell> = cells
+        .into_iter()
+        .filter_map(|c| {
+            let rs = count(&row_used, c.row, c.row_span);
+            let cs = count(&col_used, c.col, c.col_span);
+            (rs > 0 && cs > 0).then(|| Cell {
+                row: rmap[c.row as usize],
+                col: cmap[c.col as usize],
+                row_span: rs,
+                col_span: cs,
+                ..c
+            })
+        })
+        .collect();
+    let rows = row_used.iter().filter(|&&u| u).count() as u32;
+    let cols = col_used.iter().filter(|&&u| u).count() as u32;
+    Table { rows, cols, cells }
+}
+
+/// Splits glyphs into words: a space, a new line or a gap wider than a quarter em ends one.
+fn words(glyphs: &[Glyph]) -> Vec<(BBox, Vec<Glyph>)> {
+    let mut out: Vec<(BBox, Vec<Glyph>)> = Vec::new();
+    let mut open = false;
+    for g in glyphs {
+        if g.ch == ' ' {
+            open = false;
+            continue;
+        }
+        let continues = open
+            && out.last().is_some_and(|(b, v)| {
+                let p = v.last().expect("words are non-empty");
+                let em = g.size.max(p.size).max(1.0);
+                let cy = (g.bbox.y0 + g.bbox.y1) * 0.5;
+                cy >= b.y0
+                    && cy <= b.y1
+                    && g.bbox.x0 - p.bbox.x1 < 0.25 * em
+                    && g.bbox.x0 >= p.bbox.x0 - 0.5 * em
+            });
+        if continues {
+            let (b, v) = out.last_mut().expect("checked");
+            *b = b.union(&g.bbox);
+            v.push(*g);
+        } else {
+            out.push((g.bbox, vec![*g]));
+        }
+        open = true;
+    }
+    out
+}
+
+/// Settles title and heading levels over the document: the largest-font `title` region in
+/// the top half of the first page with text is the title when it stands out from the body
+/// size; every other `title` region is a heading, its level from its numbering.
+pub fn finish(pages: Vec<Vec<PageBlock>>, body: f32, page_h: f32) -> Vec<Block> {
+    let mut all: Vec<PageBlock> = pages.into_iter().flatten().collect();
+    let first_page = all.iter().map(|b| b.block.page).min();
+    let title = all
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.titled && Some(b.block.page) == first_page && b.size >= 1.2 * body)
+        .max_by(|a, b| a.1.size.total_cmp(&b.1.size))
+        .map(|(i, _)| i);
+    // No title region stands out: the largest text on the upper half of the first page does
+    // when it is clearly larger than the body (the detector misses titles in some layouts).
+    let title = title.or_else(|| {
+        let top = all
+            .iter()
+            .filter(|b| Some(b.block.page) == first_page && b.block.bbox.y0 < 0.5 * page_h)
+            .filter(|b| matches!(b.block.kind, BlockKind::Paragraph | BlockKind::Heading))
+            .map(|b| b.size)
+            .fold(0.0, f32::max);
+        (top >= 1.3 * body)
+            .then(|| {
+                all.iter().position(|b| {
+                    Some(b.block.page) == first_page
+                        && b.size == top
+                        && b.block.bbox.y0 < 0.5 * page_h
+                        && matches!(b.block.kind, BlockKind::Paragraph | BlockKind::Heading)
+                })
+            })
+            .flatten()
+    });
+    for (i, b) in all.iter_mut().enumerate() {
+        if Some(i) == title {
+            b.block.kind = BlockKind::Title;
+            b.block.level = None;
+            continue;
+        }
+        if !b.titled {
+            continue;
+        }
+        if Some(i) == title {
+            b.block.kind = BlockKind::Title;
+        } else {
+            b.block.level = Some(numbering(&b.block.text).unwrap_or(1));
+        }
+    }
+    all.into_iter().map(|b| b.block).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(x: f32, y: f32, size: f32, text: &str) -> Vec<Glyph> {
+        let w = size * 0.5;
+        text.chars()
+            .enumerate()
+            .map(|(i, ch)| {
+                let x0 = x + i as f32 * w;
+                Glyph { ch, bbox: BBox::new(x0, y, x0 + w, y + size * 1.1), size, bold: false }
+            })
+            .collect()
+    }
+
+    fn region(class: Class, x0: f32, y0: f32, x1: f32, y1: f32) -> Region {
+        Region { class, score: 0.9, bbox: BBox::new(x0, y0, x1, y1), cells: Vec::new() }
+    }
+
+    const PAGE: Page = Page { width: 612.0, height: 792.0 };
+
+    #[test]
+    fn regions_type_and_order_two_columns() {
+        let mut g = line(72.0, 60.0, 16.0, "A Title");
+        g.extend(line(72.0, 100.0, 10.0, "left one"));
+        g.extend(line(72.0, 112.0, 10.0, "left two"));
+        g.extend(line(320.0, 100.0, 10.0, "right col"));
+        g.extend(line(72.0, 700.0, 10.0, "stray text"));
+        let regions = vec![
+            region(Class::Text, 318.0, 98.0, 540.0, 125.0),
+            region(Class::Title, 70.0, 58.0, 540.0, 80.0),
+            region(Class::Text, 70.0, 98.0, 300.0, 125.0),
+        ];
+        let blocks = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, &str)> = blocks.iter().map(|b| (b.kind, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Title, "A Title"),
+                (BlockKind::Paragraph, "left one left two"),
+                // Text in no region keeps its place: the bottom of the left column.
+                (BlockKind::Paragraph, "stray text"),
+                (BlockKind::Paragraph, "right col"),
+            ]
+        );
+    }
+
+    #[test]
+    fn references_split_on_labels() {
+        let mut g = line(72.0, 100.0, 10.0, "[1] A. Author. A paper.");
+        g.extend(line(80.0, 112.0, 10.0, "Journal, 2020."));
+        g.extend(line(72.0, 124.0, 10.0, "[2] B. Author. Another."));
+        let regions = vec![region(Class::Reference, 70.0, 98.0, 300.0, 140.0)];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        assert_eq!(b.len(), 2);
+        assert!(b.iter().all(|b| b.kind == BlockKind::Reference));
+        assert_eq!(b[0].text, "[1] A. Author. A paper. Journal, 2020.");
+    }
+
+    #[test]
+    fn empty_columns_and_rows_are_dropped_and_spans_shrink() {
+        let c = |row, col, rs, cs, t: &str| Cell {
+            row,
+            col,
+            row_span: rs,
+            col_span: cs,
+            text: t.into(),
+            header: false,
+        };
+        // Column 0 empty; the header spans columns 0..3; row 2 empty.
+        let t = drop_empty_lines(vec![
+            c(0, 1, 1, 2, "head"),
+            c(1, 0, 1, 1, ""),
+            c(1, 1, 1, 1, "a"),
+            c(1, 2, 1, 1, "b"),
+            c(2, 0, 1, 1, ""),
+            c(2, 1, 1, 1, ""),
+            c(2, 2, 1, 1, ""),
+        ]);
+        assert_eq!((t.rows, t.cols), (2, 2));
+        let got: Vec<(u32, u32, u32, u32, &str)> = t
+            .cells
+            .iter()
+            .map(|c| (c.row, c.col, c.row_span, c.col_span, c.text.as_str()))
+            .collect();
+        assert_eq!(got, vec![(0, 0, 1, 2, "head"), (1, 0, 1, 1, "a"), (1, 1, 1, 1, "b")]);
+    }
+
+    #[test]
+    fn table_cells_take_the_words_inside_them() {
+        let mut g = line(100.0, 100.0, 10.0, "Name Value");
+        g.extend(line(100.0, 115.0, 10.0, "alpha 1.5"));
+        let pos = |row, col| GridPos { row, col, row_span: 1, col_span: 1, header: row == 0 };
+        let mut r = region(Class::Table, 95.0, 95.0, 200.0, 130.0);
+        r.cells = vec![
+            (pos(0, 0), BBox::new(95.0, 95.0, 123.0, 111.0)),
+            (pos(0, 1), BBox::new(123.0, 95.0, 200.0, 111.0)),
+            (pos(1, 0), BBox::new(95.0, 111.0, 123.0, 130.0)),
+            (pos(1, 1), BBox::new(123.0, 111.0, 200.0, 130.0)),
+        ];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &[r])], 10.0, 792.0);
+        let t = b[0].table.as_ref().unwrap();
+        let texts: Vec<&str> = t.cells.iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, vec!["Name", "Value", "alpha", "1.5"]);
+        assert_eq!((t.rows, t.cols), (2, 2));
+        assert!(t.cells[0].header && !t.cells[2].header);
+    }
+}

@@ -1,0 +1,409 @@
+//! The `layout` provider: an ONNX pipeline in the spirit of Docling's standard one, on the
+//! models that registry packages ship (see `models/layout/`).
+//!
+//! Per page: pdfium renders it; the CDLA layout model ([`picodet`]) finds regions of ten
+//! classes; the page's text layer supplies the words, each given to one region; table
+//! regions go through SLANet-plus ([`slanet`]) and their cells are filled with the words
+//! inside them; regions are typed and ordered ([`assemble`]). A page with no text layer is
+//! read by PP-OCRv4 detection and recognition ([`ocr`]) and its lines take the text layer's
+//! place. Sessions are created once per worker and reused for every page.
+
+pub mod assemble;
+pub mod image;
+pub mod ocr;
+pub mod picodet;
+pub mod runtime;
+pub mod slanet;
+
+use ort::session::Session;
+use ort::value::TensorRef;
+use pdfium_render::prelude::{PdfBitmapFormat, PdfPage, PdfRenderConfig};
+use serde_json::json;
+
+use self::assemble::{Class, GridPos, Region};
+use self::image::Bgr;
+use self::runtime::Device;
+use super::manifest::{Installed, ModelInfo};
+use super::pdfium::{self as pdf, layout::Glyph, Pdfium};
+use super::{Engine, PageSelection, Provider};
+use crate::doc::{BBox, Doc, Page};
+use crate::error::{Error, Result};
+
+/// Bump when the output for the same input and models changes.
+pub const ADAPTER_VERSION: u32 = 1;
+/// Pages are rendered at this many pixels per point for the layout and table models
+/// (2 = 144 dpi).
+pub const RENDER_SCALE: f32 = 2.0;
+/// A page with fewer text-layer characters than this is read by OCR.
+const OCR_MIN_CHARS: usize = 16;
+/// Layout boxes kept above this score; NMS at this IoU (rapid-layout's defaults).
+const CONF: f32 = 0.5;
+const IOU: f32 = 0.5;
+
+/// The models' manifests, under models/.
+pub const LAYOUT_MANIFEST: &str = "layout/layout_cdla.toml";
+/// Table structure.
+pub const TABLE_MANIFEST: &str = "layout/slanet_plus.toml";
+/// Text detection.
+pub const DET_MANIFEST: &str = "layout/ppocrv4_det.toml";
+/// Text recognition.
+pub const REC_MANIFEST: &str = "layout/ppocrv4_rec.toml";
+/// Everything the provider loads, the runtime first.
+pub const MANIFESTS: [&str; 5] =
+    [runtime::RUNTIME_MANIFEST, LAYOUT_MANIFEST, TABLE_MANIFEST, DET_MANIFEST, REC_MANIFEST];
+
+/// The provider's id.
+pub const ID: &str = "layout";
+
+/// Creates a session of the layout model on `device`: the error says why it cannot be used.
+pub fn check_device(device: Device) -> Result<()> {
+    Model::load(LAYOUT_MANIFEST, device).map(|_| ())
+}
+
+/// The layout provider.
+#[derive(Debug)]
+pub struct LayoutProvider;
+
+impl Provider for LayoutProvider {
+    fn id(&self) -> &'static str {
+        ID
+    }
+
+    fn description(&self) -> &'static str {
+        "ONNX pipeline: CDLA layout model, SLANet-plus tables, text layer words, PP-OCRv4 for image pages"
+    }
+
+    fn adapter_version(&self) -> u32 {
+        ADAPTER_VERSION
+    }
+
+    fn model_digest(&self) -> Result<String> {
+        // Every file is verified (size, blake3) before any work; a new model or runtime is a
+        // new digest, so its documents re-run.
+        let mut h = blake3::Hasher::new();
+        for m in MANIFESTS {
+            let d = Installed::find(m)?.verify()?;
+            h.update(m.as_bytes());
+            h.update(d.as_bytes());
+        }
+        let _ = pdf::library_path().map_err(|e| Error::Native(e.to_string()))?;
+        Ok(h.finalize().to_hex().to_string())
+    }
+
+    fn config(&self) -> serde_json::Value {
+        json!({"render_scale": RENDER_SCALE, "conf": CONF, "iou": IOU, "ocr_min_chars": OCR_MIN_CHARS})
+    }
+
+    fn load(&self) -> Result<Box<dyn Engine>> {
+        let device = Device::from_env().map_err(Error::Usage)?;
+        Ok(Box::new(LayoutEngine::new(device)?))
+    }
+}
+
+/// A model with its session and conventions.
+struct Model {
+    session: Session,
+    info: ModelInfo,
+}
+
+impl Model {
+    fn load(manifest: &'static str, device: Device) -> Result<Model> {
+        let inst = Installed::find(manifest)?;
+        inst.verify()?;
+        let info = inst
+            .manifest
+            .model
+            .clone()
+            .ok_or_else(|| Error::Native(format!("{manifest} has no [model] section")))?;
+        let session = runtime::session(&inst, device, 1).map_err(Error::Native)?;
+        Ok(Model { session, info })
+    }
+}
+
+/// The model sessions of one worker, reused for every page.
+pub struct Pipeline {
+    device: Device,
+    layout: Model,
+    labels: Vec<Option<Class>>,
+    table: Model,
+    table_dict: Vec<String>,
+    /// Detection and recognition, loaded on the first page that needs OCR.
+    ocr: Option<(Model, Model, Vec<String>)>,
+    buf: Vec<f32>,
+}
+
+impl Pipeline {
+    /// Loads the layout and table models on `device` (the OCR models load when first needed).
+    pub fn new(device: Device) -> Result<Pipeline> {
+        let layout = Model::load(LAYOUT_MANIFEST, device)?;
+        let labels = layout.info.labels.iter().map(|l| Class::from_label(l)).collect();
+        let table = Model::load(TABLE_MANIFEST, device)?;
+        let chars = runtime::metadata_lines(&table.session, "character").map_err(Error::Native)?;
+        let table_dict = slanet::dictionary(chars);
+        Ok(Pipeline { device, layout, labels, table, table_dict, ocr: None, buf: Vec::new() })
+    }
+
+    /// The layout model's labels, in output order.
+    pub fn labels(&self) -> Vec<String> {
+        self.layout.info.labels.clone()
+    }
+
+    /// Runs the layout model on a page image: regions in image pixels.
+    pub fn detect(&mut self, img: &Bgr) -> Result<Vec<picodet::Detection>> {
+        let n = 3 * picodet::INPUT_W * picodet::INPUT_H;
+        self.buf.resize(n, 0.0);
+        let rgb = self.layout.info.channels == "rgb";
+        picodet::preprocess(img, self.layout.info.mean, self.layout.info.std, rgb, &mut self.buf);
+        let input = TensorRef::from_array_view((
+            [1usize, 3, picodet::INPUT_H, picodet::INPUT_W],
+            &self.buf[..],
+        ))
+        .map_err(native)?;
+        let out = self.layout.session.run(ort::inputs![input]).map_err(native)?;
+        let mut heads = Vec::with_capacity(out.len());
+        for i in 0..out.len() {
+            let (shape, data) = out[i].try_extract_tensor::<f32>().map_err(native)?;
+            let width = shape.last().copied().unwrap_or(1).max(1) as usize;
+            heads.push(picodet::Head { data, width });
+        }
+        if heads.len() != 8 {
+            return Err(Error::Native(format!(
+                "layout model gave {} outputs, expected 8",
+                heads.len()
+            )));
+        }
+        let (scores, boxes) = heads.split_at(4);
+        Ok(picodet::decode(scores, boxes, img.width, img.height, CONF, IOU))
+    }
+
+    /// Runs the table model on a table crop: structure and cells in crop pixels.
+    pub fn table_structure(&mut self, crop: &Bgr) -> Result<slanet::Structure> {
+        let n = 3 * slanet::SIDE * slanet::SIDE;
+        self.buf.resize(n, 0.0);
+        slanet::preprocess(crop, self.table.info.mean, self.table.info.std, &mut self.buf);
+        let input =
+            TensorRef::from_array_view(([1usize, 3, slanet::SIDE, slanet::SIDE], &self.buf[..]))
+                .map_err(native)?;
+        let out = self.table.session.run(ort::inputs![input]).map_err(native)?;
+        let (_, locs) = out[0].try_extract_tensor::<f32>().map_err(native)?;
+        let (shape, probs) = out[1].try_extract_tensor::<f32>().map_err(native)?;
+        let k = shape.last().copied().unwrap_or(1).max(1) as usize;
+        Ok(slanet::decode(&self.table_dict, locs, probs, k, crop.width, crop.height))
+    }
+
+    /// Reads the text of an image: line boxes in image pixels with their text and score.
+    pub fn read_text(&mut self, img: &Bgr) -> Result<Vec<([f32; 4], String, f32)>> {
+        if self.ocr.is_none() {
+            let det = Model::load(DET_MANIFEST, self.device)?;
+            let rec = Model::load(REC_MANIFEST, self.device)?;
+            let dict = runtime::metadata_lines(&rec.session, "character").map_err(Error::Native)?;
+            self.ocr = Some((det, rec, dict));
+        }
+        let (det, rec, dict) = self.ocr.as_mut().expect("loaded above");
+        let (w, h) = ocr::det_size(img.width, img.height);
+        self.buf.resize(3 * w * h, 0.0);
+        ocr::det_preprocess(img, w, h, &mut self.buf);
+        let input =
+            TensorRef::from_array_view(([1usize, 3, h, w], &self.buf[..])).map_err(native)?;
+        let boxes = {
+            let out = det.session.run(ort::inputs![input]).map_err(native)?;
+            let (_, prob) = out[0].try_extract_tensor::<f32>().map_err(native)?;
+            ocr::det_boxes(prob, w, h, img.width, img.height)
+        };
+        let crops: Vec<Bgr> = boxes.iter().map(|b| ocr::line_crop(img, b)).collect();
+        // Batches of similar aspect ratio, as rapidocr forms them.
+        let mut order: Vec<usize> = (0..crops.len()).collect();
+        order.sort_by(|&a, &b| {
+            let r = |c: &Bgr| c.width as f32 / c.height.max(1) as f32;
+            r(&crops[a]).total_cmp(&r(&crops[b]))
+        });
+        let mut texts: Vec<Option<(String, f32)>> = vec![None; crops.len()];
+        for chunk in order.chunks(ocr::REC_BATCH) {
+            let batch: Vec<&Bgr> = chunk.iter().map(|&i| &crops[i]).collect();
+            let width = ocr::rec_preprocess(&batch, &mut self.buf);
+            let input =
+                TensorRef::from_array_view(([batch.len(), 3, ocr::REC_H, width], &self.buf[..]))
+                    .map_err(native)?;
+            let out = rec.session.run(ort::inputs![input]).map_err(native)?;
+            let (shape, scores) = out[0].try_extract_tensor::<f32>().map_err(native)?;
+            let k = shape.last().copied().unwrap_or(1).max(1) as usize;
+            let per = scores.len() / batch.len().max(1);
+            for (j, &i) in chunk.iter().enumerate() {
+                texts[i] = ocr::ctc(&scores[j * per..(j + 1) * per], k, dict);
+            }
+        }
+        Ok(boxes.into_iter().zip(texts).filter_map(|(b, t)| t.map(|(s, p)| (b, s, p))).collect())
+    }
+
+    fn page(
+        &mut self,
+        page: &PdfPage<'_>,
+        index: u32,
+    ) -> std::result::Result<(Page, Vec<assemble::PageBlock>, Vec<Glyph>), String> {
+        let pg = pdf::extract::page_glyphs(page, index as i32);
+        let size = Page { width: pg.width, height: pg.height };
+        let img = render(page, RENDER_SCALE).map_err(|e| format!("page {}: {e}", index + 1))?;
+        let scale = img.width as f32 / size.width.max(1.0);
+        let chars = pg.glyphs.iter().filter(|g| g.ch != ' ').count();
+        let glyphs = if chars < OCR_MIN_CHARS {
+            let lines =
+                self.read_text(&img).map_err(|e| format!("page {}: OCR: {e}", index + 1))?;
+            ocr_glyphs(&lines, scale)
+        } else {
+            pg.glyphs
+        };
+        let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
+        let mut regions = Vec::with_capacity(dets.len());
+        for d in dets {
+            let Some(class) = self.labels.get(d.class).copied().flatten() else { continue };
+            let bbox = BBox::new(
+                d.bbox[0] / scale,
+                d.bbox[1] / scale,
+                d.bbox[2] / scale,
+                d.bbox[3] / scale,
+            );
+            let mut cells = Vec::new();
+            if class == Class::Table {
+                let (x0, y0) =
+                    (d.bbox[0].floor().max(0.0) as usize, d.bbox[1].floor().max(0.0) as usize);
+                let (x1, y1) = (d.bbox[2].ceil() as usize, d.bbox[3].ceil() as usize);
+                let crop = img.crop(x0, y0, x1, y1);
+                if crop.width >= 8 && crop.height >= 8 {
+                    let s = self
+                        .table_structure(&crop)
+                        .map_err(|e| format!("page {}: table: {e}", index + 1))?;
+                    let (_, _, grid) = slanet::grid(&s.tokens);
+                    for c in grid {
+                        let Some(b) = s.cells.get(c.index) else { continue };
+                        let pos = GridPos {
+                            row: c.row,
+                            col: c.col,
+                            row_span: c.row_span,
+                            col_span: c.col_span,
+                            header: c.header,
+                        };
+                        let to_pt = |v: f32, o: usize| (v + o as f32) / scale;
+                        cells.push((
+                            pos,
+                            BBox::new(
+                                to_pt(b[0], x0),
+                                to_pt(b[1], y0),
+                                to_pt(b[2], x0),
+                                to_pt(b[3], y0),
+                            ),
+                        ));
+                    }
+                }
+            }
+            regions.push(Region { class, score: d.score, bbox, cells });
+        }
+        let blocks = assemble::page_blocks(index, size, &glyphs, &regions);
+        Ok((size, blocks, glyphs))
+    }
+}
+
+fn native(e: impl std::fmt::Display) -> Error {
+    Error::Native(e.to_string())
+}
+
+/// Renders a page to BGR at `scale` pixels per point.
+pub fn render(page: &PdfPage<'_>, scale: f32) -> std::result::Result<Bgr, String> {
+    let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).set_format(PdfBitmapFormat::BGRA);
+    let bmp = page.render_with_config(&cfg).map_err(|e| format!("rendering failed: {e}"))?;
+    let (w, h) = (bmp.width() as usize, bmp.height() as usize);
+    let raw = bmp.as_raw_bytes();
+    if w == 0 || h == 0 || raw.len() < w * h * 4 {
+        return Err(format!("rendering gave a {w}x{h} bitmap of {} bytes", raw.len()));
+    }
+    Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
+}
+
+/// OCR lines as text-layer glyphs: each line's characters spread evenly over its box, so
+/// the rest of the pipeline treats an image page like a digital one.
+fn ocr_glyphs(lines: &[([f32; 4], String, f32)], scale: f32) -> Vec<Glyph> {
+    let mut out = Vec::new();
+    for (b, text, _) in lines {
+        let chars: Vec<char> = text.chars().collect();
+        if chars.is_empty() {
+            continue;
+        }
+        let (x0, y0, x1, y1) = (b[0] / scale, b[1] / scale, b[2] / scale, b[3] / scale);
+        let w = (x1 - x0) / chars.len() as f32;
+        let size = (y1 - y0) * 0.8;
+        for (i, &ch) in chars.iter().enumerate() {
+            let gx = x0 + i as f32 * w;
+            let ch = if ch.is_whitespace() { ' ' } else { ch };
+            out.push(Glyph { ch, bbox: BBox::new(gx, y0, gx + w, y1), size, bold: false });
+        }
+    }
+    out
+}
+
+/// pdfium and the pipeline of one worker.
+pub struct LayoutEngine {
+    pdfium: Pdfium,
+    pipeline: Pipeline,
+}
+
+impl LayoutEngine {
+    /// Binds pdfium and loads the models on `device`.
+    pub fn new(device: Device) -> Result<LayoutEngine> {
+        let pdfium = pdf::bind().map_err(|e| Error::Native(e.to_string()))?;
+        Ok(LayoutEngine { pdfium, pipeline: Pipeline::new(device)? })
+    }
+}
+
+impl Engine for LayoutEngine {
+    fn run(&mut self, bytes: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
+        let doc = pdf::open(&self.pdfium, bytes).map_err(|e| e.to_string())?;
+        {
+            let n = doc.pages().len();
+            let mut sizes = Vec::with_capacity(n as usize);
+            let mut page_blocks = Vec::new();
+            let mut glyphs = Vec::new();
+            for i in 0..n {
+                let page = doc.pages().get(i).map_err(|e| format!("page {}: {e}", i + 1))?;
+                let idx = i as u32;
+                if !pages.contains(idx) {
+                    sizes.push(Page { width: page.width().value, height: page.height().value });
+                    continue;
+                }
+                let (size, blocks, g) = self.pipeline.page(&page, idx)?;
+                sizes.push(size);
+                page_blocks.push(blocks);
+                glyphs.push(g);
+            }
+            let body = assemble::common_size(glyphs.iter().flatten());
+            let first_h = sizes.first().map_or(792.0, |p| p.height);
+            Ok(Doc {
+                pages: sizes,
+                blocks: assemble::finish(page_blocks, body, first_h),
+                markdown: None,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ocr_lines_become_evenly_spaced_glyphs() {
+        let g = ocr_glyphs(&[([0.0, 0.0, 40.0, 20.0], "ab c".into(), 0.9)], 2.0);
+        assert_eq!(g.len(), 4);
+        assert_eq!(g[2].ch, ' ');
+        assert!((g[1].bbox.x0 - 5.0).abs() < 1e-5);
+        assert!((g[0].size - 8.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn body_size_is_the_most_common() {
+        let gl = |size: f32, n: usize| {
+            vec![Glyph { ch: 'a', bbox: BBox::new(0.0, 0.0, 1.0, 1.0), size, bold: false }; n]
+        };
+        let mut p = gl(10.0, 50);
+        p.extend(gl(14.0, 10));
+        assert_eq!(assemble::common_size(&p), 10.0);
+    }
+}
