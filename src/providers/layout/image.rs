@@ -155,14 +155,15 @@ impl Bgr {
 }
 
 /// OpenCV's linear taps for one axis: (source index, weight of it, weight of the next), the
-/// weights in 11-bit fixed point.
+/// weights in 11-bit fixed point. As `cv::resize` computes them: the position in f32, each
+/// weight rounded on its own (they need not sum to 2048).
 fn taps(src: usize, dst: usize) -> Vec<(usize, i32, i32)> {
-    let scale = src as f64 / dst as f64;
+    let scale = 1.0 / (dst as f64 / src as f64);
     (0..dst)
         .map(|d| {
-            let f = (d as f64 + 0.5) * scale - 0.5;
+            let f = ((d as f64 + 0.5) * scale - 0.5) as f32;
             let mut s = f.floor() as i64;
-            let mut frac = (f - s as f64) as f32;
+            let mut frac = f - s as f32;
             if s < 0 {
                 s = 0;
                 frac = 0.0;
@@ -171,8 +172,9 @@ fn taps(src: usize, dst: usize) -> Vec<(usize, i32, i32)> {
                 s = src as i64 - 1;
                 frac = 0.0;
             }
-            let a0 = ((1.0 - frac) * COEF_SCALE).round() as i32;
-            (s as usize, a0, (1 << COEF_BITS) - a0)
+            let a0 = ((1.0 - frac) * COEF_SCALE).round_ties_even() as i32;
+            let a1 = (frac * COEF_SCALE).round_ties_even() as i32;
+            (s as usize, a0, a1)
         })
         .collect()
 }

@@ -22,10 +22,11 @@ const TEXT_SCORE: f32 = 0.5;
 
 /// Returns the detector input size for an image: the rapidocr resize rule.
 pub fn det_size(w: usize, h: usize) -> (usize, usize) {
-    let ratio = if w.min(h) < LIMIT_SIDE { LIMIT_SIDE as f32 / w.min(h) as f32 } else { 1.0 };
+    // f64 arithmetic and round-half-to-even, as Python's.
+    let ratio = if w.min(h) < LIMIT_SIDE { LIMIT_SIDE as f64 / w.min(h) as f64 } else { 1.0 };
     // Python's round: halves to even.
     let r32 = |v: usize| {
-        ((((v as f32 * ratio) as usize) as f32 / 32.0).round_ties_even() as usize * 32).max(32)
+        ((((v as f64 * ratio) as usize) as f64 / 32.0).round_ties_even() as usize * 32).max(32)
     };
     (r32(w), r32(h))
 }
@@ -112,10 +113,11 @@ pub fn det_boxes(
         if bw.min(bh) < MIN_SIZE + 2.0 {
             continue;
         }
-        let sx = orig_w as f32 / map_w as f32;
-        let sy = orig_h as f32 / map_h as f32;
-        let fx = |v: f32| (v * sx).round_ties_even().clamp(0.0, orig_w as f32);
-        let fy = |v: f32| (v * sy).round_ties_even().clamp(0.0, orig_h as f32);
+        // np.round(x / width * dest_width), in f32 as numpy computes it for these arrays.
+        let fx =
+            |v: f32| (v / map_w as f32 * orig_w as f32).round_ties_even().clamp(0.0, orig_w as f32);
+        let fy =
+            |v: f32| (v / map_h as f32 * orig_h as f32).round_ties_even().clamp(0.0, orig_h as f32);
         let b = [fx(x0 as f32 - d), fy(y0 as f32 - d), fx(x1 as f32 + d), fy(y1 as f32 + d)];
         // filter_tag_det_res: clip to the last pixel, drop slivers of 3 px or less.
         let b = [
@@ -169,16 +171,16 @@ pub fn line_crop(img: &Bgr, b: &[f32; 4]) -> Bgr {
 
 /// Writes a batch of line crops as the recogniser input `[n, 3, 48, W]`; returns W.
 pub fn rec_preprocess(crops: &[&Bgr], out: &mut Vec<f32>) -> usize {
-    let mut max_ratio = REC_W as f32 / REC_H as f32;
+    let mut max_ratio = REC_W as f64 / REC_H as f64;
     for c in crops {
-        max_ratio = max_ratio.max(c.width as f32 / c.height.max(1) as f32);
+        max_ratio = max_ratio.max(c.width as f64 / c.height.max(1) as f64);
     }
-    let width = (REC_H as f32 * max_ratio) as usize;
+    let width = (REC_H as f64 * max_ratio) as usize;
     out.clear();
     out.resize(crops.len() * 3 * REC_H * width, 0.0);
     for (i, c) in crops.iter().enumerate() {
-        let ratio = c.width as f32 / c.height.max(1) as f32;
-        let rw = ((REC_H as f32 * ratio).ceil() as usize).clamp(1, width);
+        let ratio = c.width as f64 / c.height.max(1) as f64;
+        let rw = ((REC_H as f64 * ratio).ceil() as usize).clamp(1, width);
         let slot = &mut out[i * 3 * REC_H * width..(i + 1) * 3 * REC_H * width];
         c.resize(rw, REC_H).write_planar([0.5; 3], [0.5; 3], false, slot, width, REC_H);
     }
