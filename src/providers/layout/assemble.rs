@@ -689,50 +689,35 @@ fn words(glyphs: &[Glyph]) -> Vec<(BBox, Vec<Glyph>)> {
     out
 }
 
-/// Settles title and heading levels over the document: the largest-font `title` region in
-/// the top half of the first page with text is the title when it stands out from the body
-/// size; every other `title` region is a heading, its level from its numbering.
+/// Settles title and heading levels over the document: the title by type size on the first
+/// page; every other `title` region is a heading, its level from its numbering.
 pub fn finish(pages: Vec<Vec<PageBlock>>, body: f32, page_h: f32) -> Vec<Block> {
     let mut all: Vec<PageBlock> = pages.into_iter().flatten().collect();
     let first_page = all.iter().map(|b| b.block.page).min();
-    let title = all
-        .iter()
-        .enumerate()
-        .filter(|(_, b)| b.titled && Some(b.block.page) == first_page && b.size >= 1.2 * body)
-        .max_by(|a, b| a.1.size.total_cmp(&b.1.size))
-        .map(|(i, _)| i);
-    // No title region stands out: the largest text on the upper half of the first page does
-    // when it is clearly larger than the body (the detector misses titles in some layouts).
-    let title = title.or_else(|| {
-        let top = all
-            .iter()
-            .filter(|b| Some(b.block.page) == first_page && b.block.bbox.y0 < 0.5 * page_h)
-            .filter(|b| matches!(b.block.kind, BlockKind::Paragraph | BlockKind::Heading))
-            .map(|b| b.size)
-            .fold(0.0, f32::max);
-        (top >= 1.3 * body)
-            .then(|| {
-                all.iter().position(|b| {
-                    Some(b.block.page) == first_page
-                        && b.size == top
-                        && b.block.bbox.y0 < 0.5 * page_h
-                        && matches!(b.block.kind, BlockKind::Paragraph | BlockKind::Heading)
-                })
-            })
-            .flatten()
-    });
+    // The title is the largest type on the upper half of the first page, when it stands out
+    // from the body; a `title` region wins a tie. Type size decides rather than the class:
+    // the detector misses titles in some layouts and boxes section headings as `title`.
+    let candidate = |b: &PageBlock| {
+        Some(b.block.page) == first_page
+            && b.block.bbox.y0 < 0.5 * page_h
+            && (matches!(b.block.kind, BlockKind::Paragraph | BlockKind::Heading)
+                // A title boxed as a running header (it is large where running heads are not).
+                || b.block.kind == BlockKind::PageHeader && b.size >= 1.2 * body)
+    };
+    let top = all.iter().filter(|b| candidate(b)).map(|b| b.size).fold(0.0, f32::max);
+    let title = (top >= 1.2 * body)
+        .then(|| {
+            let at_top = || all.iter().enumerate().filter(|(_, b)| candidate(b) && b.size == top);
+            at_top().find(|(_, b)| b.titled).or_else(|| at_top().next()).map(|(i, _)| i)
+        })
+        .flatten();
     for (i, b) in all.iter_mut().enumerate() {
         if Some(i) == title {
             b.block.kind = BlockKind::Title;
             b.block.level = None;
             continue;
         }
-        if !b.titled {
-            continue;
-        }
-        if Some(i) == title {
-            b.block.kind = BlockKind::Title;
-        } else {
+        if b.titled {
             b.block.level = Some(numbering(&b.block.text).unwrap_or(1));
         }
     }
