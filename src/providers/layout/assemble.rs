@@ -243,7 +243,30 @@ pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) 
                 best = Some(key);
             }
         }
-        owned[best.map_or(regions.len(), |b| b.3)].extend(run);
+        // A short run just outside a region on the same line (a section number or a label
+        // the box left out) joins it; a longer one is text of its own (the next column's
+        // region can be that close).
+        let best = best.map(|b| b.3).or_else(|| {
+            let em = run.iter().map(|g| g.size).fold(0.0, f32::max).max(1.0);
+            if bbox.width() > 3.0 * em {
+                return None;
+            }
+            regions
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.class != Class::Table && r.class != Class::Figure)
+                .filter(|(_, r)| {
+                    let v = r.bbox.y1.min(bbox.y1) - r.bbox.y0.max(bbox.y0);
+                    let gap = (r.bbox.x0 - bbox.x1).max(bbox.x0 - r.bbox.x1);
+                    v >= 0.5 * bbox.height() && gap < 1.5 * em
+                })
+                .min_by(|a, b| {
+                    let gap = |r: &Region| (r.bbox.x0 - bbox.x1).max(bbox.x0 - r.bbox.x1);
+                    gap(a.1).total_cmp(&gap(b.1))
+                })
+                .map(|(i, _)| i)
+        });
+        owned[best.unwrap_or(regions.len())].extend(run);
     }
     let ctx = Ctx { height: size.height, body: common_size(glyphs) };
     let mut items: Vec<(BBox, Vec<PageBlock>, Class)> = Vec::new();
@@ -251,7 +274,15 @@ pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) 
         let gl = &owned[i];
         let blocks = region_blocks(page, r, gl, &ctx);
         if !blocks.is_empty() {
-            items.push((r.bbox, blocks, r.class));
+            // Ordered by what it became: a header region read as a heading is body text.
+            let margin =
+                matches!(blocks[0].block.kind, BlockKind::PageHeader | BlockKind::PageFooter);
+            let class = if matches!(r.class, Class::Header | Class::Footer) && !margin {
+                Class::Text
+            } else {
+                r.class
+            };
+            items.push((r.bbox, blocks, class));
         }
     }
     // Orphan text: lines grouped into paragraphs by vertical proximity.
@@ -407,6 +438,15 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
             v
         }
         Class::FigureCaption | Class::TableCaption => one(BlockKind::Caption, join(&ls)),
+        // A bold numbered heading at the top of a page is boxed as a running header at times;
+        // running heads are seldom bold and numbered.
+        Class::Header
+            if ls.len() == 1 && ls[0].bold >= 0.75 && numbering(ls[0].text.trim()).is_some() =>
+        {
+            let mut v = one(BlockKind::Heading, join(&ls));
+            v[0].titled = true;
+            v
+        }
         Class::Header => one(BlockKind::PageHeader, join(&ls)),
         Class::Footer => one(BlockKind::PageFooter, join(&ls)),
         Class::Equation => one(BlockKind::Formula, join(&ls)),
@@ -781,6 +821,58 @@ mod tests {
         assert_eq!(b.len(), 2);
         assert!(b.iter().all(|b| b.kind == BlockKind::Reference));
         assert_eq!(b[0].text, "[1] A. Author. A paper. Journal, 2020.");
+    }
+
+    fn bold(mut g: Vec<Glyph>) -> Vec<Glyph> {
+        g.iter_mut().for_each(|g| g.bold = true);
+        g
+    }
+
+    #[test]
+    fn a_section_number_outside_its_box_joins_it_and_bold_lines_split_out() {
+        // "6" sits 12 pt left of the title box; a bold line opens a text region.
+        let mut g = bold(line(72.0, 100.0, 10.0, "6"));
+        g.extend(bold(line(90.0, 100.0, 10.0, "Conclusion")));
+        g.extend(bold(line(72.0, 130.0, 10.0, "6.1 Scope")));
+        g.extend(line(72.0, 142.0, 10.0, "We end here."));
+        let regions = vec![
+            region(Class::Title, 88.0, 98.0, 160.0, 112.0),
+            region(Class::Text, 70.0, 128.0, 300.0, 155.0),
+        ];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, Option<u8>, &str)> =
+            b.iter().map(|b| (b.kind, b.level, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Heading, Some(1), "6 Conclusion"),
+                (BlockKind::Heading, Some(2), "6.1 Scope"),
+                (BlockKind::Paragraph, None, "We end here."),
+            ]
+        );
+    }
+
+    #[test]
+    fn reference_boxes_without_years_are_text_and_large_first_page_type_is_the_title() {
+        let mut g = line(72.0, 60.0, 18.0, "Big Title");
+        g.extend(line(72.0, 300.0, 10.0, "Plain prose that the detector"));
+        g.extend(line(72.0, 312.0, 10.0, "took for a reference list."));
+        g.extend(bold(line(72.0, 500.0, 10.0, "2 Method")));
+        let regions = vec![
+            region(Class::Text, 70.0, 58.0, 300.0, 82.0),
+            region(Class::Reference, 70.0, 298.0, 300.0, 325.0),
+            region(Class::Header, 70.0, 498.0, 300.0, 512.0),
+        ];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, &str)> = b.iter().map(|b| (b.kind, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Title, "Big Title"),
+                (BlockKind::Paragraph, "Plain prose that the detector took for a reference list."),
+                (BlockKind::Heading, "2 Method"),
+            ]
+        );
     }
 
     #[test]
