@@ -200,6 +200,11 @@ pub struct PageBlock {
     pub size: f32,
     /// Whether it came from a `title` region (title or heading, settled per document).
     pub titled: bool,
+    /// Whether it continues the previous reference entry (an entry broken across columns or
+    /// pages: the region starts with an indented continuation line).
+    pub continues: bool,
+    /// Set while settling the document: a paragraph re-read from "reference" entries.
+    pub from_refs: bool,
 }
 
 /// Builds one page's blocks in reading order.
@@ -409,7 +414,13 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
     let ls = lines(spans(glyphs));
     let size = ls.iter().map(|l| l.size).fold(0.0, f32::max);
     let one = |kind: BlockKind, text: String| {
-        vec![PageBlock { block: Block::new(kind, page, r.bbox, text), size, titled: false }]
+        vec![PageBlock {
+            block: Block::new(kind, page, r.bbox, text),
+            size,
+            titled: false,
+            continues: false,
+            from_refs: false,
+        }]
     };
     match r.class {
         Class::Figure => one(BlockKind::Figure, String::new()),
@@ -428,7 +439,7 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
                 }
                 None => b.text = ls.iter().map(|l| clean(&l.text)).collect::<Vec<_>>().join("\n"),
             }
-            vec![PageBlock { block: b, size, titled: false }]
+            vec![PageBlock { block: b, size, titled: false, continues: false, from_refs: false }]
         }
         _ if ls.is_empty() => Vec::new(),
         Class::Text => text_blocks(page, r, &ls, size),
@@ -485,7 +496,13 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
         // A caption the detector took for text (`Table 1: ...`; `Table 1 shows` is prose).
         let kind =
             if caption_label(&text).is_some() { BlockKind::Caption } else { BlockKind::Paragraph };
-        out.push(PageBlock { block: Block::new(kind, page, bbox, text), size, titled: false });
+        out.push(PageBlock {
+            block: Block::new(kind, page, bbox, text),
+            size,
+            titled: false,
+            continues: false,
+            from_refs: false,
+        });
         para.clear();
     };
     for (i, l) in ls.iter().enumerate() {
@@ -496,6 +513,8 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
                 block: Block::new(BlockKind::Heading, page, l.bbox, t),
                 size: l.size,
                 titled: true,
+                continues: false,
+                from_refs: false,
             };
             b.block.level = numbering(&b.block.text);
             out.push(b);
@@ -543,6 +562,8 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
             block: Block::new(BlockKind::Heading, page, ls[0].bbox, clean(&ls[0].text)),
             size: ls[0].size,
             titled: true,
+            continues: false,
+            from_refs: false,
         };
         h.block.level = numbering(&ls[0].text);
         let mut out = vec![h];
@@ -587,16 +608,23 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
                 block: Block::new(BlockKind::Footnote, page, r.bbox, join(ls)),
                 size,
                 titled: false,
+                continues: false,
+                from_refs: false,
             }];
         }
         return text_blocks(page, r, ls, size);
     }
+    // Hanging indent and an indented first line: the entry began in the previous column.
+    let first_continues = !any_label && any_indent && ls[0].bbox.x0 > left + 0.5 * em;
     entries
         .into_iter()
-        .map(|(bbox, text)| PageBlock {
+        .enumerate()
+        .map(|(i, (bbox, text))| PageBlock {
             block: Block::new(BlockKind::Reference, page, bbox, text),
             size,
             titled: false,
+            continues: i == 0 && first_continues,
+            from_refs: false,
         })
         .collect()
 }
@@ -761,7 +789,50 @@ pub fn finish(pages: Vec<Vec<PageBlock>>, body: f32, page_h: f32) -> Vec<Block> 
             b.block.level = Some(numbering(&b.block.text).unwrap_or(1));
         }
     }
-    all.into_iter().map(|b| b.block).collect()
+    // Unlabelled "reference" entries before the document's references heading are body text
+    // the detector took for a bibliography (a paragraph citing `Smith (2018)`): consecutive
+    // ones become one paragraph again.
+    let labelled = |t: &str| {
+        let t = t.trim_start();
+        t.starts_with('[')
+            || t.split_once(['.', ')']).is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())
+            })
+    };
+    if let Some(refs_at) = all
+        .iter()
+        .position(|b| b.block.kind == BlockKind::Heading && is_refs_heading(&b.block.text))
+    {
+        let mut merged: Vec<PageBlock> = Vec::with_capacity(all.len());
+        for (i, mut b) in all.into_iter().enumerate() {
+            if i < refs_at && b.block.kind == BlockKind::Reference && !labelled(&b.block.text) {
+                b.block.kind = BlockKind::Paragraph;
+                b.continues = false;
+                if let Some(prev) = merged.last_mut() {
+                    if prev.from_refs && prev.block.page == b.block.page {
+                        prev.block.text = join_texts(&prev.block.text, &b.block.text);
+                        prev.block.bbox = prev.block.bbox.union(&b.block.bbox);
+                        continue;
+                    }
+                }
+                b.from_refs = true;
+            }
+            merged.push(b);
+        }
+        all = merged;
+    }
+    // Entries broken across columns or pages are joined to the entry they continue.
+    let mut out: Vec<Block> = Vec::with_capacity(all.len());
+    for b in all {
+        if b.continues {
+            if let Some(prev) = out.iter_mut().rev().find(|p| p.kind == BlockKind::Reference) {
+                prev.text = join_texts(&prev.text, &b.block.text);
+                continue;
+            }
+        }
+        out.push(b.block);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -871,6 +942,31 @@ mod tests {
                 (BlockKind::Title, "Big Title"),
                 (BlockKind::Paragraph, "Plain prose that the detector took for a reference list."),
                 (BlockKind::Heading, "2 Method"),
+            ]
+        );
+    }
+
+    #[test]
+    fn unlabelled_reference_entries_before_the_references_heading_are_text() {
+        // A paragraph citing a year, boxed as a reference list, then the real list.
+        let mut g = line(72.0, 100.0, 10.0, "Smith (2018) argues that the noise");
+        g.extend(line(72.0, 112.0, 10.0, "is not random."));
+        g.extend(bold(line(72.0, 200.0, 10.0, "References")));
+        g.extend(line(72.0, 212.0, 10.0, "Ann Lee. 2019. A paper."));
+        g.extend(line(72.0, 224.0, 10.0, "Bo Wu and Cy Li. 2020. Another paper. Press."));
+        let regions = vec![
+            region(Class::Reference, 70.0, 98.0, 300.0, 125.0),
+            region(Class::Reference, 70.0, 198.0, 300.0, 240.0),
+        ];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, &str)> = b.iter().map(|b| (b.kind, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Paragraph, "Smith (2018) argues that the noise is not random."),
+                (BlockKind::Heading, "References"),
+                (BlockKind::Reference, "Ann Lee. 2019. A paper."),
+                (BlockKind::Reference, "Bo Wu and Cy Li. 2020. Another paper. Press."),
             ]
         );
     }
