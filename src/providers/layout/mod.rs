@@ -389,6 +389,48 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_provider_registry_agrees_with_the_model_manifests() {
+        use crate::providers::manifest::{Manifest, MANIFESTS as ALL};
+        // Every provider that loads models names manifests that are compiled in and parse.
+        let layout = crate::providers::find(ID).unwrap();
+        assert_eq!(layout.id(), ID);
+        for path in MANIFESTS {
+            let text = ALL.iter().find(|(p, _)| *p == path).map(|(_, t)| *t);
+            let m = Manifest::parse(text.unwrap_or_else(|| panic!("{path} not compiled in")), path)
+                .unwrap();
+            assert_eq!(m.source.registry, "pypi", "{path}");
+            assert_eq!(m.source.blake3.as_deref().map(str::len), Some(64), "{path}");
+            if m.task == "runtime" {
+                assert!(m.model.is_none());
+                continue;
+            }
+            let info = m.model.unwrap_or_else(|| panic!("{path}: no [model]"));
+            assert_eq!(info.input.len(), 3, "{path}");
+            assert!(matches!(info.channels.as_str(), "bgr" | "rgb"), "{path}");
+            assert!(info.std.iter().all(|&s| s > 0.0), "{path}");
+        }
+        // The layout model's labels are exactly the classes the pipeline types.
+        let m = Manifest::parse(crate::providers::manifest::text(LAYOUT_MANIFEST), LAYOUT_MANIFEST)
+            .unwrap();
+        let labels = m.model.unwrap().labels;
+        assert_eq!(labels.len(), 10);
+        assert!(labels.iter().all(|l| Class::from_label(l).is_some()), "{labels:?}");
+        // The input sizes the code uses are the manifests'.
+        let t = Manifest::parse(crate::providers::manifest::text(TABLE_MANIFEST), TABLE_MANIFEST)
+            .unwrap();
+        assert_eq!(t.model.unwrap().input, vec![3, slanet::SIDE as u32, slanet::SIDE as u32]);
+        let l = Manifest::parse(crate::providers::manifest::text(LAYOUT_MANIFEST), LAYOUT_MANIFEST)
+            .unwrap();
+        assert_eq!(
+            l.model.unwrap().input,
+            vec![3, picodet::INPUT_H as u32, picodet::INPUT_W as u32]
+        );
+        let r =
+            Manifest::parse(crate::providers::manifest::text(REC_MANIFEST), REC_MANIFEST).unwrap();
+        assert_eq!(r.model.unwrap().input[1], ocr::REC_H as u32);
+    }
+
+    #[test]
     fn ocr_lines_become_evenly_spaced_glyphs() {
         let g = ocr_glyphs(&[([0.0, 0.0, 40.0, 20.0], "ab c".into(), 0.9)], 2.0);
         assert_eq!(g.len(), 4);
