@@ -273,7 +273,7 @@ pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) 
         });
         owned[best.unwrap_or(regions.len())].extend(run);
     }
-    let ctx = Ctx { height: size.height, body: common_size(glyphs) };
+    let ctx = Ctx { width: size.width, height: size.height, body: common_size(glyphs) };
     let mut items: Vec<(BBox, Vec<PageBlock>, Class)> = Vec::new();
     for (i, r) in regions.iter().enumerate() {
         let gl = &owned[i];
@@ -404,6 +404,8 @@ fn order(items: &mut [(BBox, Vec<PageBlock>, Class)], size: Page) {
 
 /// What region typing needs to know about the page.
 struct Ctx {
+    /// Page width in points.
+    width: f32,
     /// Page height in points.
     height: f32,
     /// The page's most common glyph size.
@@ -423,6 +425,12 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
         }]
     };
     match r.class {
+        // A "figure" over most of the page with text in it is the page itself (a poster, a
+        // slide, a form): its text is kept as text. Other figures' text (axis labels, words
+        // in a diagram) is not body text.
+        Class::Figure if !ls.is_empty() && area(&r.bbox) > 0.5 * ctx.width * ctx.height => {
+            text_blocks(page, r, &ls, size)
+        }
         Class::Figure => one(BlockKind::Figure, String::new()),
         // The detector sometimes boxes a table's caption as a table: a few lines that start
         // with `Table N` / `Figure N` are the caption.
@@ -519,6 +527,12 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
             b.block.level = numbering(&b.block.text);
             out.push(b);
         } else {
+            // A blank line's gap ends a paragraph (the detector boxes several as one).
+            if let Some(p) = para.last() {
+                if l.bbox.y0 - p.bbox.y1 > p.bbox.height().max(l.bbox.height()) {
+                    flush(&mut para, &mut out);
+                }
+            }
             para.push(l.clone());
         }
     }
@@ -969,6 +983,22 @@ mod tests {
                 (BlockKind::Reference, "Bo Wu and Cy Li. 2020. Another paper. Press."),
             ]
         );
+    }
+
+    #[test]
+    fn figure_text_is_dropped_unless_the_figure_is_the_page() {
+        let mut g = line(100.0, 100.0, 10.0, "axis label");
+        g.extend(line(100.0, 400.0, 10.0, "poster text"));
+        let small = vec![region(Class::Figure, 90.0, 90.0, 200.0, 200.0)];
+        let b = finish(vec![page_blocks(0, PAGE, &g[..10], &small)], 10.0, 792.0);
+        assert_eq!(
+            b.iter().map(|b| (b.kind, b.text.as_str())).collect::<Vec<_>>(),
+            vec![(BlockKind::Figure, "")]
+        );
+        let page = vec![region(Class::Figure, 10.0, 10.0, 600.0, 780.0)];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &page)], 10.0, 792.0);
+        let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, vec!["axis label", "poster text"]);
     }
 
     #[test]

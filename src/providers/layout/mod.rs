@@ -245,7 +245,8 @@ impl Pipeline {
         let img = render(page, RENDER_SCALE).map_err(|e| format!("page {}: {e}", index + 1))?;
         let scale = img.width as f32 / size.width.max(1.0);
         let chars = pg.glyphs.iter().filter(|g| g.ch != ' ').count();
-        let glyphs = if chars < OCR_MIN_CHARS {
+        let ocr_page = chars < OCR_MIN_CHARS;
+        let glyphs = if ocr_page {
             let lines =
                 self.read_text(&img).map_err(|e| format!("page {}: OCR: {e}", index + 1))?;
             ocr_glyphs(&lines, scale)
@@ -255,7 +256,12 @@ impl Pipeline {
         let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
         let mut regions = Vec::with_capacity(dets.len());
         for d in dets {
-            let Some(class) = self.labels.get(d.class).copied().flatten() else { continue };
+            let Some(mut class) = self.labels.get(d.class).copied().flatten() else { continue };
+            // On a scanned page the detector sees handwriting and photographed text as
+            // pictures: what OCR read there is text.
+            if ocr_page && class == Class::Figure {
+                class = Class::Text;
+            }
             let bbox = BBox::new(
                 d.bbox[0] / scale,
                 d.bbox[1] / scale,
