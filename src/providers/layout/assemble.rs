@@ -171,7 +171,21 @@ fn lines(mut sp: Vec<Span>) -> Vec<TextLine> {
         .map(|(bbox, mut v)| {
             v.sort_by(|a, b| a.bbox.x0.total_cmp(&b.bbox.x0));
             let size = v.iter().max_by_key(|s| s.chars).map_or(0.0, |s| s.size);
-            let text = v.iter().map(|s| s.text.trim()).collect::<Vec<_>>().join(" ");
+            // Spans touching each other join without a space: right-to-left text arrives
+            // one glyph per span (each glyph left of the one before it).
+            let mut text = String::new();
+            let mut prev: Option<&Span> = None;
+            for s in &v {
+                let t = s.text.trim();
+                if let Some(p) = prev {
+                    let gap = s.bbox.x0 - p.bbox.x1;
+                    if gap > 0.15 * p.size.max(s.size).max(1.0) {
+                        text.push(' ');
+                    }
+                }
+                text.push_str(t);
+                prev = Some(s);
+            }
             let chars: u32 = v.iter().map(|s| s.chars).sum();
             let bold = v.iter().map(|s| s.bold).sum::<u32>() as f32 / chars.max(1) as f32;
             TextLine { bbox, text, size, bold }
@@ -999,6 +1013,21 @@ mod tests {
         let b = finish(vec![page_blocks(0, PAGE, &g, &page)], 10.0, 792.0);
         let texts: Vec<&str> = b.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(texts, vec!["axis label", "poster text"]);
+    }
+
+    #[test]
+    fn right_to_left_glyphs_join_without_spaces() {
+        // Three glyphs in logical order, each left of the one before (visual order "cba").
+        let g: Vec<Glyph> = ['a', 'b', 'c']
+            .iter()
+            .enumerate()
+            .map(|(i, &ch)| {
+                let x0 = 200.0 - 5.0 * i as f32;
+                Glyph { ch, bbox: BBox::new(x0, 100.0, x0 + 5.0, 111.0), size: 10.0, bold: false }
+            })
+            .collect();
+        let b = finish(vec![page_blocks(0, PAGE, &g, &[])], 10.0, 792.0);
+        assert_eq!(b[0].text, "cba");
     }
 
     #[test]
