@@ -73,6 +73,21 @@ pub struct IngestSummary {
     pub errors: Vec<FileError>,
 }
 
+impl IngestSummary {
+    /// Counts one stored file: a new document (with its pages), a new name or unchanged.
+    pub fn count(&mut self, out: &crate::store::IngestOutcome, pages: u32) {
+        if out.new_document {
+            self.new_documents += 1;
+            self.new_pages += u64::from(pages);
+        } else if out.new_name {
+            self.new_names += 1;
+        } else {
+            self.unchanged += 1;
+        }
+        self.truths_added += u64::from(out.new_truths);
+    }
+}
+
 /// Ingests every PDF under `opts.paths`.
 pub fn ingest(
     store: &mut Store,
@@ -252,15 +267,7 @@ fn ingest_one(
         Error::BadInput { msg, .. } => msg,
         other => other.to_string(),
     })?;
-    if out.new_document {
-        summary.new_documents += 1;
-        summary.new_pages += u64::from(pages);
-    } else if out.new_name {
-        summary.new_names += 1;
-    } else {
-        summary.unchanged += 1;
-    }
-    summary.truths_added += u64::from(out.new_truths);
+    summary.count(&out, pages);
     Ok(())
 }
 

@@ -88,15 +88,8 @@ pub fn ingest_omnidocbench(
                     attributes: &attributes,
                 })
                 .map_err(|e| e.to_string())?;
-            if out.new_document {
-                summary.new_documents += 1;
-                summary.new_pages += 1;
-            } else if out.new_name {
-                summary.new_names += 1;
-            } else {
-                summary.unchanged += 1;
-            }
-            summary.truths_added += u64::from(out.new_truths);
+            // A page image is one page.
+            summary.count(&out, 1);
             Ok(())
         })();
         if let Err(error) = &result {

@@ -163,18 +163,7 @@ impl<'s, T: Eq + Hash> SequenceMatcher<'s, T> {
         // Extend over equal elements on both ends. Popular elements are not junk, so this
         // crosses them; CPython's two further loops over junk elements never fire without an
         // `isjunk` predicate.
-        while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
-            besti -= 1;
-            bestj -= 1;
-            bestsize += 1;
-        }
-        while besti + bestsize < ahi
-            && bestj + bestsize < bhi
-            && a[besti + bestsize] == b[bestj + bestsize]
-        {
-            bestsize += 1;
-        }
-        Match { a: besti, b: bestj, size: bestsize }
+        extend(a, b, (alo, ahi), (blo, bhi), Match { a: besti, b: bestj, size: bestsize })
     }
 
     /// Returns the matching blocks in increasing order, adjacent blocks merged, ending with the
@@ -357,23 +346,31 @@ impl<'s> CharMatcher<'s> {
         }
         // As in `SequenceMatcher::longest`; without junk these never extend a maximal run.
         let b = self.b;
-        while besti > alo && bestj > blo && a[besti - 1] == b[bestj - 1] {
-            besti -= 1;
-            bestj -= 1;
-            bestsize += 1;
-        }
-        while besti + bestsize < ahi
-            && bestj + bestsize < bhi
-            && a[besti + bestsize] == b[bestj + bestsize]
-        {
-            bestsize += 1;
-        }
-        Match { a: besti, b: bestj, size: bestsize }
+        extend(a, b, (alo, ahi), (blo, bhi), Match { a: besti, b: bestj, size: bestsize })
     }
 }
 
 /// Builds CPython's `b2j` (element → ascending positions), minus the popular elements when
 /// `autojunk` is on (`__chain_b`: more than `n / 100 + 1` occurrences with `n >= 200`).
+/// Extends a match over equal elements on both ends, within `a[alo..ahi]` and `b[blo..bhi]`.
+fn extend<T: PartialEq>(
+    a: &[T],
+    b: &[T],
+    (alo, ahi): (usize, usize),
+    (blo, bhi): (usize, usize),
+    mut m: Match,
+) -> Match {
+    while m.a > alo && m.b > blo && a[m.a - 1] == b[m.b - 1] {
+        m.a -= 1;
+        m.b -= 1;
+        m.size += 1;
+    }
+    while m.a + m.size < ahi && m.b + m.size < bhi && a[m.a + m.size] == b[m.b + m.size] {
+        m.size += 1;
+    }
+    m
+}
+
 fn index_b<T: Eq + Hash>(b: &[T], autojunk: bool) -> HashMap<&T, Vec<usize>> {
     let mut b2j: HashMap<&T, Vec<usize>> = HashMap::new();
     for (j, x) in b.iter().enumerate() {

@@ -117,17 +117,23 @@ pub fn ratio_chars(a: &[char], b: &[char]) -> f64 {
     indel_similarity(lcs, a.len(), b.len()) * 100.0
 }
 
-/// `rapidfuzz.fuzz.ratio(s1, s2, score_cutoff=cutoff)`: the ratio, or 0 when it is below `cutoff`.
-pub fn ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
+/// rapidfuzz's `score_cutoff`: 0 when the cutoff is above 100 (not computed) or the score is
+/// below it.
+fn with_cutoff(cutoff: f64, score: impl FnOnce() -> f64) -> f64 {
     if cutoff > 100.0 {
         return 0.0;
     }
-    let r = ratio(s1, s2);
+    let r = score();
     if r >= cutoff {
         r
     } else {
         0.0
     }
+}
+
+/// `rapidfuzz.fuzz.ratio(s1, s2, score_cutoff=cutoff)`: the ratio, or 0 when it is below `cutoff`.
+pub fn ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
+    with_cutoff(cutoff, || ratio(s1, s2))
 }
 
 /// `rapidfuzz.fuzz.partial_ratio(s1, s2)`: best [`ratio`] of the shorter string against any
@@ -141,15 +147,7 @@ pub fn partial_ratio(s1: &str, s2: &str) -> f64 {
 /// `rapidfuzz.fuzz.partial_ratio(s1, s2, score_cutoff=cutoff)`: the score, or 0 when it is below
 /// `cutoff` (a cutoff never changes which window wins, only whether the best one is reported).
 pub fn partial_ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
-    if cutoff > 100.0 {
-        return 0.0;
-    }
-    let r = partial_ratio(s1, s2);
-    if r >= cutoff {
-        r
-    } else {
-        0.0
-    }
+    with_cutoff(cutoff, || partial_ratio(s1, s2))
 }
 
 /// [`partial_ratio`] over character slices.

@@ -38,12 +38,18 @@ pub fn similarity(a: &str, b: &str) -> f64 {
     1.0 - levenshtein(a, b) as f64 / m as f64
 }
 
-/// Returns the Levenshtein distance between two char slices.
-pub fn levenshtein_chars(a: &[char], b: &[char]) -> usize {
+/// Returns both sequences without their common prefix and suffix, which never change an edit
+/// distance.
+pub(crate) fn trim_common<'a, T: PartialEq>(a: &'a [T], b: &'a [T]) -> (&'a [T], &'a [T]) {
     let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
     let (a, b) = (&a[pre..], &b[pre..]);
     let suf = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[..a.len() - suf], &b[..b.len() - suf]);
+    (&a[..a.len() - suf], &b[..b.len() - suf])
+}
+
+/// Returns the Levenshtein distance between two char slices.
+pub fn levenshtein_chars(a: &[char], b: &[char]) -> usize {
+    let (a, b) = trim_common(a, b);
     // The shorter string is the pattern (fewer blocks per column).
     let (p, t) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if p.is_empty() {

@@ -1305,10 +1305,7 @@ fn forest_table<C: Costs>(
 
 /// Levenshtein distance between two token-id sequences.
 fn levenshtein_ids(a: &[u32], b: &[u32], scratch: &mut Vec<usize>) -> usize {
-    let pre = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[pre..], &b[pre..]);
-    let suf = a.iter().rev().zip(b.iter().rev()).take_while(|(x, y)| x == y).count();
-    let (a, b) = (&a[..a.len() - suf], &b[..b.len() - suf]);
+    let (a, b) = crate::metrics::levenshtein::trim_common(a, b);
     let (p, t) = if a.len() <= b.len() { (a, b) } else { (b, a) };
     if p.is_empty() {
         return t.len();
@@ -1334,41 +1331,23 @@ fn levenshtein_ids(a: &[u32], b: &[u32], scratch: &mut Vec<usize>) -> usize {
 /// Myers' bit-parallel Levenshtein with the pattern's bit masks `peq` (by token id) for a
 /// pattern of `m` (1..=64) tokens.
 fn myers_peq(peq: &[u64], m: usize, t: &[u32]) -> usize {
-    let last = 1u64 << (m - 1);
-    let mut pv = u64::MAX;
-    let mut mv = 0u64;
-    let mut score = m;
-    for &c in t {
-        let eq = peq[c as usize];
-        let xv = eq | mv;
-        let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
-        let ph = mv | !(xh | pv);
-        let mh = pv & xh;
-        if ph & last != 0 {
-            score += 1;
-        } else if mh & last != 0 {
-            score -= 1;
-        }
-        let ph = (ph << 1) | 1;
-        let mh = mh << 1;
-        pv = mh | !(xv | ph);
-        mv = ph & xv;
-    }
-    score
+    myers(m, t.iter().map(|&c| peq[c as usize]))
 }
 
 /// Myers' bit-parallel Levenshtein (Hyyrö's formulation) for a pattern of 1..=64 tokens.
 fn myers_64(p: &[u32], t: &[u32]) -> usize {
-    let m = p.len();
+    let eq = |c: u32| p.iter().enumerate().fold(0u64, |m, (k, &x)| m | u64::from(x == c) << k);
+    myers(p.len(), t.iter().map(|&c| eq(c)))
+}
+
+/// The bit-parallel recurrence over the text's match masks (bit k: pattern token k equals
+/// this text token), for a pattern of `m` (1..=64) tokens.
+fn myers(m: usize, eqs: impl Iterator<Item = u64>) -> usize {
     let last = 1u64 << (m - 1);
     let mut pv = u64::MAX;
     let mut mv = 0u64;
     let mut score = m;
-    for &c in t {
-        let mut eq = 0u64;
-        for (k, &x) in p.iter().enumerate() {
-            eq |= u64::from(x == c) << k;
-        }
+    for eq in eqs {
         let xv = eq | mv;
         let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
         let ph = mv | !(xh | pv);

@@ -124,7 +124,7 @@ fn command(chars: &[char], i: usize, out: &mut String) -> usize {
 }
 
 /// Returns the Unicode text of a symbol command, `None` for one that is dropped.
-fn symbol(name: &str) -> Option<&'static str> {
+pub(crate) fn symbol(name: &str) -> Option<&'static str> {
     Some(match name {
         "alpha" => "α",
         "beta" => "β",

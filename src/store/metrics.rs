@@ -182,20 +182,7 @@ impl Store {
                AND (?4 IS NULL OR m.metric = ?4)
              ORDER BY m.suite, m.suite_version DESC, o.id DESC, t.id DESC, m.id",
         )?;
-        let rows = st.query_map(params![document, provider, suite, metric], |r| {
-            Ok(ScoreRow {
-                suite: r.get(0)?,
-                suite_version: r.get(1)?,
-                metric: r.get(2)?,
-                value: r.get(3)?,
-                trace: r.get(4)?,
-                provider: r.get(5)?,
-                provider_version: r.get(6)?,
-                truth_format: r.get(7)?,
-                dataset: r.get(8)?,
-                computed_at: r.get(9)?,
-            })
-        })?;
+        let rows = st.query_map(params![document, provider, suite, metric], score_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
@@ -226,4 +213,21 @@ impl Store {
         )?;
         super::optional(st.query_row(params![document, dataset], |r| r.get(0)))
     }
+}
+
+/// Reads a [`ScoreRow`] from the columns `suite, suite_version, metric, value, trace,
+/// provider, provider_version, truth format, dataset name, computed_at`, in that order.
+pub(super) fn score_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ScoreRow> {
+    Ok(ScoreRow {
+        suite: r.get(0)?,
+        suite_version: r.get(1)?,
+        metric: r.get(2)?,
+        value: r.get(3)?,
+        trace: r.get(4)?,
+        provider: r.get(5)?,
+        provider_version: r.get(6)?,
+        truth_format: r.get(7)?,
+        dataset: r.get(8)?,
+        computed_at: r.get(9)?,
+    })
 }

@@ -175,20 +175,7 @@ impl Store {
              WHERE o.document = ?1 AND m.suite = ?2
              ORDER BY m.computed_at DESC, m.suite_version DESC, o.id DESC, m.id",
         )?;
-        let rows = st.query_map(params![document, suite], |r| {
-            Ok(super::ScoreRow {
-                suite: r.get(0)?,
-                suite_version: r.get(1)?,
-                metric: r.get(2)?,
-                value: r.get(3)?,
-                trace: r.get(4)?,
-                provider: r.get(5)?,
-                provider_version: r.get(6)?,
-                truth_format: r.get(7)?,
-                dataset: r.get(8)?,
-                computed_at: r.get(9)?,
-            })
-        })?;
+        let rows = st.query_map(params![document, suite], super::metrics::score_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 }

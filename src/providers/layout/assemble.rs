@@ -217,8 +217,6 @@ pub struct PageBlock {
     /// Whether it continues the previous reference entry (an entry broken across columns or
     /// pages: the region starts with an indented continuation line).
     pub continues: bool,
-    /// Set while settling the document: a paragraph re-read from "reference" entries.
-    pub from_refs: bool,
 }
 
 /// Builds one page's blocks in reading order.
@@ -435,7 +433,6 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
             size,
             titled: false,
             continues: false,
-            from_refs: false,
         }]
     };
     match r.class {
@@ -461,7 +458,7 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
                 }
                 None => b.text = ls.iter().map(|l| clean(&l.text)).collect::<Vec<_>>().join("\n"),
             }
-            vec![PageBlock { block: b, size, titled: false, continues: false, from_refs: false }]
+            vec![PageBlock { block: b, size, titled: false, continues: false }]
         }
         _ if ls.is_empty() => Vec::new(),
         Class::Text => text_blocks(page, r, &ls, size),
@@ -491,16 +488,16 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
 /// detector often boxes `2.1 Features` with its paragraph, or several sections as one
 /// region), as are keyword headings (`Abstract`) on a line of their own.
 fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlock> {
+    let bold_sum: f32 = ls.iter().map(|l| l.bold).sum();
     let heading_like = |i: usize| {
         let l = &ls[i];
         let t = l.text.trim();
         if is_keyword_heading(t) {
             return true;
         }
-        let others: Vec<f32> =
-            ls.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, l)| l.bold).collect();
+        // Mean boldness of the region's other lines.
         let body_bold =
-            if others.is_empty() { 0.0 } else { others.iter().sum::<f32>() / others.len() as f32 };
+            if ls.len() > 1 { (bold_sum - l.bold) / (ls.len() - 1) as f32 } else { 0.0 };
         let short = t.chars().count() <= 80 && !t.ends_with(['.', ',', ';']);
         if ls.len() == 1 {
             return l.bold >= 0.75 && numbering(t).is_some() && short;
@@ -523,7 +520,6 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
             size,
             titled: false,
             continues: false,
-            from_refs: false,
         });
         para.clear();
     };
@@ -536,7 +532,6 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
                 size: l.size,
                 titled: true,
                 continues: false,
-                from_refs: false,
             };
             b.block.level = numbering(&b.block.text);
             out.push(b);
@@ -572,18 +567,20 @@ fn looks_like_reference(t: &str) -> bool {
     year || t.trim_start().starts_with('[')
 }
 
+/// Whether a line starts with a reference label: `[12]`, `12.` or `12)`.
+fn is_labelled(t: &str) -> bool {
+    let t = t.trim_start();
+    if let Some(rest) = t.strip_prefix('[') {
+        return rest.find(']').is_some_and(|i| i > 0 && i <= 12);
+    }
+    let digits = t.bytes().take_while(u8::is_ascii_digit).count();
+    digits > 0 && digits <= 3 && t[digits..].starts_with(['.', ')'])
+}
+
 /// Splits a reference list region into entries: a line starting with a label (`[12]`, `12.`)
 /// starts one; without labels, a line at the region's left edge after indented lines
 /// (hanging indent) does.
 fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> Vec<PageBlock> {
-    let labelled = |t: &str| {
-        let t = t.trim_start();
-        if let Some(rest) = t.strip_prefix('[') {
-            return rest.find(']').is_some_and(|i| i > 0 && i <= 12);
-        }
-        let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-        digits > 0 && digits <= 3 && t[digits..].starts_with(['.', ')'])
-    };
     // The list's heading, boxed with it.
     if ls.len() > 1 && is_refs_heading(ls[0].text.trim()) {
         let mut h = PageBlock {
@@ -591,7 +588,6 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
             size: ls[0].size,
             titled: true,
             continues: false,
-            from_refs: false,
         };
         h.block.level = numbering(&ls[0].text);
         let mut out = vec![h];
@@ -600,14 +596,14 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
     }
     let left = ls.iter().map(|l| l.bbox.x0).fold(f32::MAX, f32::min);
     let em = size.max(1.0);
-    let any_label = ls.iter().filter(|l| labelled(&l.text)).count() >= 2;
+    let any_label = ls.iter().filter(|l| is_labelled(&l.text)).count() >= 2;
     let any_indent = ls.iter().any(|l| l.bbox.x0 > left + 0.8 * em);
     let right = ls.iter().map(|l| l.bbox.x1).fold(f32::MIN, f32::max);
     let mut entries: Vec<Vec<TextLine>> = Vec::new();
     for (i, l) in ls.iter().enumerate() {
         let starts = i == 0
             || if any_label {
-                labelled(&l.text)
+                is_labelled(&l.text)
             } else if any_indent {
                 l.bbox.x0 <= left + 0.5 * em
             } else {
@@ -637,7 +633,6 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
                 size,
                 titled: false,
                 continues: false,
-                from_refs: false,
             }];
         }
         return text_blocks(page, r, ls, size);
@@ -652,7 +647,6 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
             size,
             titled: false,
             continues: i == 0 && first_continues,
-            from_refs: false,
         })
         .collect()
 }
@@ -820,31 +814,28 @@ pub fn finish(pages: Vec<Vec<PageBlock>>, body: f32, page_h: f32) -> Vec<Block> 
     // Unlabelled "reference" entries before the document's references heading are body text
     // the detector took for a bibliography (a paragraph citing `Smith (2018)`): consecutive
     // ones become one paragraph again.
-    let labelled = |t: &str| {
-        let t = t.trim_start();
-        t.starts_with('[')
-            || t.split_once(['.', ')']).is_some_and(|(n, _)| {
-                !n.is_empty() && n.len() <= 3 && n.bytes().all(|b| b.is_ascii_digit())
-            })
-    };
     if let Some(refs_at) = all
         .iter()
         .position(|b| b.block.kind == BlockKind::Heading && is_refs_heading(&b.block.text))
     {
         let mut merged: Vec<PageBlock> = Vec::with_capacity(all.len());
+        // Whether the last block kept is such a re-read paragraph.
+        let mut last_reread = false;
         for (i, mut b) in all.into_iter().enumerate() {
-            if i < refs_at && b.block.kind == BlockKind::Reference && !labelled(&b.block.text) {
+            let reread =
+                i < refs_at && b.block.kind == BlockKind::Reference && !is_labelled(&b.block.text);
+            if reread {
                 b.block.kind = BlockKind::Paragraph;
                 b.continues = false;
-                if let Some(prev) = merged.last_mut() {
-                    if prev.from_refs && prev.block.page == b.block.page {
-                        prev.block.text = join_texts(&prev.block.text, &b.block.text);
-                        prev.block.bbox = prev.block.bbox.union(&b.block.bbox);
-                        continue;
-                    }
+                if let Some(prev) =
+                    merged.last_mut().filter(|p| last_reread && p.block.page == b.block.page)
+                {
+                    prev.block.text = join_texts(&prev.block.text, &b.block.text);
+                    prev.block.bbox = prev.block.bbox.union(&b.block.bbox);
+                    continue;
                 }
-                b.from_refs = true;
             }
+            last_reread = reread;
             merged.push(b);
         }
         all = merged;

@@ -141,7 +141,7 @@ fn sort_boxes(boxes: &mut [[f32; 4]]) {
     boxes.sort_by(|a, b| a[1].total_cmp(&b[1]).then(a[0].total_cmp(&b[0])));
     for i in 0..boxes.len().saturating_sub(1) {
         let mut j = i;
-        while j < boxes.len() - 1 && j != usize::MAX {
+        while j < boxes.len() - 1 {
             if (boxes[j + 1][1] - boxes[j][1]).abs() < 10.0 && boxes[j + 1][0] < boxes[j][0] {
                 boxes.swap(j, j + 1);
                 if j == 0 {

@@ -32,16 +32,14 @@ pub fn dictionary(mut chars: Vec<String>) -> Vec<String> {
     d
 }
 
-/// Writes the crop as the network input `[3, 488, 488]` (longer side 488, zero padding) and
-/// returns the resize ratio.
-pub fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], out: &mut [f32]) -> f64 {
+/// Writes the crop as the network input `[3, 488, 488]` (longer side 488, zero padding).
+pub fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], out: &mut [f32]) {
     // In f64, as Python computes it: in f32, 744 * (488 / 744) truncates to 487.
     let ratio = SIDE as f64 / img.width.max(img.height) as f64;
     let w = ((img.width as f64 * ratio) as usize).max(1);
     let h = ((img.height as f64 * ratio) as usize).max(1);
     out.iter_mut().for_each(|v| *v = 0.0);
     img.resize(w, h).write_planar(mean, std, false, out, SIDE, SIDE);
-    ratio
 }
 
 /// Decodes one image's outputs: `locs` is `[T, 8]`, `probs` is `[T, K]`; `w x h` the crop.
