@@ -86,7 +86,9 @@ impl Provider for LayoutProvider {
             h.update(m.as_bytes());
             h.update(d.as_bytes());
         }
-        let _ = pdf::library_path().map_err(|e| Error::Native(e.to_string()))?;
+        // libpdfium renders the pages and gives the text layer: a new build can move boxes
+        // and glyphs, so its digest (the pdfium provider's) is folded in too.
+        h.update(super::builtin::PdfiumProvider.model_digest()?.as_bytes());
         Ok(h.finalize().to_hex().to_string())
     }
 
