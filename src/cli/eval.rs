@@ -2,7 +2,6 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
 use corpus::store::Store;
 use corpus::suites::paper::{eval, EvalOptions, COLUMNS};
@@ -38,12 +37,21 @@ pub struct EvalArgs {
     #[arg(long, default_value = "katex", value_parser = ["katex", "exact"])]
     math: String,
     #[command(flatten)]
+    shard: super::shard::ShardArgs,
+    #[command(flatten)]
     output: OutputArgs,
 }
 
 /// Runs `corpus eval`.
 pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
-    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let what = format!("{}-{}", a.suite, a.provider.as_deref().unwrap_or("all"));
+    let task = a.shard.task("eval", &what)?;
+    if task.is_some() && a.provider.as_deref() == Some(corpus::providers::truth::ID) {
+        anyhow::bail!(
+            "--provider truth is not sharded (it takes seconds): run `corpus eval --provider truth` without --shard/--into"
+        );
+    }
+    let mut store = super::shard::open(g, task.as_ref())?;
     let run = store.start_run("eval", &argv())?;
     if a.suite == corpus::suites::omnidoc::SUITE {
         return run_omnidoc(g, a, &mut store, run);
@@ -69,6 +77,15 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
     });
     store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    if store.shard().is_some() {
+        return shard_summary(
+            g,
+            a,
+            &store,
+            &counts,
+            sum.failures.iter().map(|f| (&f.document, &f.error)),
+        );
+    }
     match a.output.format {
         Format::Json => print_json(&sum)?,
         Format::Table => {
@@ -146,6 +163,19 @@ fn run_omnidoc(
     let bar = super::progress::Bar::new("eval", g.quiet);
     let sum = eval(store, &opts, &bar)?;
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.failures.len() as u64)?;
+    if store.shard().is_some() {
+        let counts = serde_json::json!({
+            "suite": sum.suite, "suite_version": sum.suite_version, "pages": sum.pages,
+            "scored": sum.scored, "rows_written": sum.rows_written, "failed": sum.failures.len(),
+        });
+        return shard_summary(
+            g,
+            a,
+            store,
+            &counts,
+            sum.failures.iter().map(|f| (&f.document, &f.error)),
+        );
+    }
     match a.output.format {
         Format::Json => print_json(&sum)?,
         Format::Table => {
@@ -206,6 +236,15 @@ fn run_olmocr(
         "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
     });
     store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    if store.shard().is_some() {
+        return shard_summary(
+            g,
+            a,
+            store,
+            &counts,
+            sum.failures.iter().map(|f| (&f.document, &f.error)),
+        );
+    }
     if a.output.format == Format::Json {
         print_json(&sum)?;
     } else {
@@ -304,6 +343,19 @@ fn run_table(
         "by_complexity": sum.by_complexity, "failed": sum.failures.len(),
     });
     store.finish_run(run, &counts, sum.failures.len() as u64)?;
+    if store.shard().is_some() {
+        let counts = serde_json::json!({
+            "suite": sum.suite, "suite_version": sum.suite_version, "documents": sum.documents,
+            "scored": sum.scored, "rows_written": sum.rows_written, "failed": sum.failures.len(),
+        });
+        return shard_summary(
+            g,
+            a,
+            store,
+            &counts,
+            sum.failures.iter().map(|f| (&f.document, &f.error)),
+        );
+    }
     match a.output.format {
         Format::Json => print_json(&sum)?,
         Format::Table => {
@@ -355,4 +407,53 @@ fn run_table(
         }
     }
     Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// A task's `eval`: its counts only. Whole-set figures (means, OmniDocBench's run figures,
+/// olmOCR's group and overall scores) are over every document, so they come from `eval` or
+/// `report` on the merged store.
+fn shard_summary<'a>(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &Store,
+    counts: &serde_json::Value,
+    failures: impl Iterator<Item = (&'a String, &'a String)>,
+) -> anyhow::Result<ExitCode> {
+    let mut failed = 0;
+    for (document, error) in failures {
+        failed += 1;
+        if !g.quiet {
+            eprintln!("corpus: {document}: {error}");
+        }
+    }
+    match a.output.format {
+        Format::Json => print_json(counts)?,
+        Format::Table => {
+            let fields: Vec<(&String, String)> = counts
+                .as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(k, v)| (k, v.to_string().trim_matches('"').to_string()))
+                        .collect()
+                })
+                .unwrap_or_default();
+            let headers: Vec<&str> = fields.iter().map(|(k, _)| k.as_str()).collect();
+            print_table(&headers, &[fields.iter().map(|(_, v)| v.clone()).collect()])?;
+        }
+    }
+    super::shard::note(g, store, "scores");
+    if !g.quiet {
+        eprintln!(
+            "summaries over every document come after `corpus merge`: `corpus report --suite {} \
+             --by provider` on the merged store{}",
+            a.suite,
+            if a.suite == corpus::suites::olmocr::SUITE {
+                "; `corpus eval --suite olmocr` there rewrites the group and overall scores \
+                 without scoring any document again"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }

@@ -5,11 +5,13 @@ mod eval;
 mod export;
 mod import;
 mod ingest;
+mod merge;
 mod models;
 mod ocr;
 mod output;
 mod progress;
 mod report;
+mod shard;
 mod show;
 mod sql;
 mod status;
@@ -57,6 +59,12 @@ enum Command {
     Ocr(ocr::OcrArgs),
     /// Score outputs against their documents' ground truth and store every metric
     Eval(eval::EvalArgs),
+    /// Fold shard files written by `ocr|eval --shard ... --into` into the store, by cache key:
+    /// new, already present, superseded failures, conflicts (exit 3)
+    Merge(merge::MergeArgs),
+    /// Bring the store to this build's schema and empty its write-ahead log, so that tasks of
+    /// a cluster array can read it without locks
+    Checkpoint(merge::CheckpointArgs),
     /// Write a provider's output for one document in a standard schema
     Export(export::ExportArgs),
     /// Show datasets, documents, pages, truths, outputs per provider and errors
@@ -91,6 +99,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(a) => import::run(g, a),
         Command::Ocr(a) => ocr::run(g, a),
         Command::Eval(a) => eval::run(g, a),
+        Command::Merge(a) => merge::run(g, a),
+        Command::Checkpoint(a) => merge::checkpoint(g, a),
         Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),

@@ -60,12 +60,19 @@ pub struct OcrArgs {
     #[arg(long, value_parser = corpus::import::ImportFormat::parse, requires = "argv")]
     output_format: Option<corpus::import::ImportFormat>,
     #[command(flatten)]
+    shard: super::shard::ShardArgs,
+    #[command(flatten)]
     output: OutputArgs,
 }
 
 /// Runs `corpus ocr`.
 pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     if a.provider == corpus::providers::truth::ID {
+        if a.shard.into.is_some() {
+            anyhow::bail!(
+                "--provider truth is not sharded (it reads no PDF and takes seconds): run it without --shard/--into"
+            );
+        }
         return run_truth(g, a);
     }
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
@@ -97,7 +104,9 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     }
     // Workers read the device from their environment.
     std::env::set_var("CORPUS_DEVICE", a.device.as_str());
-    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let task = a.shard.task("ocr", provider.id())?;
+    let mut store = super::shard::open(g, task.as_ref())?;
+    let snapshot = task.is_some();
     let run = store.start_run("ocr", &argv())?;
     let jobs = a
         .jobs
@@ -110,11 +119,12 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         fail_fast: a.fail_fast,
         executor: if a.provider == command::ID {
             // The tool runs in its own process under the time limit: threads are enough.
-            Executor::Threads { db: std::path::absolute(&g.db)?, jobs: jobs.max(1) }
+            Executor::Threads { db: std::path::absolute(&g.db)?, snapshot, jobs: jobs.max(1) }
         } else {
             Executor::Workers {
                 exe: std::env::current_exe().context("locating the corpus binary")?,
                 db: std::path::absolute(&g.db)?,
+                snapshot,
                 jobs: jobs.max(1),
                 timeout: Duration::from_secs_f64(a.timeout),
             }
@@ -125,6 +135,7 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     let bar = super::progress::Bar::new(provider.id(), g.quiet);
     let sum = run_ocr(&mut store, &opts, &bar)?;
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.failed)?;
+    super::shard::note(g, &store, "outputs");
     match a.output.format {
         Format::Json => print_json(&sum)?,
         Format::Table => {

@@ -108,7 +108,11 @@ pub fn runs(g: &GlobalArgs, a: &RunsArgs) -> anyhow::Result<ExitCode> {
                       CASE WHEN finished_at IS NULL THEN 'unfinished'
                            ELSE printf('%.1f', (julianday(finished_at) - julianday(started_at)) * 86400) END
                         AS seconds,
-                      errors, counts, corpus_version
+                      errors, host,
+                      CASE WHEN scheduler IS NULL THEN NULL
+                           ELSE scheduler || coalesce(' ' || job_id, '')
+                                || coalesce(' task ' || array_task_id, '') END AS job,
+                      shard, merged_by, counts, corpus_version
                FROM v_runs ORDER BY run DESC LIMIT :limit";
     let params = [("limit".to_string(), a.limit.to_string())];
     let r = Store::query_read_only(&g.db, sql, &params, Duration::from_secs(30))?;

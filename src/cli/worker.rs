@@ -15,6 +15,9 @@ pub struct WorkerArgs {
     db: PathBuf,
     #[arg(long, value_parser = PageSelection::parse)]
     pages: PageSelection,
+    /// Read the store as an immutable snapshot (a task of a sharded run)
+    #[arg(long)]
+    snapshot: bool,
 }
 
 /// Serves parse requests on stdin until it closes.
@@ -22,7 +25,7 @@ pub fn run(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
     let provider = find(&a.provider)?;
     let stdin = std::io::stdin().lock();
     let stdout = std::io::stdout().lock();
-    corpus::providers::worker::serve(provider, &a.db, &a.pages, stdin, stdout)?;
+    corpus::providers::worker::serve(provider, &a.db, &a.pages, a.snapshot, stdin, stdout)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -33,6 +33,8 @@ pub enum Executor {
     Threads {
         /// The store file the threads read PDFs from.
         db: PathBuf,
+        /// Read it as an immutable snapshot, without locks (a task of a sharded run).
+        snapshot: bool,
         /// Number of threads.
         jobs: usize,
     },
@@ -42,6 +44,8 @@ pub enum Executor {
         exe: PathBuf,
         /// The store file the workers read PDFs from.
         db: PathBuf,
+        /// Read it as an immutable snapshot, without locks (a task of a sharded run).
+        snapshot: bool,
         /// Number of worker processes.
         jobs: usize,
         /// Per-document time limit.
@@ -174,8 +178,12 @@ pub fn run_ocr(
             summary.failures.push(Failure { document: job.doc.name.clone(), error: msg.into() });
         } else {
             summary.ok += 1;
+            tracing::info!(document = %job.doc.name, provider = p.id(), wall_ms, "stored");
         }
         progress.advance(&job.doc.name, ok);
+        if let Some(pause) = test_pause() {
+            std::thread::sleep(pause);
+        }
         Ok(ok)
     };
     match &opts.executor {
@@ -189,7 +197,7 @@ pub fn run_ocr(
                 }
             }
         }
-        Executor::Threads { db, jobs } => {
+        Executor::Threads { db, snapshot, jobs } => {
             let n = (*jobs).clamp(1, todo.len());
             let queue = Mutex::new(todo);
             let (tx, rx) = mpsc::channel::<std::result::Result<(Job, Reply), String>>();
@@ -197,7 +205,7 @@ pub fn run_ocr(
             std::thread::scope(|scope| -> Result<()> {
                 for _ in 0..n {
                     let (queue, tx) = (&queue, tx.clone());
-                    scope.spawn(move || thread_worker(p, db, sel, queue, &tx));
+                    scope.spawn(move || thread_worker(p, db, *snapshot, sel, queue, &tx));
                 }
                 drop(tx);
                 let mut fatal = None;
@@ -220,13 +228,14 @@ pub fn run_ocr(
                 }
             })?;
         }
-        Executor::Workers { exe, db, jobs, timeout } => {
+        Executor::Workers { exe, db, snapshot, jobs, timeout } => {
             let n = (*jobs).clamp(1, todo.len());
             let queue = Arc::new(Mutex::new(todo));
             let (tx, rx) = mpsc::channel::<std::result::Result<(Job, Reply), String>>();
             let spec = WorkerSpec {
                 exe: exe.clone(),
                 db: db.clone(),
+                snapshot: *snapshot,
                 provider: p.id().to_string(),
                 pages: pages.clone(),
                 timeout: *timeout,
@@ -268,11 +277,13 @@ pub fn run_ocr(
 fn thread_worker(
     p: &dyn Provider,
     db: &std::path::Path,
+    snapshot: bool,
     pages: &PageSelection,
     queue: &Mutex<VecDeque<Job>>,
     tx: &Sender,
 ) {
-    let setup = p.load().and_then(|e| Ok((e, Store::open_read_only(db)?)));
+    let open = || if snapshot { Store::open_snapshot(db) } else { Store::open_read_only(db) };
+    let setup = p.load().and_then(|e| Ok((e, open()?)));
     let (mut engine, store) = match setup {
         Ok(x) => x,
         Err(e) => return drop(tx.send(Err(e.to_string()))),
@@ -289,6 +300,16 @@ fn thread_worker(
     }
 }
 
+/// A pause after each stored document, for tests that stop a run part-way
+/// (`CORPUS_TEST_PAUSE_MS`, honoured only with `CORPUS_TEST_PROVIDERS=1`).
+fn test_pause() -> Option<Duration> {
+    if std::env::var("CORPUS_TEST_PROVIDERS").ok()? != "1" {
+        return None;
+    }
+    let ms: u64 = std::env::var("CORPUS_TEST_PAUSE_MS").ok()?.parse().ok()?;
+    Some(Duration::from_millis(ms))
+}
+
 fn missing_blob(doc: &DocumentRow) -> Error {
     Error::Usage(format!("the store has no PDF blob for document {} ({})", doc.name, doc.hash))
 }
@@ -303,6 +324,7 @@ fn clear(queue: &Mutex<VecDeque<Job>>) {
 struct WorkerSpec {
     exe: PathBuf,
     db: PathBuf,
+    snapshot: bool,
     provider: String,
     pages: String,
     timeout: Duration,
@@ -316,7 +338,7 @@ fn next_job(queue: &Mutex<VecDeque<Job>>) -> Option<Job> {
 }
 
 fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
-    let args: Vec<std::ffi::OsString> = vec![
+    let mut args: Vec<std::ffi::OsString> = vec![
         "__worker".into(),
         "--provider".into(),
         spec.provider.clone().into(),
@@ -325,6 +347,9 @@ fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
         "--pages".into(),
         spec.pages.clone().into(),
     ];
+    if spec.snapshot {
+        args.push("--snapshot".into());
+    }
     let mut proc: Option<WorkerProc> = None;
     while let Some(job) = next_job(queue) {
         let w = match proc.as_mut() {

@@ -93,10 +93,11 @@ pub fn serve(
     provider: &dyn Provider,
     db: &Path,
     pages: &PageSelection,
+    snapshot: bool,
     input: impl BufRead,
     mut output: impl Write,
 ) -> Result<()> {
-    let store = Store::open_read_only(db)?;
+    let store = if snapshot { Store::open_snapshot(db)? } else { Store::open_read_only(db)? };
     let mut engine: Option<Box<dyn Engine>> = None;
     for line in input.lines() {
         let line = line.map_err(|e| Error::io("<stdin>", e))?;

@@ -198,7 +198,8 @@ impl Store {
         Ok(())
     }
 
-    /// Lists distinct documents, optionally only those named in `dataset`, in id order.
+    /// Lists distinct documents, optionally only those named in `dataset`, in id order (a
+    /// task's handle: those of its shard).
     pub fn documents(&self, dataset: Option<&str>) -> Result<Vec<DocumentRow>> {
         let mut st = self.conn.prepare_cached(
             "SELECT id, blob, pages, name, dataset FROM (
@@ -218,7 +219,8 @@ impl Store {
                 dataset: r.get(4)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows: Vec<DocumentRow> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|d| self.in_shard(d.id)).collect())
     }
 
     /// Lists every (document, name) pair, optionally only names in `dataset`: one row per name.
@@ -289,7 +291,8 @@ impl Store {
                 blob: r.get(5)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows: Vec<TruthRow> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|t| self.in_shard(t.document)).collect())
     }
 
     /// Per dataset: (name, documents, pages, truths).

@@ -86,7 +86,8 @@ impl Store {
                 blob: r.get(5)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows: Vec<ScorableOutput> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|o| self.in_shard(o.document)).collect())
     }
 
     /// Returns the stored (metric, value) pairs of one scoring, empty if it was never scored.
@@ -128,6 +129,14 @@ impl Store {
         rows: &[(&str, Option<f64>, String)],
         on_conflict: OnConflict,
     ) -> Result<()> {
+        if let Some(shard) = self.shard.as_mut() {
+            // Derived rows summarise every document; a task sees only its shard, so they
+            // are left to an `eval` over the merged store (docs/scale-out.md).
+            if on_conflict == OnConflict::Replace {
+                return Ok(());
+            }
+            return shard.put_metrics(&self.conn, output, truth, suite, version, run, rows);
+        }
         let conflict = match on_conflict {
             OnConflict::Keep => "DO NOTHING",
             OnConflict::Replace => {

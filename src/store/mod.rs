@@ -11,11 +11,13 @@
 //! a busy timeout makes a second writer wait instead of failing at once.
 
 mod docs;
+pub mod merge;
 mod metrics;
 pub mod migrate;
 mod outputs;
 mod report;
 mod runs;
+pub mod shard;
 mod sql;
 mod suite_rows;
 
@@ -34,9 +36,14 @@ pub use runs::RunId;
 pub use sql::QueryResult;
 pub use suite_rows::{MetricRow, NamedScore, PageOutput};
 
-/// A handle on one store file.
+/// A handle on one store file (or, for one task of a sharded run, on an immutable snapshot
+/// of it plus the task's own shard file: see [`shard`]).
 pub struct Store {
     conn: Connection,
+    /// Where a task's writes go; `None` for an ordinary handle, which writes `conn`.
+    shard: Option<Box<shard::ShardSink>>,
+    /// Where this process runs, recorded with each run it starts.
+    provenance: crate::cluster::Provenance,
 }
 
 impl std::fmt::Debug for Store {
@@ -82,24 +89,57 @@ impl Store {
             if let Err(e) = Store::open(path) {
                 tracing::warn!("{}: cannot upgrade the store's schema: {e}", path.display());
             }
-            return Ok(Store { conn: open()? });
+            return Ok(Store::plain(open()?));
         }
-        Ok(Store { conn })
+        Ok(Store::plain(conn))
+    }
+
+    fn plain(conn: Connection) -> Store {
+        Store { conn, shard: None, provenance: crate::cluster::Provenance::here() }
+    }
+
+    /// Opens an existing store as an immutable snapshot, without locks: for the workers of a
+    /// task that reads a store on a shared file system (see [`Store::open_shard_task`]).
+    pub fn open_snapshot(path: &Path) -> Result<Store> {
+        Ok(Store::plain(shard::open_snapshot(path)?))
     }
 
     fn init(mut conn: Connection) -> Result<Store> {
         conn.busy_timeout(Duration::from_secs(30))?;
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        if app == shard::SHARD_APPLICATION_ID {
+            return Err(Error::Usage(format!(
+                "{}: this is a shard file, not a store: fold it into a store with `corpus merge`",
+                conn.path().unwrap_or("?")
+            )));
+        }
         conn.pragma_update(None, "foreign_keys", "ON")?;
         // journal_mode returns a row; in-memory databases answer "memory".
         let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         migrate::migrate(&mut conn)?;
-        Ok(Store { conn })
+        Ok(Store::plain(conn))
     }
 
     /// Returns the raw connection, for the read-only SQL command.
     pub fn connection(&self) -> &Connection {
         &self.conn
+    }
+
+    /// Checkpoints and empties the write-ahead log; returns the schema version.
+    pub fn checkpoint(&self) -> Result<i64> {
+        let version: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let (busy, _log, _done): (i64, i64, i64) =
+            self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy != 0 {
+            return Err(Error::Usage(
+                "the write-ahead log could not be emptied: another process has the store open"
+                    .into(),
+            ));
+        }
+        Ok(version)
     }
 
     /// Runs `PRAGMA integrity_check` and returns its first line (`ok` when healthy).

@@ -68,16 +68,27 @@ pub struct ProviderCount {
 
 impl Store {
     /// Returns the status (`ok` or `error`) stored under a cache key, if any.
+    ///
+    /// A task's handle looks in the main store, then in its shard file; a success in either
+    /// wins.
     pub fn output_status(&self, cache_key: &str) -> Result<Option<String>> {
         let mut st = self.conn.prepare_cached("SELECT status FROM outputs WHERE cache_key = ?1")?;
-        optional(st.query_row([cache_key], |r| r.get(0)))
+        let main: Option<String> = optional(st.query_row([cache_key], |r| r.get(0)))?;
+        let Some(shard) = &self.shard else { return Ok(main) };
+        if main.as_deref() == Some("ok") {
+            return Ok(main);
+        }
+        Ok(shard.output_status(cache_key)?.or(main))
     }
 
     /// Stores an output or a failure in one transaction.
     ///
     /// A failure may be replaced later (by a retry); a success is never overwritten.
-    /// Returns whether a row was written.
+    /// Returns whether a row was written. A task's handle writes its shard file.
     pub fn put_output(&mut self, o: &NewOutput<'_>) -> Result<bool> {
+        if let Some(shard) = self.shard.as_mut() {
+            return shard.put_output(&self.conn, o);
+        }
         let tx = self.conn.transaction()?;
         let (status, error, blob) = match o.result {
             Ok(json) => ("ok", None, Some(put_blob(&tx, json, "application/json")?)),

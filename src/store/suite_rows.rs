@@ -87,7 +87,8 @@ impl Store {
                 blob: r.get(7)?,
             })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows: Vec<PageOutput> = rows.collect::<rusqlite::Result<_>>()?;
+        Ok(rows.into_iter().filter(|o| self.in_shard(o.document)).collect())
     }
 
     /// Returns the stored rows (with traces) of one scoring, empty if it was never scored.
@@ -105,12 +106,20 @@ impl Store {
         let rows = st.query_map(params![output, truth, suite, version], |r| {
             Ok(MetricRow { metric: r.get(0)?, value: r.get(1)?, trace: r.get(2)? })
         })?;
-        Ok(rows.collect::<rusqlite::Result<_>>()?)
+        let rows: Vec<MetricRow> = rows.collect::<rusqlite::Result<_>>()?;
+        match &self.shard {
+            // A task's handle: what the main store has, else what the shard file has.
+            Some(shard) if rows.is_empty() => {
+                shard.metric_rows(&self.conn, output, truth, suite, version)
+            }
+            _ => Ok(rows),
+        }
     }
 
     /// Stores derived rows (aggregates over many documents) on one (output, truth) pair in one
     /// transaction, replacing the same metric's earlier value for this suite version: they are
-    /// recomputed from the per-document rows whenever the set of documents changes.
+    /// recomputed from the per-document rows whenever the set of documents changes. A task's
+    /// handle writes none (it sees one shard of the documents).
     pub fn put_derived_metrics(
         &mut self,
         output: i64,

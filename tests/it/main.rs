@@ -10,6 +10,7 @@ mod olmocr;
 mod omnidoc;
 mod paper;
 mod report;
+mod shard;
 mod shared;
 mod table;
 mod util;

@@ -91,3 +91,58 @@ pub fn encrypted_pdf() -> Vec<u8> {
     );
     out
 }
+
+/// Writes `copies` variants of each sample paper into `dir`: the paper's PDF with a comment
+/// after `%%EOF` (so each variant is a document of its own, by hash) and its PeerRead truth
+/// under the variant's name. Returns the number of PDFs written.
+pub fn sample_variants(dir: &Path, copies: usize) -> usize {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut n = 0;
+    for p in corpus::sample::papers() {
+        for k in 0..copies {
+            let name = format!("{}-v{k}", p.name);
+            let mut pdf = p.pdf.clone();
+            pdf.extend_from_slice(format!("%variant {k}\n").as_bytes());
+            std::fs::write(dir.join(format!("{name}.pdf")), pdf).unwrap();
+            std::fs::write(dir.join(format!("{name}.pdf.json")), &p.truth_json).unwrap();
+            n += 1;
+        }
+    }
+    n
+}
+
+/// The (cache key, output blob) pairs of a store: what a run produced, independent of ids.
+pub fn output_set(db: &Path) -> Vec<(String, Option<String>, String)> {
+    let s = corpus::store::Store::open_read_only(db).unwrap();
+    let mut st = s
+        .connection()
+        .prepare("SELECT cache_key, blob, status FROM outputs ORDER BY cache_key")
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+/// A score by identity: (document hash, provider, suite, metric, value's bits, trace).
+pub type ScoreIdentity = (String, String, String, String, Option<u64>, Option<String>);
+
+/// Every score of a store by identity.
+pub fn score_set(db: &Path) -> Vec<ScoreIdentity> {
+    let s = corpus::store::Store::open_read_only(db).unwrap();
+    let mut st = s
+        .connection()
+        .prepare(
+            "SELECT d.blob, o.provider, m.suite, m.metric, m.value, m.trace FROM metrics m
+             JOIN outputs o ON o.id = m.output JOIN documents d ON d.id = o.document
+             ORDER BY 1, 2, 3, 4",
+        )
+        .unwrap();
+    st.query_map([], |r| {
+        let v: Option<f64> = r.get(4)?;
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, v.map(f64::to_bits), r.get(5)?))
+    })
+    .unwrap()
+    .map(Result::unwrap)
+    .collect()
+}
