@@ -12,5 +12,6 @@ mod paper;
 mod report;
 mod shard;
 mod shared;
+mod slurm;
 mod table;
 mod util;
