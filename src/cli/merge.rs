@@ -80,6 +80,7 @@ pub fn run(g: &GlobalArgs, a: &MergeArgs) -> anyhow::Result<ExitCode> {
     let mut reports = Vec::new();
     let mut refused: Vec<(String, String)> = Vec::new();
     let mut total = MergeCounts { file: "total".into(), ..Default::default() };
+    store.begin_merge()?;
     for f in &files {
         let label = f.display().to_string();
         match store.merge_shard(f, &label, &args, &mut merge_run) {
@@ -94,6 +95,7 @@ pub fn run(g: &GlobalArgs, a: &MergeArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
+    store.end_merge()?;
     corpus::progress::Progress::finish(&bar);
     let secs = t0.elapsed().as_secs_f64();
     let conflicts: Vec<_> = reports.iter().flat_map(|r| r.conflicts.iter().cloned()).collect();
