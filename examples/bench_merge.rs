@@ -70,7 +70,7 @@ fn output_json(i: usize, size: usize) -> String {
     ];
     let mut blocks = Vec::new();
     let mut len = 40;
-    let mut k = i.wrapping_mul(2_654_435_761);
+    let mut k: u64 = (i as u64).wrapping_mul(2_654_435_761);
     let mut b = 0;
     while len < size {
         let mut text = String::new();
