@@ -122,17 +122,32 @@ struct StoredOutput {
 }
 
 impl Store {
-    /// Prepares for merging many files: the write-ahead log is not checkpointed after each
-    /// file's transaction but once, by [`Store::end_merge`], so that the store is synced
-    /// twice in all rather than twice per file. A merge killed in between loses nothing: the
-    /// log is replayed on the next open.
+    /// Prepares for merging many files. Where this is the store's only connection, the merge
+    /// runs in SQLite's rollback-journal mode (synchronous FULL) and the store goes back to
+    /// WAL in [`Store::end_merge`]: the pages a merge adds are appended to the file once,
+    /// where the write-ahead log would write them twice (log, then checkpoint), and only the
+    /// pages it changes are journaled. Where other connections are open (a reader), the store
+    /// stays in WAL and its log is checkpointed once at the end rather than after every file.
+    /// A merge killed in between loses nothing: the next open rolls back or replays.
     pub fn begin_merge(&self) -> Result<()> {
-        self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        // Refused at once ("database is locked") while another connection is open.
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA journal_mode = DELETE", [], |r| r.get(0))
+            .unwrap_or_else(|_| "wal".into());
+        if mode.eq_ignore_ascii_case("delete") {
+            self.conn.pragma_update(None, "synchronous", "FULL")?;
+        } else {
+            self.conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        }
         Ok(())
     }
 
-    /// Checkpoints what [`Store::begin_merge`] let accumulate in the log.
+    /// Puts the store back in WAL mode (or checkpoints what [`Store::begin_merge`] let
+    /// accumulate in the log).
     pub fn end_merge(&self) -> Result<()> {
+        let _: String = self.conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+        self.conn.pragma_update(None, "synchronous", "NORMAL")?;
         let _: (i64, i64, i64) =
             self.conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?))
@@ -895,5 +910,29 @@ mod tests {
         let _first = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
         let e = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap_err().to_string();
         assert!(e.contains("in use by another process"), "{e}");
+    }
+
+    #[test]
+    fn the_store_is_back_in_wal_after_a_merge_with_or_without_a_reader() {
+        let f = fixture();
+        {
+            let mut task = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
+            task.put_output(&out("k1", 1, Ok(b"{}"))).unwrap();
+        }
+        let journal = |s: &Store| -> String {
+            s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap()
+        };
+        for reader in [false, true] {
+            let mut main = Store::open(&f.main).unwrap();
+            let other = reader.then(|| Store::open_read_only(&f.main).unwrap());
+            main.begin_merge().unwrap();
+            let r = main.merge_shard(&f.shard, "s", &[], &mut None).unwrap();
+            main.end_merge().unwrap();
+            assert_eq!(r.counts.new + r.counts.present, 1);
+            assert_eq!(journal(&main), "wal");
+            if let Some(o) = other {
+                assert_eq!(o.output_status("k1").unwrap().as_deref(), Some("ok"));
+            }
+        }
     }
 }

@@ -229,7 +229,48 @@ fn a_retried_failure_supersedes_and_a_corrupt_file_is_refused_whole() {
     let m = json(&out);
     assert_eq!(m["total"]["superseded"].as_u64(), Some(3));
     assert_eq!(m["refused"].as_array().unwrap().len(), 1);
+    // A shard file with another output under a stored key (a provider that is not
+    // deterministic): reported with both digests, the stored output kept, exit 3.
+    let (key, blob, doc): (String, String, i64) = Store::open_read_only(&db)
+        .unwrap()
+        .connection()
+        .query_row("SELECT cache_key, blob, document FROM outputs ORDER BY id LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .unwrap();
+    let other = d.path().join("other.db");
+    {
+        let mut task =
+            Store::open_shard_task(&db, &other, corpus::cluster::ShardSpec::ALL).unwrap();
+        task.put_output(&corpus::store::NewOutput {
+            cache_key: &key,
+            document: doc,
+            provider: "test-faulty",
+            provider_version: "1",
+            model_digest: "none",
+            config: "{}",
+            pages: "all",
+            result: Ok(b"{\"pages\":[],\"blocks\":[]}"),
+            wall_ms: 1,
+            device: "cpu",
+            run: None,
+        })
+        .unwrap();
+    }
+    let out = run(corpus(&db).arg("merge").arg(&other));
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let theirs = blake3::hash(b"{\"pages\":[],\"blocks\":[]}").to_hex().to_string();
+    assert!(
+        stderr.contains("conflict") && stderr.contains(&blob) && stderr.contains(&theirs),
+        "{stderr}"
+    );
     let s = Store::open_read_only(&db).unwrap();
+    let kept: String = s
+        .connection()
+        .query_row("SELECT blob FROM outputs WHERE cache_key = ?1", [&key], |r| r.get(0))
+        .unwrap();
+    assert_eq!(kept, blob);
     let ok_outputs: i64 = s
         .connection()
         .query_row("SELECT count(*) FROM outputs WHERE status = 'ok'", [], |r| r.get(0))
@@ -291,4 +332,30 @@ fn shard_auto_reads_the_scheduler_and_says_when_there_is_none() {
         (sched.as_str(), job.as_str(), array.as_str(), task.as_str(), shard.as_str()),
         ("slurm", "41", "40", "1", "1/2")
     );
+}
+
+#[test]
+fn omnidoc_scored_in_shards_equals_one_run_on_the_demo() {
+    let Some(demo) = crate::util::shared_data("omnidocbench/demo_data") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let gt = demo.join("omnidocbench_demo/OmniDocBench_demo.json");
+    ok(&run(corpus(&db)
+        .args(["ingest", "--truth", "omnidocbench", "--dataset", "omnidoc", "-q"])
+        .arg(gt)));
+    ok(&run(corpus(&db)
+        .args(["import", "--provider", "demo", "--format", "markdown", "-q"])
+        .arg(demo.join("end2end"))));
+    let single = d.path().join("single.db");
+    std::fs::copy(&db, &single).unwrap();
+    let ev = ["eval", "--suite", "omnidoc", "--provider", "demo", "-q"];
+    ok(&run(corpus(&single).args(ev)));
+    for k in 0..3 {
+        let shard = format!("{k}/3");
+        ok(&run(corpus(&db).args(ev).args(["--shard", &shard, "--into"]).arg(d.path().join("s"))));
+    }
+    ok(&run(corpus(&db).args(["merge", "-q"]).arg(d.path().join("s"))));
+    let scores = score_set(&db);
+    assert_eq!(scores.len(), 18 * 9);
+    assert_eq!(scores, score_set(&single));
 }
