@@ -71,6 +71,12 @@ fn row(c: &MergeCounts) -> Vec<String> {
 /// Runs `corpus merge`.
 pub fn run(g: &GlobalArgs, a: &MergeArgs) -> anyhow::Result<ExitCode> {
     let files = shard_files(&a.files)?;
+    if !g.db.is_file() {
+        anyhow::bail!(
+            "{}: no store there; merge folds shard files into the store their tasks read (give --db)",
+            g.db.display()
+        );
+    }
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let args = argv();
     let t0 = Instant::now();

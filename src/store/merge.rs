@@ -328,7 +328,9 @@ impl Store {
                 let blob: Option<String> = r.get(9)?;
                 let run: Option<i64> =
                     r.get::<_, Option<i64>>(12)?.and_then(|x| runs.get(&x).copied());
-                let document = documents[&doc_hash];
+                let Some(&document) = documents.get(&doc_hash) else {
+                    return Err(refuse(path, format!("corrupt: output {key} names no document")));
+                };
                 let data: Option<&[u8]> = match r.get_ref(14)? {
                     rusqlite::types::ValueRef::Blob(b) => Some(b),
                     rusqlite::types::ValueRef::Null => None,
@@ -934,5 +936,28 @@ mod tests {
                 assert_eq!(o.output_status("k1").unwrap().as_deref(), Some("ok"));
             }
         }
+    }
+
+    #[test]
+    fn a_store_under_an_awkward_path_is_read_as_a_snapshot() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("données ?#% 1");
+        std::fs::create_dir_all(&sub).unwrap();
+        let main = sub.join("c.db");
+        {
+            let mut s = Store::open(&main).unwrap();
+            s.ingest(&IngestDoc {
+                dataset: "d",
+                name: "a",
+                source_path: "a.pdf",
+                bytes: b"%PDF a",
+                pages: 1,
+                truths: &[],
+                attributes: &[],
+            })
+            .unwrap();
+        }
+        let snap = Store::open_snapshot(&main).unwrap();
+        assert_eq!(snap.documents(None).unwrap().len(), 1);
     }
 }

@@ -81,6 +81,13 @@ impl Store {
             Ok(conn)
         };
         let conn = open()?;
+        let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+        if app == shard::SHARD_APPLICATION_ID {
+            return Err(Error::Usage(format!(
+                "{}: this is a shard file, not a store: fold it into a store with `corpus merge`",
+                path.display()
+            )));
+        }
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
         if version < migrate::MIGRATIONS.len() as i64 {
             // A store written by an older corpus: bring it up to date (views included) if the

@@ -49,8 +49,8 @@ fn file_uri(path: &Path, query: &str) -> Result<String> {
     let mut out = String::from("file:");
     for b in s.bytes() {
         match b {
-            b'?' | b'#' | b'%' => out.push_str(&format!("%{b:02X}")),
-            _ => out.push(b as char),
+            b'?' | b'#' | b'%' | 0x80.. => out.push_str(&format!("%{b:02X}")),
+            _ => out.push(char::from(b)),
         }
     }
     out.push('?');
@@ -264,14 +264,17 @@ pub(super) fn open_for_merge(path: &Path) -> Result<Connection> {
                 },
             }
         })?;
-    if app == SHARD_APPLICATION_ID {
-        let _: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(
-            |e| match in_use(path, e) {
-                Error::Sqlite(e) => bad(path, format!("unreadable: {}", sqlite_words(&e))),
-                other => other,
-            },
-        )?;
+    if app != SHARD_APPLICATION_ID {
+        // Always an error; said before SQLite checks a file that may be a whole store.
+        check_header(&conn, path, app)?;
     }
+    let _: String =
+        conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).map_err(|e| match in_use(
+            path, e,
+        ) {
+            Error::Sqlite(e) => bad(path, format!("unreadable: {}", sqlite_words(&e))),
+            other => other,
+        })?;
     let check: String = conn.query_row("PRAGMA quick_check", [], |r| r.get(0)).map_err(|e| {
         match in_use(path, e) {
             Error::Sqlite(e) => bad(path, format!("corrupt or truncated: {}", sqlite_words(&e))),
