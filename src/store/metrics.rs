@@ -146,29 +146,8 @@ impl Store {
                  WHERE metrics.value IS NOT excluded.value OR metrics.trace IS NOT excluded.trace"
             }
         };
-        let sql = format!(
-            "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
-                 computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-             ON CONFLICT (output, truth, suite, suite_version, metric) {conflict}"
-        );
         let tx = self.conn.transaction()?;
-        {
-            let mut st = tx.prepare_cached(&sql)?;
-            let at = now();
-            for (metric, value, trace) in rows {
-                st.execute(params![
-                    output,
-                    truth,
-                    suite,
-                    version,
-                    metric,
-                    value,
-                    trace,
-                    run.map(|r| r.0),
-                    at
-                ])?;
-            }
-        }
+        insert_metrics(&tx, &output, truth, suite, version, run, rows, conflict)?;
         tx.commit()?;
         Ok(())
     }
@@ -239,4 +218,41 @@ pub(super) fn score_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ScoreRow> {
         dataset: r.get(8)?,
         computed_at: r.get(9)?,
     })
+}
+
+/// Writes one output's metric rows in `tx`, with `conflict` as the `ON CONFLICT` action
+/// (`DO NOTHING`, or an update): the statement shared by a store and a shard file, which
+/// name the output differently (row id, cache key).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn insert_metrics(
+    tx: &rusqlite::Transaction<'_>,
+    output: &dyn rusqlite::ToSql,
+    truth: i64,
+    suite: &str,
+    version: u32,
+    run: Option<RunId>,
+    rows: &[(&str, Option<f64>, String)],
+    conflict: &str,
+) -> Result<()> {
+    let sql = format!(
+        "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace, run,
+             computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+         ON CONFLICT (output, truth, suite, suite_version, metric) {conflict}"
+    );
+    let mut st = tx.prepare_cached(&sql)?;
+    let at = now();
+    for (metric, value, trace) in rows {
+        st.execute(params![
+            output,
+            truth,
+            suite,
+            version,
+            metric,
+            value,
+            trace,
+            run.map(|r| r.0),
+            at
+        ])?;
+    }
+    Ok(())
 }

@@ -90,39 +90,9 @@ impl Store {
             return shard.put_output(&self.conn, o);
         }
         let tx = self.conn.transaction()?;
-        let (status, error, blob) = match o.result {
-            Ok(json) => ("ok", None, Some(put_blob(&tx, json, "application/json")?)),
-            Err(msg) => ("error", Some(msg), None),
-        };
-        let n = tx
-            .prepare_cached(
-                "INSERT INTO outputs (cache_key, document, provider, provider_version, model_digest,
-                     config, pages, status, error, blob, wall_ms, device, run, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT (cache_key) DO UPDATE SET
-                     status = excluded.status, error = excluded.error, blob = excluded.blob,
-                     wall_ms = excluded.wall_ms, device = excluded.device, run = excluded.run,
-                     created_at = excluded.created_at
-                 WHERE outputs.status = 'error'",
-            )?
-            .execute(params![
-                o.cache_key,
-                o.document,
-                o.provider,
-                o.provider_version,
-                o.model_digest,
-                o.config,
-                o.pages,
-                status,
-                error,
-                blob,
-                o.wall_ms as i64,
-                o.device,
-                o.run.map(|r| r.0),
-                now()
-            ])?;
+        let n = insert_output(&tx, &o.document, o)?;
         tx.commit()?;
-        Ok(n > 0)
+        Ok(n)
     }
 
     /// Returns the newest output of `provider` for a document (successes before failures).
@@ -172,6 +142,48 @@ impl Store {
             |r| r.get(0),
         )?)
     }
+}
+
+/// Writes one output row (and its blob) in `tx`: the statement shared by a store and a
+/// shard file, which name the document differently (row id, content hash). A failure may
+/// be replaced by a later attempt; a success never is. Returns whether a row was written.
+pub(super) fn insert_output(
+    tx: &rusqlite::Transaction<'_>,
+    document: &dyn rusqlite::ToSql,
+    o: &NewOutput<'_>,
+) -> Result<bool> {
+    let (status, error, blob) = match o.result {
+        Ok(json) => ("ok", None, Some(put_blob(tx, json, "application/json")?)),
+        Err(msg) => ("error", Some(msg), None),
+    };
+    let n = tx
+        .prepare_cached(
+            "INSERT INTO outputs (cache_key, document, provider, provider_version, model_digest,
+                 config, pages, status, error, blob, wall_ms, device, run, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+             ON CONFLICT (cache_key) DO UPDATE SET
+                 status = excluded.status, error = excluded.error, blob = excluded.blob,
+                 wall_ms = excluded.wall_ms, device = excluded.device, run = excluded.run,
+                 created_at = excluded.created_at
+             WHERE outputs.status = 'error'",
+        )?
+        .execute(params![
+            o.cache_key,
+            document,
+            o.provider,
+            o.provider_version,
+            o.model_digest,
+            o.config,
+            o.pages,
+            status,
+            error,
+            blob,
+            o.wall_ms as i64,
+            o.device,
+            o.run.map(|r| r.0),
+            now()
+        ])?;
+    Ok(n > 0)
 }
 
 #[cfg(test)]

@@ -37,25 +37,7 @@ impl Store {
         if let Some(shard) = &self.shard {
             return shard.start_run(command, &args, &uid, p);
         }
-        self.conn
-            .prepare_cached(
-                "INSERT INTO runs (command, args, started_at, corpus_version, uid, host, scheduler,
-                     job_id, array_job_id, array_task_id, shard)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?
-            .execute(params![
-                command,
-                args,
-                now(),
-                env!("CARGO_PKG_VERSION"),
-                uid,
-                p.host,
-                p.scheduler,
-                p.job_id,
-                p.array_job_id,
-                p.array_task_id,
-                p.shard
-            ])?;
+        insert_run(&self.conn, command, &args, &uid, p)?;
         Ok(RunId(self.conn.last_insert_rowid()))
     }
 
@@ -71,4 +53,33 @@ impl Store {
             .execute(params![run.0, now(), counts.to_string(), errors as i64])?;
         Ok(())
     }
+}
+
+/// Writes a run's row: the statement shared by a store and a shard file.
+pub(super) fn insert_run(
+    conn: &rusqlite::Connection,
+    command: &str,
+    args: &str,
+    uid: &str,
+    p: &crate::cluster::Provenance,
+) -> Result<()> {
+    conn.prepare_cached(
+        "INSERT INTO runs (uid, command, args, started_at, corpus_version, host, scheduler,
+             job_id, array_job_id, array_task_id, shard)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        uid,
+        command,
+        args,
+        now(),
+        env!("CARGO_PKG_VERSION"),
+        p.host,
+        p.scheduler,
+        p.job_id,
+        p.array_job_id,
+        p.array_task_id,
+        p.shard
+    ])?;
+    Ok(())
 }

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
-use super::{migrate, now, optional, put_blob, NewOutput, RunId, Store};
+use super::{migrate, now, optional, NewOutput, RunId, Store};
 use crate::cluster::{Provenance, ShardSpec};
 use crate::error::{Error, Result};
 
@@ -429,39 +429,9 @@ impl ShardSink {
         let (hash, pages) = document_identity(main, o.document)?;
         let tx = self.conn.transaction()?;
         ensure_document(&tx, &hash, pages)?;
-        let (status, error, blob) = match o.result {
-            Ok(json) => ("ok", None, Some(put_blob(&tx, json, "application/json")?)),
-            Err(msg) => ("error", Some(msg), None),
-        };
-        let n = tx
-            .prepare_cached(
-                "INSERT INTO outputs (cache_key, document, provider, provider_version, model_digest,
-                     config, pages, status, error, blob, wall_ms, device, run, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
-                 ON CONFLICT (cache_key) DO UPDATE SET
-                     status = excluded.status, error = excluded.error, blob = excluded.blob,
-                     wall_ms = excluded.wall_ms, device = excluded.device, run = excluded.run,
-                     created_at = excluded.created_at
-                 WHERE outputs.status = 'error'",
-            )?
-            .execute(params![
-                o.cache_key,
-                hash,
-                o.provider,
-                o.provider_version,
-                o.model_digest,
-                o.config,
-                o.pages,
-                status,
-                error,
-                blob,
-                o.wall_ms as i64,
-                o.device,
-                o.run.map(|r| r.0),
-                now()
-            ])?;
+        let n = super::outputs::insert_output(&tx, &hash, o)?;
         tx.commit()?;
-        Ok(n > 0)
+        Ok(n)
     }
 
     /// [`Store::metric_rows`] in the shard file.
@@ -505,27 +475,7 @@ impl ShardSink {
         let truth = shard_truth_id(&tx, main, truth, true)?.ok_or_else(|| {
             bad(&self.path, "a truth written to the shard file cannot be read back")
         })?;
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value, trace,
-                     run, computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                 ON CONFLICT DO NOTHING",
-            )?;
-            let at = now();
-            for (metric, value, trace) in rows {
-                st.execute(params![
-                    key,
-                    truth,
-                    suite,
-                    version,
-                    metric,
-                    value,
-                    trace,
-                    run.map(|r| r.0),
-                    at
-                ])?;
-            }
-        }
+        super::metrics::insert_metrics(&tx, &key, truth, suite, version, run, rows, "DO NOTHING")?;
         tx.commit()?;
         Ok(())
     }
@@ -538,25 +488,7 @@ impl ShardSink {
         uid: &str,
         p: &Provenance,
     ) -> Result<RunId> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO runs (uid, command, args, started_at, corpus_version, host, scheduler,
-                     job_id, array_job_id, array_task_id, shard)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?
-            .execute(params![
-                uid,
-                command,
-                args,
-                now(),
-                env!("CARGO_PKG_VERSION"),
-                p.host,
-                p.scheduler,
-                p.job_id,
-                p.array_job_id,
-                p.array_task_id,
-                p.shard
-            ])?;
+        super::runs::insert_run(&self.conn, command, args, uid, p)?;
         Ok(RunId(self.conn.last_insert_rowid()))
     }
 
