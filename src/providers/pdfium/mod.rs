@@ -7,6 +7,7 @@
 
 pub(crate) mod extract;
 pub mod layout;
+mod paths;
 #[cfg(test)]
 mod sample_tests;
 
@@ -136,6 +137,13 @@ pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumErr
     let doc = open(pdfium, bytes)?;
     let pages = extract::pages(&doc);
     Ok(layout::build_doc(&pages))
+}
+
+/// Reads every page's glyphs, rules and art, before any layout (for tools and tests that
+/// look at what the layout is given).
+pub fn read_pages(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<layout::PageGlyphs>, PdfiumError> {
+    let doc = open(pdfium, bytes)?;
+    Ok(extract::pages(&doc))
 }
 
 /// Opens a document, mapping pdfium's load errors to ours.
