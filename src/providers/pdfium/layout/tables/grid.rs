@@ -158,6 +158,9 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
 
     let cols = columns(&lines, &segs, &vx, region, em);
     let ncols = cols.len();
+    if ncols < 2 {
+        return None;
+    }
     // Columns each segment covers: those whose text range it overlaps, else the nearest.
     let seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
     let occ = |l: &Line| -> Vec<bool> {
@@ -443,7 +446,7 @@ fn columns(lines: &[Line], segs: &[Seg], vx: &[f32], region: BBox, em: f32) -> V
     let mut edges = vec![region.x0.min(region.x1)];
     edges.extend(vx.iter().copied());
     edges.push(region.x1);
-    let mut cols = Vec::new();
+    let mut cols: Vec<Col> = Vec::new();
     for k in 0..edges.len() - 1 {
         let (sx0, sx1) = (edges[k], edges[k + 1]);
         let inside = |s: &Seg| s.bbox.x0 >= sx0 - TOL && s.bbox.x1 <= sx1 + TOL;
@@ -466,6 +469,15 @@ fn columns(lines: &[Line], segs: &[Seg], vx: &[f32], region: BBox, em: f32) -> V
         }
         let ruled_right = k + 1 < edges.len() - 1;
         let mut sub: Vec<(f32, f32)> = Vec::new();
+        if used == 0 {
+            // No text between these rules (a shading's inset edge beside a border): the strip
+            // belongs to the column before it.
+            if let Some(last) = cols.last_mut() {
+                last.x1 = sx1;
+                last.ruled_right = ruled_right;
+            }
+            continue;
+        }
         if iv.is_empty() {
             let all: Vec<(f32, f32)> =
                 per_line.iter().flatten().map(|&s| (segs[s].bbox.x0, segs[s].bbox.x1)).collect();

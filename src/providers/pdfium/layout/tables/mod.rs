@@ -157,28 +157,59 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
         for &i in &hs {
             in_lattice[i] = true;
         }
+        if std::env::var_os("TDBG").is_some() {
+            eprintln!("lattice {:?} h {} v {}", b, hs.len(), vs.len());
+        }
         cands.push((b, true));
     }
     for b in stacks(p, &in_lattice, em) {
+        if std::env::var_os("TDBG").is_some() {
+            eprintln!("stack {:?}", b);
+        }
         cands.push((b, false));
     }
-    // Larger regions first; a region mostly inside a table already found is part of it.
-    cands.sort_by(|a, b| area(&b.0).total_cmp(&area(&a.0)));
+    // Drawn grids first, then stacks, larger regions first. A region mostly inside a table
+    // already found is part of it; a stack that reaches over a drawn grid's table is not one
+    // table with it (section rules above and below ruled tables).
+    cands.sort_by(|a, b| b.1.cmp(&a.1).then(area(&b.0).total_cmp(&area(&a.0))));
     let mut found: Vec<Found> = Vec::new();
+    let mut grids_found = 0;
     for (region, lattice) in cands {
         if found.iter().any(|f| overlap(&f.bbox, &region) > 0.5 * area(&region).max(1e-3)) {
+            continue;
+        }
+        if !lattice
+            && found[..grids_found]
+                .iter()
+                .any(|f| overlap(&f.bbox, &region) > 0.1 * area(&f.bbox).max(1e-3))
+        {
             continue;
         }
         let grown =
             BBox::new(region.x0 - 0.3 * em, region.y0 - 0.2, region.x1 + 0.3 * em, region.y1 + 0.2);
         let rules = p.rules.within(&grown, 2.0);
         let words = words_in(p.glyphs, &grown, p.rules);
-        let Some(built) = grid::build(&words, &rules, grown, em) else { continue };
+        let Some(built) = grid::build(&words, &rules, grown, em) else {
+            if std::env::var_os("TDBG").is_some() {
+                eprintln!("  no grid for {region:?}");
+            }
+            continue;
+        };
         if !table_like(&built, &region, p.art, lattice) {
+            if std::env::var_os("TDBG").is_some() {
+                eprintln!(
+                    "  not table-like {region:?} {}x{} multi {} mean {}",
+                    built.table.rows, built.table.cols, built.multi_rows, built.mean_cell
+                );
+                eprintln!("{}", built.table.to_markdown());
+            }
             continue;
         }
         let bbox = built.bbox.union(&region);
         found.push(Found { bbox, table: built.table });
+        if lattice {
+            grids_found = found.len();
+        }
     }
     found
 }
