@@ -74,7 +74,8 @@ struct Col {
     ruled_right: bool,
 }
 
-/// Groups words into lines: a word joins the line its vertical centre falls in.
+/// Groups words into lines: a word joins the line whose box holds its vertical centre or
+/// overlaps it by half the lower of the two (a superscript, a subscript).
 fn lines_of(words: &[Word]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..words.len()).collect();
     let cy = |w: &Word| 0.5 * (w.bbox.y0 + w.bbox.y1);
@@ -83,13 +84,16 @@ fn lines_of(words: &[Word]) -> Vec<Vec<usize>> {
     for i in order {
         let w = &words[i];
         let c = cy(w);
-        match out.last_mut() {
-            // The line's extent without tall outliers: its first word's box.
-            Some((b, v)) if c >= b.y0 && c <= b.y1 => {
-                v.push(i);
-                let _ = b;
-            }
-            _ => out.push((w.bbox, vec![i])),
+        let joins = out.last().is_some_and(|(b, _)| {
+            let ov = w.bbox.y1.min(b.y1) - w.bbox.y0.max(b.y0);
+            c >= b.y0 && c <= b.y1 || ov >= 0.5 * w.bbox.height().min(b.height())
+        });
+        if joins {
+            let (b, v) = out.last_mut().expect("checked");
+            v.push(i);
+            *b = b.union(&w.bbox);
+        } else {
+            out.push((w.bbox, vec![i]));
         }
     }
     out.into_iter()
@@ -521,13 +525,37 @@ fn rows_of(
     }
     let text_bands: Vec<usize> = per_band.iter().copied().filter(|&n| n > 0).collect();
     let single = text_bands.iter().filter(|&&n| n == 1).count();
+    let count = |o: &[bool]| o.iter().filter(|&&x| x).count();
+    let text = text_rows(lines, segs, occs, bands, em);
     if lattice && text_bands.len() >= 3 && single * 2 > text_bands.len() {
+        // A band is one row, unless two of its lines are rows of their own: each with a row
+        // label (the first column) and more.
+        let mut row_like = vec![0usize; nbands];
+        for (l, &b) in bands.iter().enumerate() {
+            row_like[b] += usize::from(occs[l].first() == Some(&true) && count(&occs[l]) >= 2);
+        }
         let mut rows: Vec<Vec<usize>> = vec![Vec::new(); nbands];
         for (l, &b) in bands.iter().enumerate() {
-            rows[b].push(l);
+            if row_like[b] < 2 {
+                rows[b].push(l);
+            }
         }
-        return rows.into_iter().filter(|r| !r.is_empty()).collect();
+        rows.extend(text.into_iter().filter(|r| row_like[bands[r[0]]] >= 2));
+        rows.retain(|r| !r.is_empty());
+        rows.sort_by_key(|r| r[0]);
+        return rows;
     }
+    text
+}
+
+/// Groups lines into rows by text alone (within bands), top to bottom.
+fn text_rows(
+    lines: &[Line],
+    segs: &[Seg],
+    occs: &[Vec<bool>],
+    bands: &[usize],
+    em: f32,
+) -> Vec<Vec<usize>> {
     let count = |o: &[bool]| o.iter().filter(|&&x| x).count();
     // The pitch between lines that are rows of their own (two columns or more).
     let mut pitches: Vec<f32> = Vec::new();

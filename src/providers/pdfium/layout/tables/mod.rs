@@ -162,6 +162,7 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
         }
         cands.push((b, true));
     }
+    merge_stacked(p, &mut cands, em);
     for b in stacks(p, &in_lattice, em) {
         if std::env::var_os("TDBG").is_some() {
             eprintln!("stack {:?}", b);
@@ -229,6 +230,40 @@ fn table_like(b: &grid::Built, region: &BBox, art: &[BBox], lattice: bool) -> bo
     // A form or a figure's grid leaves most of its cells empty.
     let dense = filled * 10 >= slots * if lattice { 4 } else { 3 };
     dense
+}
+
+/// Merges drawn grids of one width stacked closely above one another with table text between:
+/// one table whose vertical rules stop at a full-width row (a `\multicolumn` section row).
+fn merge_stacked(p: &PageInput<'_>, cands: &mut Vec<(BBox, bool)>, em: f32) {
+    cands.sort_by(|a, b| a.0.y0.total_cmp(&b.0.y0));
+    let tol = SAME_EXTENT * em;
+    let mut out: Vec<(BBox, bool)> = Vec::new();
+    for &(b, lattice) in cands.iter() {
+        let fit = out.iter_mut().rev().find(|(a, _)| {
+            (a.x0 - b.x0).abs() <= tol
+                && (a.x1 - b.x1).abs() <= tol
+                && b.y0 >= a.y1 - 1.0
+                && b.y0 - a.y1 <= MAX_BLANK * em
+                && filled_gap(p, a.x0.min(b.x0), a.x1.max(b.x1), a.y1, b.y0, em)
+        });
+        match fit {
+            Some((a, _)) => *a = a.union(&b),
+            None => out.push((b, lattice)),
+        }
+    }
+    *cands = out;
+}
+
+/// Whether the gap between two grids holds rows of text and next to no blank: a row the
+/// grids' vertical rules stop at, not the space between two tables.
+fn filled_gap(p: &PageInput<'_>, x0: f32, x1: f32, ya: f32, yb: f32, em: f32) -> bool {
+    let idx = spans_between(p, x0, x1, ya, yb);
+    if idx.is_empty() || idx.iter().any(|&i| prose(&p.spans[i], x1 - x0)) {
+        return false;
+    }
+    let top = idx.iter().map(|&i| p.spans[i].bbox.y0).fold(f32::MAX, f32::min);
+    let bottom = idx.iter().map(|&i| p.spans[i].bbox.y1).fold(f32::MIN, f32::max);
+    top - ya <= 0.8 * em && yb - bottom <= 0.8 * em
 }
 
 /// Rule stacks: long horizontal rules of one extent above one another, with table text between.
