@@ -76,28 +76,39 @@ struct Col {
 
 /// Groups words into lines: a word joins the line whose box holds its vertical centre or
 /// overlaps it by half the lower of the two (a superscript, a subscript).
-fn lines_of(words: &[Word]) -> Vec<Vec<usize>> {
+fn lines_of(words: &[Word], rules: &Rules) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..words.len()).collect();
     let cy = |w: &Word| 0.5 * (w.bbox.y0 + w.bbox.y1);
     order.sort_by(|&a, &b| cy(&words[a]).total_cmp(&cy(&words[b])));
-    let mut out: Vec<(BBox, Vec<usize>)> = Vec::new();
+    // Each line's first word's box (a union would grow with every tall glyph and swallow
+    // the next line), and the union of all its words.
+    let mut out: Vec<(BBox, BBox, Vec<usize>)> = Vec::new();
     for i in order {
         let w = &words[i];
         let c = cy(w);
-        let joins = out.last().is_some_and(|(b, _)| {
-            let ov = w.bbox.y1.min(b.y1) - w.bbox.y0.max(b.y0);
-            c >= b.y0 && c <= b.y1 || ov >= 0.5 * w.bbox.height().min(b.height())
+        let joins = out.last().is_some_and(|(core, _, _)| {
+            let ov = w.bbox.y1.min(core.y1) - w.bbox.y0.max(core.y0);
+            let near =
+                c >= core.y0 && c <= core.y1 || ov >= 0.5 * w.bbox.height().min(core.height());
+            // A rule between them keeps them apart.
+            let (a, b) =
+                (cy(w).min(0.5 * (core.y0 + core.y1)), cy(w).max(0.5 * (core.y0 + core.y1)));
+            let ruled = rules
+                .h
+                .iter()
+                .any(|r| r.y > a && r.y < b && r.x0 <= w.bbox.x1 && r.x1 >= w.bbox.x0);
+            near && !ruled
         });
         if joins {
-            let (b, v) = out.last_mut().expect("checked");
+            let (_, all, v) = out.last_mut().expect("checked");
             v.push(i);
-            *b = b.union(&w.bbox);
+            *all = all.union(&w.bbox);
         } else {
-            out.push((w.bbox, vec![i]));
+            out.push((w.bbox, w.bbox, vec![i]));
         }
     }
     out.into_iter()
-        .map(|(_, mut v)| {
+        .map(|(_, _, mut v)| {
             v.sort_by(|&a, &b| words[a].bbox.x0.total_cmp(&words[b].bbox.x0));
             v
         })
@@ -123,7 +134,7 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     // Lines and segments; a vertical rule between two words splits them.
     let mut lines: Vec<Line> = Vec::new();
     let mut segs: Vec<Seg> = Vec::new();
-    for ws in lines_of(words) {
+    for ws in lines_of(words, rules) {
         let li = lines.len();
         let mut line = Line { bbox: words[ws[0]].bbox, segs: Vec::new() };
         let mut cur: Option<Seg> = None;
@@ -166,7 +177,39 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
         return None;
     }
     // Columns each segment covers: those whose text range it overlaps, else the nearest.
-    let seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
+    let mut seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
+    let text_box = lines.iter().skip(1).fold(lines[0].bbox, |b, l| b.union(&l.bbox));
+    // A header set over a partial rule (`\cmidrule`, `\cline`) spans the columns the rule
+    // covers, when nothing else on its line sits over them.
+    for si in 0..segs.len() {
+        let b = segs[si].bbox;
+        let under = rules.h.iter().find(|r| {
+            r.y > b.y1 - 1.0
+                && r.y - b.y1 < 1.2 * em
+                && r.x0 <= b.x0 + 1.0
+                && r.x1 >= b.x1 - 1.0
+                && r.len() < 0.9 * text_box.width()
+        });
+        let Some(r) = under else { continue };
+        let covered: Vec<usize> = (0..ncols)
+            .filter(|&c| {
+                let w = (cols[c].c1 - cols[c].c0).max(0.5);
+                r.x1.min(cols[c].c1) - r.x0.max(cols[c].c0) > 0.5 * w
+            })
+            .collect();
+        let (Some(&a), Some(&z)) = (covered.first(), covered.last()) else { continue };
+        let (ca, cz) = seg_cols[si];
+        if z <= a || a > ca || z < cz {
+            continue;
+        }
+        let alone = lines[segs[si].line]
+            .segs
+            .iter()
+            .all(|&o| o == si || seg_cols[o].1 < a || seg_cols[o].0 > z);
+        if alone {
+            seg_cols[si] = (a, z);
+        }
+    }
     let occ = |l: &Line| -> Vec<bool> {
         let mut o = vec![false; ncols];
         for &s in &l.segs {
@@ -178,7 +221,6 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     let occs: Vec<Vec<bool>> = lines.iter().map(occ).collect();
 
     // Horizontal rule boundaries strictly inside the text's vertical extent.
-    let text_box = lines.iter().skip(1).fold(lines[0].bbox, |b, l| b.union(&l.bbox));
     let mut hy: Vec<f32> = rules
         .h
         .iter()
@@ -193,7 +235,7 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     // A lattice: most column boundaries are drawn.
     let ruled = cols.iter().take(ncols.saturating_sub(1)).filter(|c| c.ruled_right).count();
     let lattice = ncols >= 2 && ruled * 2 >= ncols - 1;
-    let rows = rows_of(&lines, &segs, &occs, &bands, hy.len() + 1, lattice, em);
+    let rows = rows_of(&lines, &segs, &seg_cols, &occs, &bands, hy.len() + 1, lattice, em);
     let nrows = rows.len();
     if nrows < 2 || ncols < 2 {
         return None;
@@ -509,9 +551,11 @@ fn columns(lines: &[Line], segs: &[Seg], vx: &[f32], region: BBox, em: f32) -> V
 }
 
 /// Groups lines into rows (see the module doc); returns each row's lines, top to bottom.
+#[allow(clippy::too_many_arguments)]
 fn rows_of(
     lines: &[Line],
     segs: &[Seg],
+    seg_cols: &[(usize, usize)],
     occs: &[Vec<bool>],
     bands: &[usize],
     nbands: usize,
@@ -526,7 +570,7 @@ fn rows_of(
     let text_bands: Vec<usize> = per_band.iter().copied().filter(|&n| n > 0).collect();
     let single = text_bands.iter().filter(|&&n| n == 1).count();
     let count = |o: &[bool]| o.iter().filter(|&&x| x).count();
-    let text = text_rows(lines, segs, occs, bands, em);
+    let text = text_rows(lines, segs, seg_cols, occs, bands, em);
     if lattice && text_bands.len() >= 3 && single * 2 > text_bands.len() {
         // A band is one row, unless two of its lines are rows of their own: each with a row
         // label (the first column) and more.
@@ -552,6 +596,7 @@ fn rows_of(
 fn text_rows(
     lines: &[Line],
     segs: &[Seg],
+    seg_cols: &[(usize, usize)],
     occs: &[Vec<bool>],
     bands: &[usize],
     em: f32,
@@ -585,8 +630,19 @@ fn text_rows(
             if disjoint && off < 0.75 * pitch {
                 return true;
             }
+            // A wrapped cell: a line filling at most half the row's columns, each of its
+            // segments under a one-column segment of the line above.
             let subset = occs[l].iter().zip(&row_occ).all(|(a, b)| !*a || *b);
-            if !subset || count(&occs[l]) >= count(&row_occ) {
+            if !subset || count(&occs[l]) * 2 > count(&row_occ) || lines[l].segs.len() > 2 {
+                return false;
+            }
+            let under = lines[l].segs.iter().all(|&s| {
+                lines[last]
+                    .segs
+                    .iter()
+                    .any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
+            });
+            if !under {
                 return false;
             }
             let first = lines[l].segs.first().map(|&s| segs[s].text.as_str()).unwrap_or("");

@@ -25,7 +25,7 @@ use crate::doc::{BBox, Table};
 /// Horizontal rules at most this many ems apart in their ends have the same extent.
 const SAME_EXTENT: f32 = 1.5;
 /// A rule stack breaks at a blank vertical stretch taller than this many ems.
-const MAX_BLANK: f32 = 3.0;
+const MAX_BLANK: f32 = 2.0;
 /// A stack's rules are at least this many ems long.
 const MIN_STACK_RULE: f32 = 4.0;
 /// A stack is extended over at most this many rows beyond its outer rules.
@@ -302,8 +302,12 @@ fn stacks(p: &PageInput<'_>, in_lattice: &[bool], em: f32) -> Vec<BBox> {
         if rs.len() < 2 && (up - top).abs() < 0.5 && (down - bottom).abs() < 0.5 {
             continue;
         }
-        if rs.len() < 2 && (up - top).abs() < 0.5 {
-            // A lone rule with text only below is a section or footnote rule.
+        // A lone rule with text only below is a section or footnote rule, unless vertical
+        // rules cross it (a header row's rule in a table ruled between columns).
+        let crossed = p.rules.v.iter().any(|v| {
+            v.x > x0 && v.x < x1 && v.y0 <= top + 2.0 && v.y1 >= top - 2.0 && v.len() >= em
+        });
+        if rs.len() < 2 && (up - top).abs() < 0.5 && !crossed {
             continue;
         }
         out.push(BBox::new(x0, up, x1, down));
@@ -378,7 +382,10 @@ fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32) -> f32
         let row = if dir < 0.0 { rows.last() } else { rows.first() };
         let Some(row) = row else { break };
         // Spans of the row lie within the extent, and none is prose or a caption.
-        let ok = row.len() >= 2
+        // A row of one span continues the table only where a vertical rule runs beside it.
+        let cy = p.spans[row[0]].center_y();
+        let ruled = p.rules.v.iter().any(|v| v.x > x0 && v.x < x1 && v.y0 <= cy && v.y1 >= cy);
+        let ok = (row.len() >= 2 || ruled)
             && row.iter().all(|&i| {
                 let s = &p.spans[i];
                 s.bbox.x0 >= x0 - 0.5 * em
