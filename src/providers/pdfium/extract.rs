@@ -113,8 +113,26 @@ pub(crate) fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
     // Standard fonts (`Courier-Bold`, not embedded) often report weight 400, so the name
     // decides as well; size and weight alone cannot tell `Courier` from `Courier-Bold`.
     let mut verdicts: Vec<(String, bool)> = Vec::new();
+    // pdfium gives a character outside the Basic Multilingual Plane (the mathematical
+    // alphanumerics of math fonts: 𝑁, 𝑂) as two UTF-16 surrogates, each a char of its own.
+    let mut high: Option<u32> = None;
     for c in chars.iter() {
-        let Some(ch) = c.unicode_char() else { continue };
+        let v = c.unicode_value();
+        let ch = match v {
+            0xD800..=0xDBFF => {
+                high = Some(v);
+                continue;
+            }
+            0xDC00..=0xDFFF => match high.take() {
+                Some(h) => char::from_u32(0x10000 + ((h - 0xD800) << 10) + (v - 0xDC00)),
+                None => None,
+            },
+            _ => {
+                high = None;
+                c.unicode_char()
+            }
+        };
+        let Some(ch) = ch else { continue };
         let ch = match ch {
             // pdfium reports a hyphen it takes for a soft one at a line end as U+0002 or
             // U+FFFE (a noncharacter, not a control).
