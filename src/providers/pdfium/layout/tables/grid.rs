@@ -630,6 +630,20 @@ fn text_rows(
             if disjoint && off < 0.75 * pitch {
                 return true;
             }
+            // A header cell wrapped onto the line above the rest of its row (bottom-aligned
+            // headers): a first line filling at most half the columns of this one, each of
+            // its segments over a one-column segment here, set tight.
+            if row.len() == 1 && step < 0.8 * pitch {
+                let sup = row_occ.iter().zip(&occs[l]).all(|(a, b)| !*a || *b);
+                let over = lines[last].segs.iter().all(|&s| {
+                    lines[l].segs.iter().any(|&o| {
+                        seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1
+                    })
+                });
+                if sup && count(&row_occ) * 2 <= count(&occs[l]) && over {
+                    return true;
+                }
+            }
             // A wrapped cell: a line filling at most half the row's columns, each of its
             // segments under a one-column segment of the line above.
             let subset = occs[l].iter().zip(&row_occ).all(|(a, b)| !*a || *b);
