@@ -48,6 +48,8 @@ struct Seg {
     bbox: BBox,
     text: String,
     line: usize,
+    /// Its words, left to right.
+    words: Vec<usize>,
 }
 
 /// A text line: its segments left to right.
@@ -157,11 +159,12 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
                     line.segs.push(segs.len());
                     segs.push(s);
                 }
-                cur = Some(Seg { bbox: w.bbox, text: w.text.clone(), line: li });
+                cur = Some(Seg { bbox: w.bbox, text: w.text.clone(), line: li, words: vec![wi] });
             } else if let Some(s) = cur.as_mut() {
                 s.bbox = s.bbox.union(&w.bbox);
                 s.text.push(' ');
                 s.text.push_str(&w.text);
+                s.words.push(wi);
             }
         }
         if let Some(s) = cur.take() {
@@ -176,6 +179,9 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     if ncols < 2 {
         return None;
     }
+    // A segment whose words fall on both sides of a column gutter (cells set closer than
+    // SEG_GAP in a header) is two cells.
+    let segs = split_at_gutters(&mut lines, segs, words, &cols);
     // Columns each segment covers: those whose text range it overlaps, else the nearest.
     let mut seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
     let text_box = lines.iter().skip(1).fold(lines[0].bbox, |b, l| b.union(&l.bbox));
@@ -466,6 +472,41 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     Some(Built { table, bbox, lines: lines.len(), mean_cell, multi_rows })
 }
 
+/// Splits segments between two words where one ends within a column's text range and the
+/// next starts within the following column's, across the gutter between them.
+fn split_at_gutters(lines: &mut [Line], segs: Vec<Seg>, words: &[Word], cols: &[Col]) -> Vec<Seg> {
+    let mut out: Vec<Seg> = Vec::with_capacity(segs.len());
+    for l in lines.iter_mut() {
+        let old = std::mem::take(&mut l.segs);
+        for si in old {
+            let s = &segs[si];
+            let mut start = 0;
+            for i in 0..s.words.len() {
+                let end = i + 1 == s.words.len() || {
+                    let (a, b) = (&words[s.words[i]].bbox, &words[s.words[i + 1]].bbox);
+                    cols.windows(2).any(|c| {
+                        a.x1 <= c[0].c1 + 1.0
+                            && a.x1 < c[1].c0
+                            && b.x0 >= c[1].c0 - 1.0
+                            && b.x0 > c[0].c1
+                    })
+                };
+                if end {
+                    let ws = &s.words[start..=i];
+                    let bbox =
+                        ws.iter().skip(1).fold(words[ws[0]].bbox, |b, &w| b.union(&words[w].bbox));
+                    let text =
+                        ws.iter().map(|&w| words[w].text.as_str()).collect::<Vec<_>>().join(" ");
+                    l.segs.push(out.len());
+                    out.push(Seg { bbox, text, line: s.line, words: ws.to_vec() });
+                    start = i + 1;
+                }
+            }
+        }
+    }
+    out
+}
+
 /// The columns a box covers: those whose text range it overlaps by more than a point (or,
 /// overlapping none, the one it is nearest to).
 fn cover(cols: &[Col], b: &BBox) -> (usize, usize) {
@@ -636,9 +677,10 @@ fn text_rows(
             if row.len() == 1 && step < 0.8 * pitch {
                 let sup = row_occ.iter().zip(&occs[l]).all(|(a, b)| !*a || *b);
                 let over = lines[last].segs.iter().all(|&s| {
-                    lines[l].segs.iter().any(|&o| {
-                        seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1
-                    })
+                    lines[l]
+                        .segs
+                        .iter()
+                        .any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
                 });
                 if sup && count(&row_occ) * 2 <= count(&occs[l]) && over {
                     return true;

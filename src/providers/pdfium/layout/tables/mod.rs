@@ -86,6 +86,7 @@ fn overlap(a: &BBox, b: &BBox) -> f32 {
 /// [`WORD_GAP`] ems, not split by a space or by a vertical rule.
 pub(crate) fn words_in(glyphs: &[Glyph], region: &BBox, rules: &Rules) -> Vec<Word> {
     let mut out: Vec<Word> = Vec::new();
+    let mut heights: Vec<(f32, f32)> = Vec::new();
     let mut last: Option<Glyph> = None;
     let mut space = true;
     for g in glyphs {
@@ -121,12 +122,38 @@ pub(crate) fn words_in(glyphs: &[Glyph], region: &BBox, rules: &Rules) -> Vec<Wo
                 w.bbox = w.bbox.union(&g.bbox);
                 w.text.push(g.ch);
             }
-            _ => out.push(Word { bbox: g.bbox, text: g.ch.to_string(), size }),
+            _ => {
+                settle(&mut out, &mut heights);
+                out.push(Word { bbox: g.bbox, text: g.ch.to_string(), size });
+            }
         }
+        heights.push((g.bbox.y0, g.bbox.y1));
         last = Some(*g);
         space = false;
     }
+    settle(&mut out, &mut heights);
     out
+}
+
+/// Gives the last word the vertical extent of its glyphs of common height: a math symbol's
+/// box (an arrow, a large operator) can reach far below or above the line, and would move
+/// the word's centre onto another line.
+fn settle(words: &mut [Word], glyphs: &mut Vec<(f32, f32)>) {
+    if let (Some(w), true) = (words.last_mut(), glyphs.len() >= 2) {
+        let mut hs: Vec<f32> = glyphs.iter().map(|g| g.1 - g.0).collect();
+        hs.sort_by(f32::total_cmp);
+        let median = hs[hs.len() / 2];
+        let (mut y0, mut y1) = (f32::MAX, f32::MIN);
+        for &(a, b) in glyphs.iter().filter(|g| g.1 - g.0 <= 1.3 * median) {
+            y0 = y0.min(a);
+            y1 = y1.max(b);
+        }
+        if y0 < y1 {
+            w.bbox.y0 = y0;
+            w.bbox.y1 = y1;
+        }
+    }
+    glyphs.clear();
 }
 
 /// Finds the ruled tables of a page.
@@ -258,7 +285,7 @@ fn merge_stacked(p: &PageInput<'_>, cands: &mut Vec<(BBox, bool)>, em: f32) {
 /// grids' vertical rules stop at, not the space between two tables.
 fn filled_gap(p: &PageInput<'_>, x0: f32, x1: f32, ya: f32, yb: f32, em: f32) -> bool {
     let idx = spans_between(p, x0, x1, ya, yb);
-    if idx.is_empty() || idx.iter().any(|&i| prose(&p.spans[i], x1 - x0)) {
+    if idx.is_empty() || idx.iter().any(|&i| prose(&p.spans[i], x0, x1 - x0, em)) {
         return false;
     }
     let top = idx.iter().map(|&i| p.spans[i].bbox.y0).fold(f32::MAX, f32::min);
@@ -325,9 +352,12 @@ fn spans_between(p: &PageInput<'_>, x0: f32, x1: f32, y0: f32, y1: f32) -> Vec<u
         .collect()
 }
 
-/// Whether a span reads as a line of prose: several words over most of the table's width.
-fn prose(s: &Span, width: f32) -> bool {
-    s.text.split_whitespace().count() >= 5 && s.bbox.width() >= 0.6 * width
+/// Whether a span reads as a line of prose: several words over most of the width from `x0`,
+/// starting at its left edge (a paragraph's line does, a centred spanning header does not).
+fn prose(s: &Span, x0: f32, width: f32, em: f32) -> bool {
+    s.text.split_whitespace().count() >= 5
+        && s.bbox.width() >= 0.6 * width
+        && s.bbox.x0 <= x0 + 3.0 * em
 }
 
 /// Groups spans (indices) into rows by vertical centre, top to bottom.
@@ -353,9 +383,11 @@ fn span_rows(p: &PageInput<'_>, mut idx: Vec<usize>) -> Vec<Vec<usize>> {
 fn joinable(p: &PageInput<'_>, x0: f32, x1: f32, ya: f32, yb: f32, em: f32) -> bool {
     let idx = spans_between(p, x0, x1, ya, yb);
     let rows = span_rows(p, idx);
-    let prose_rows = rows.iter().filter(|r| r.len() == 1 && prose(&p.spans[r[0]], x1 - x0)).count();
+    let prose_rows =
+        rows.iter().filter(|r| r.len() == 1 && prose(&p.spans[r[0]], x0, x1 - x0, em)).count();
     let cell_rows = rows.iter().filter(|r| r.len() >= 2).count();
-    if prose_rows >= 2 || prose_rows == 1 && cell_rows == 0 {
+    let _ = cell_rows;
+    if prose_rows >= 1 {
         return false;
     }
     let mut cursor = ya;
@@ -390,7 +422,7 @@ fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32) -> f32
                 let s = &p.spans[i];
                 s.bbox.x0 >= x0 - 0.5 * em
                     && s.bbox.x1 <= x1 + 0.5 * em
-                    && !prose(s, x1 - x0)
+                    && !prose(s, x0, x1 - x0, em)
                     && super::blocks::caption_label(&s.text).is_none()
             });
         if !ok {
