@@ -421,7 +421,7 @@ pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
                 b
             })
             .collect();
-        let items = xycut::order(&rest, page, body, tables);
+        let items = xycut::order(&rest, page, body, tables, &pages[p].glyphs, &rules);
         builder.page(page, sizes[p], items);
         for s in &feet {
             builder.margin(Block::new(BlockKind::PageFooter, page, s.bbox, blocks::clean(&s.text)));

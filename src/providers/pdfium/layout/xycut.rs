@@ -15,7 +15,8 @@
 //! needs two rows, a side of only `(N)` numbers is no column, and a side must be a sizeable
 //! share of the region's width.
 
-use super::{Span, WORD_GAP};
+use super::tables::{self, rules::Rules};
+use super::{Glyph, Span, WORD_GAP};
 use crate::doc::{BBox, Block, BlockKind, Cell, Table};
 
 /// A gutter at least this many body ems wide can separate columns.
@@ -60,14 +61,22 @@ pub(crate) enum Item {
 
 /// Returns a page's body spans as lines and tables in reading order. A span whose `table` is
 /// `Some(i)` stands for `tables[i]`, found before (ruled tables): it is read where it stands.
-pub(crate) fn order(spans: &[Span], page: u32, body: f32, tables: Vec<Block>) -> Vec<Item> {
+pub(crate) fn order(
+    spans: &[Span],
+    page: u32,
+    body: f32,
+    tables: Vec<Block>,
+    glyphs: &[Glyph],
+    rules: &Rules,
+) -> Vec<Item> {
     let captions = spans
         .iter()
         .filter(|s| super::blocks::caption_label(&s.text) == Some(true))
         .map(|s| s.bbox)
         .collect();
     let tables = tables.into_iter().map(Some).collect();
-    let mut cx = Cut { spans, em: body.max(1.0), page, captions, tables, out: Vec::new() };
+    let mut cx =
+        Cut { spans, em: body.max(1.0), page, captions, tables, glyphs, rules, out: Vec::new() };
     let all: Vec<usize> = (0..spans.len()).collect();
     if !all.is_empty() {
         // The root column is the text's own extent, so indents are measured from the margin.
@@ -85,6 +94,9 @@ struct Cut<'a> {
     captions: Vec<BBox>,
     /// The tables found before reading order, taken when their stand-in span is read.
     tables: Vec<Option<Block>>,
+    /// The page's glyphs and rules, for reading the grid of a table found by alignment.
+    glyphs: &'a [Glyph],
+    rules: &'a Rules,
     out: Vec<Item>,
 }
 
@@ -486,6 +498,18 @@ impl Cut<'_> {
         if !accept {
             return None;
         }
+        // The cells as the grid builder reads them from the words (spans, rowspans, header
+        // lines); the alignment of spans below is the fallback.
+        let pad = 0.3 * em;
+        let region = BBox::new(bbox.x0 - pad, bbox.y0 - 0.2, bbox.x1 + pad, bbox.y1 + 0.2);
+        let words = tables::words_in(self.glyphs, &region, self.rules);
+        let inner = self.rules.within(&region, 2.0);
+        if let Some(built) = tables::grid::build(&words, &inner, region, em) {
+            let t = built.table;
+            let mut b = Block::new(BlockKind::Table, self.page, bbox, t.flat_text());
+            b.table = Some(t);
+            return Some((end, b));
+        }
         let col_of = |s: &Span| {
             let cx = (s.bbox.x0 + s.bbox.x1) * 0.5;
             gutters.iter().filter(|g| (g.0 + g.1) * 0.5 < cx).count()
@@ -632,7 +656,7 @@ mod tests {
         for l in para(72.0, 230.0, 3, "low").into_iter().chain(para(320.0, 230.0, 3, "lor")) {
             g.extend(l);
         }
-        let items = order(&spans(&g), 0, 10.0, Vec::new());
+        let items = order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default());
         let t = lines_of(&items);
         assert_eq!(t[0], "a title line spanning the page width");
         assert!(t[1..6].iter().all(|l| l.starts_with("left")), "{t:?}");
@@ -648,7 +672,7 @@ mod tests {
         for l in para(72.0, 100.0, 8, "left").into_iter().chain(para(320.0, 100.0, 4, "right")) {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new()));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert!(t[..8].iter().all(|l| l.starts_with("left")), "{t:?}");
     }
 
@@ -658,7 +682,7 @@ mod tests {
         g.extend(line(90.0, 100.0, 12.0, true, "Introduction"));
         g.extend(line(150.0, 140.0, 10.0, false, "x = y + z"));
         g.extend(line(500.0, 140.0, 10.0, false, "(1)"));
-        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new()));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert_eq!(t, vec!["1 Introduction".to_string(), "x = y + z (1)".to_string()]);
     }
 
@@ -676,7 +700,7 @@ mod tests {
         for l in para(320.0, 172.0, 5, "rb") {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new()));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         let firsts: Vec<&str> = t.iter().map(|l| l.split(' ').next().unwrap_or("")).collect();
         let mut want = vec!["a"];
         for w in ["la", "lb", "ra", "rb"] {
@@ -702,7 +726,7 @@ mod tests {
         for l in para(72.0, 172.0, 3, "after").into_iter().chain(para(320.0, 60.0, 12, "right")) {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new()));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert_eq!(t[3], "Table 1: Scores of the systems on the", "{t:?}");
         assert_eq!(t[4], "sets.");
         assert_eq!(t[5], "TABLE System Acc F1\nbase 71.2 68.0\nours 75.9 70.3");
@@ -718,7 +742,7 @@ mod tests {
                 g.extend(line(72.0 + c as f32 * 80.0, 120.0 + r as f32 * 12.0, 10.0, false, cell));
             }
         }
-        let items = order(&spans(&g), 0, 10.0, Vec::new());
+        let items = order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default());
         let table = items.iter().find_map(|i| match i {
             Item::Table(t) => Some(t),
             Item::Line(_) => None,
