@@ -10,6 +10,8 @@ pub mod layout;
 mod paths;
 #[cfg(test)]
 mod sample_tests;
+#[cfg(test)]
+mod table_tests;
 
 use std::path::{Path, PathBuf};
 
@@ -46,6 +48,14 @@ pub enum PdfiumError {
     /// Any other pdfium failure.
     #[error("pdfium failed: {0}")]
     Pdfium(String),
+}
+
+/// Serializes the unit tests' use of libpdfium: it is not thread-safe, and the tests of
+/// several modules run on parallel threads of one process.
+#[cfg(test)]
+pub(crate) fn test_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Binds libpdfium.

@@ -309,8 +309,10 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
             }
         }
     }
-    // Missing horizontal rules between rows of different bands, one side empty.
-    for r in 0..nrows - 1 {
+    // Missing horizontal rules between rows of different bands, one side empty, in a table
+    // ruled between its columns too (a booktabs `\cmidrule` says nothing of the cells beside
+    // it: those are placed by the text, see below).
+    for r in (0..nrows - 1).filter(|_| lattice) {
         let (la, lb) = (rows[r][0], rows[r + 1][0]);
         if bands[la] == bands[lb] {
             continue;
@@ -409,7 +411,10 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     }
     cells.sort_unstable();
 
-    let header_rows = match hy.first() {
+    // The header is the rows above the first rule that crosses (nearly) the whole table: a
+    // partial rule (`\cmidrule`) under a spanning header sits inside the header.
+    let full = |y: f32| rules.h_covers(y, TOL, text_box.x0, text_box.x1, 0.9);
+    let header_rows = match hy.iter().find(|&&y| full(y)) {
         Some(&y) if row_box[0].y1 < y + 0.5 => row_box.iter().filter(|b| b.y1 < y + 0.5).count(),
         _ => 1,
     };
