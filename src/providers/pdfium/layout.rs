@@ -350,6 +350,28 @@ fn find_margins(pages: &[Vec<Span>], sizes: &[Page]) -> Vec<Vec<Option<bool>>> {
         .collect()
 }
 
+/// The tables one page's rules draw (lattices and rule stacks, read as the `pdfium` provider
+/// reads them; see `docs/tables.md`), each with its box in page points (top-left origin).
+/// The body size is the page's most common glyph size. What the `layout` provider snaps its
+/// table regions to.
+pub fn ruled_tables(page: &PageGlyphs) -> Vec<(BBox, crate::doc::Table)> {
+    if page.rules.is_empty() {
+        return Vec::new();
+    }
+    let mut s = spans(&page.glyphs);
+    drop_line_numbers(&mut s, page.width);
+    let body = body_size(std::slice::from_ref(&s));
+    let rules = tables::rules::Rules::new(&page.rules);
+    let input = tables::PageInput {
+        glyphs: &page.glyphs,
+        rules: &rules,
+        art: &page.art,
+        spans: &s,
+        em: body,
+    };
+    tables::find(&input).into_iter().map(|f| (f.bbox, f.table)).collect()
+}
+
 /// Builds the document: blocks in reading order over all pages.
 pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
     let sizes: Vec<Page> =
