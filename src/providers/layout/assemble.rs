@@ -66,7 +66,7 @@ pub struct Region {
     pub bbox: BBox,
     /// For tables: the structure's cells in page points (grid position + box).
     pub cells: Vec<(GridPos, BBox)>,
-    /// For tables: the table the PDF's own rules draw there, with its text, kept instead of
+    /// For tables: the table the PDF draws there as a grid, with its text, kept instead of
     /// `cells` (see `docs/tables.md`, "The layout provider").
     pub ruled: Option<Table>,
 }

@@ -350,8 +350,9 @@ fn find_margins(pages: &[Vec<Span>], sizes: &[Page]) -> Vec<Vec<Option<bool>>> {
         .collect()
 }
 
-/// The tables one page's rules draw (lattices and rule stacks, read as the `pdfium` provider
-/// reads them; see `docs/tables.md`), each with its box in page points (top-left origin).
+/// The tables one page draws as grids, with rules both ways (lattices, read as the `pdfium`
+/// provider reads them; see `docs/tables.md`), each with its box in page points (top-left
+/// origin). Rule stacks (booktabs) are left out: they state the rows only.
 /// The body size is the page's most common glyph size. What the `layout` provider snaps its
 /// table regions to.
 pub fn ruled_tables(page: &PageGlyphs) -> Vec<(BBox, crate::doc::Table)> {
@@ -369,7 +370,7 @@ pub fn ruled_tables(page: &PageGlyphs) -> Vec<(BBox, crate::doc::Table)> {
         spans: &s,
         em: body,
     };
-    tables::find(&input).into_iter().map(|f| (f.bbox, f.table)).collect()
+    tables::find(&input).into_iter().filter(|f| f.lattice).map(|f| (f.bbox, f.table)).collect()
 }
 
 /// Builds the document: blocks in reading order over all pages.

@@ -48,6 +48,8 @@ pub(crate) struct Word {
 pub(crate) struct Found {
     pub(crate) bbox: BBox,
     pub(crate) table: Table,
+    /// Found as a drawn grid (rules both ways), not a rule stack.
+    pub(crate) lattice: bool,
 }
 
 /// What the finder needs of a page.
@@ -234,7 +236,7 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
             continue;
         }
         let bbox = built.bbox.union(&region);
-        found.push(Found { bbox, table: built.table });
+        found.push(Found { bbox, table: built.table, lattice });
         if lattice {
             grids_found = found.len();
         }
