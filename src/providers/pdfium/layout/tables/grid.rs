@@ -295,13 +295,13 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     }
     let empty = |slots: &Vec<Vec<usize>>, r: usize, c: usize| slots[at(r, c)].is_empty();
     // Missing vertical rules: one side empty, the rule absent over the row.
-    for r in 0..nrows {
-        let (y0, y1) = (row_box[r].y0, row_box[r].y1);
-        for c in 0..ncols - 1 {
-            if !cols[c].ruled_right {
+    for (r, rb) in row_box.iter().enumerate().take(nrows) {
+        let (y0, y1) = (rb.y0, rb.y1);
+        for (c, col) in cols.iter().enumerate().take(ncols - 1) {
+            if !col.ruled_right {
                 continue;
             }
-            let x = cols[c].x1;
+            let x = col.x1;
             if !rules.v_covers(x, TOL, y0, y1, 0.3)
                 && (empty(&slot_segs, r, c) || empty(&slot_segs, r, c + 1))
             {
@@ -318,8 +318,8 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
             continue;
         }
         let y = hy[bands[lb] - 1];
-        for c in 0..ncols {
-            let (x0, x1) = (cols[c].c0, cols[c].c1);
+        for (c, col) in cols.iter().enumerate().take(ncols) {
+            let (x0, x1) = (col.c0, col.c1);
             if !rules.h_covers(y, TOL, x0, x1, 0.5)
                 && (empty(&slot_segs, r, c) || empty(&slot_segs, r + 1, c))
             {

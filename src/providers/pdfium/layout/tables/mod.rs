@@ -257,8 +257,7 @@ fn table_like(b: &grid::Built, region: &BBox, art: &[BBox], lattice: bool) -> bo
     let filled = b.table.cells.iter().filter(|c| !c.text.is_empty()).count();
     let slots = (b.table.rows * b.table.cols) as usize;
     // A form or a figure's grid leaves most of its cells empty.
-    let dense = filled * 10 >= slots * if lattice { 4 } else { 3 };
-    dense
+    filled * 10 >= slots * if lattice { 4 } else { 3 }
 }
 
 /// Merges drawn grids of one width stacked closely above one another with table text between:
