@@ -1,4 +1,5 @@
-//! A minimal PDF 1.4 writer: pages of text in the standard Courier fonts, and straight lines.
+//! A minimal PDF 1.4 writer: pages of text in the standard Courier fonts, straight lines,
+//! filled and stroked rectangles and curves (the vector drawing tables and figures are made of).
 //!
 //! Just enough to typeset the sample papers, hand-written so that the fixtures owe nothing to a
 //! third-party library. The fonts are the standard-14 Courier family, referenced as Type1 fonts
@@ -104,6 +105,73 @@ impl PdfPage {
             num(y0),
             num(x1),
             num(y1)
+        );
+    }
+}
+
+impl PdfPage {
+    /// Fills a rectangle with its lower-left corner at `(x, y)`, in PDF coordinates: LaTeX
+    /// draws `\hline` and booktabs rules this way, as thin black bars.
+    pub fn fill_rect(&mut self, x: f32, y: f32, w: f32, h: f32) {
+        let _ = writeln!(self.content, "{} {} {} {} re f", num(x), num(y), num(w), num(h));
+    }
+
+    /// Fills a rectangle in a grey (0 black, 1 white), as cell shading is drawn.
+    pub fn shade_rect(&mut self, x: f32, y: f32, w: f32, h: f32, grey: f32) {
+        let _ = writeln!(
+            self.content,
+            "q {} g {} {} {} {} re f Q",
+            num(grey),
+            num(x),
+            num(y),
+            num(w),
+            num(h)
+        );
+    }
+
+    /// Strokes a rectangle's outline with lines of the given width.
+    pub fn stroke_rect(&mut self, x: f32, y: f32, w: f32, h: f32, width: f32) {
+        let _ = writeln!(
+            self.content,
+            "{} w {} {} {} {} re S",
+            num(width),
+            num(x),
+            num(y),
+            num(w),
+            num(h)
+        );
+    }
+
+    /// Strokes a cubic Bézier curve from `p0` through control points `c1`, `c2` to `p1`.
+    pub fn curve(&mut self, p0: (f32, f32), c1: (f32, f32), c2: (f32, f32), p1: (f32, f32)) {
+        let _ = writeln!(
+            self.content,
+            "1 w {} {} m {} {} {} {} {} {} c S",
+            num(p0.0),
+            num(p0.1),
+            num(c1.0),
+            num(c1.1),
+            num(c2.0),
+            num(c2.1),
+            num(p1.0),
+            num(p1.1)
+        );
+    }
+
+    /// Strokes a line from `(x0, y0)` to `(x1, y1)` seen only inside the clip rectangle
+    /// `clip` (`x, y, w, h`).
+    pub fn clipped_line(&mut self, clip: (f32, f32, f32, f32), from: (f32, f32), to: (f32, f32)) {
+        let _ = writeln!(
+            self.content,
+            "q {} {} {} {} re W n 1 w {} {} m {} {} l S Q",
+            num(clip.0),
+            num(clip.1),
+            num(clip.2),
+            num(clip.3),
+            num(from.0),
+            num(from.1),
+            num(to.0),
+            num(to.1)
         );
     }
 }

@@ -66,6 +66,9 @@ pub struct Region {
     pub bbox: BBox,
     /// For tables: the structure's cells in page points (grid position + box).
     pub cells: Vec<(GridPos, BBox)>,
+    /// For tables: the table the PDF draws there as a grid, with its text, kept instead of
+    /// `cells` (see `docs/tables.md`, "The layout provider").
+    pub ruled: Option<Table>,
 }
 
 /// A cell's place in its table grid.
@@ -322,7 +325,7 @@ pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) 
     }
     for g in groups {
         let bbox = g.iter().skip(1).fold(g[0].bbox, |b, l| b.union(&l.bbox));
-        let r = Region { class: Class::Text, score: 0.0, bbox, cells: Vec::new() };
+        let r = Region { class: Class::Text, score: 0.0, bbox, cells: Vec::new(), ruled: None };
         let size = g.iter().map(|l| l.size).fold(0.0, f32::max);
         let mut blocks = text_blocks(page, &r, &g, size);
         blocks.retain(|b| !b.block.text.is_empty());
@@ -449,7 +452,7 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
             one(BlockKind::Caption, join(&ls))
         }
         Class::Table => {
-            let table = fill_table(r, glyphs);
+            let table = r.ruled.clone().or_else(|| fill_table(r, glyphs));
             let mut b = Block::new(BlockKind::Table, page, r.bbox, String::new());
             match table {
                 Some(t) => {
@@ -870,7 +873,13 @@ mod tests {
     }
 
     fn region(class: Class, x0: f32, y0: f32, x1: f32, y1: f32) -> Region {
-        Region { class, score: 0.9, bbox: BBox::new(x0, y0, x1, y1), cells: Vec::new() }
+        Region {
+            class,
+            score: 0.9,
+            bbox: BBox::new(x0, y0, x1, y1),
+            cells: Vec::new(),
+            ruled: None,
+        }
     }
 
     const PAGE: Page = Page { width: 612.0, height: 792.0 };

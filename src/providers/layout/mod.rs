@@ -30,7 +30,7 @@ use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes.
-pub const ADAPTER_VERSION: u32 = 1;
+pub const ADAPTER_VERSION: u32 = 2;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
@@ -248,6 +248,17 @@ impl Pipeline {
         let scale = img.width as f32 / size.width.max(1.0);
         let chars = pg.glyphs.iter().filter(|g| g.ch != ' ').count();
         let ocr_page = chars < OCR_MIN_CHARS;
+        let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
+        // The tables the page's own rules draw, read only where the model sees a table.
+        let table_class = |d: &picodet::Detection| {
+            self.labels.get(d.class).copied().flatten() == Some(Class::Table)
+        };
+        let ruled = if !ocr_page && dets.iter().any(table_class) {
+            pdf::layout::ruled_tables(&pg)
+        } else {
+            Vec::new()
+        };
+        let mut ruled_used = vec![false; ruled.len()];
         let glyphs = if ocr_page {
             let lines =
                 self.read_text(&img).map_err(|e| format!("page {}: OCR: {e}", index + 1))?;
@@ -255,7 +266,6 @@ impl Pipeline {
         } else {
             pg.glyphs
         };
-        let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
         let mut regions = Vec::with_capacity(dets.len());
         for d in dets {
             let Some(mut class) = self.labels.get(d.class).copied().flatten() else { continue };
@@ -264,14 +274,22 @@ impl Pipeline {
             if ocr_page && class == Class::Figure {
                 class = Class::Text;
             }
-            let bbox = BBox::new(
+            let mut bbox = BBox::new(
                 d.bbox[0] / scale,
                 d.bbox[1] / scale,
                 d.bbox[2] / scale,
                 d.bbox[3] / scale,
             );
             let mut cells = Vec::new();
+            let mut table = None;
             if class == Class::Table {
+                if let Some(i) = snap(&bbox, &ruled, &ruled_used) {
+                    ruled_used[i] = true;
+                    bbox = bbox.union(&ruled[i].0);
+                    table = Some(ruled[i].1.clone());
+                }
+            }
+            if class == Class::Table && table.is_none() {
                 let (x0, y0) =
                     (d.bbox[0].floor().max(0.0) as usize, d.bbox[1].floor().max(0.0) as usize);
                 let (x1, y1) = (d.bbox[2].ceil() as usize, d.bbox[3].ceil() as usize);
@@ -303,11 +321,39 @@ impl Pipeline {
                     }
                 }
             }
-            regions.push(Region { class, score: d.score, bbox, cells });
+            regions.push(Region { class, score: d.score, bbox, cells, ruled: table });
         }
         let blocks = assemble::page_blocks(index, size, &glyphs, &regions);
         Ok((size, blocks, glyphs))
     }
+}
+
+/// A table region and a ruled table are the same table when their boxes' intersection over
+/// union is at least this.
+const SNAP_IOU: f32 = 0.5;
+
+/// The ruled table (not yet taken by another region) that is the same table as the model's
+/// region `bbox`: the one of highest IoU, when that is at least [`SNAP_IOU`].
+fn snap(bbox: &BBox, ruled: &[(BBox, crate::doc::Table)], used: &[bool]) -> Option<usize> {
+    let iou = |a: &BBox, b: &BBox| {
+        let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
+        let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
+        let i = w * h;
+        let u = a.width() * a.height() + b.width() * b.height() - i;
+        if u > 0.0 {
+            i / u
+        } else {
+            0.0
+        }
+    };
+    ruled
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !used[*i])
+        .map(|(i, (b, _))| (i, iou(bbox, b)))
+        .filter(|&(_, v)| v >= SNAP_IOU)
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(i, _)| i)
 }
 
 fn native(e: impl std::fmt::Display) -> Error {
@@ -455,5 +501,22 @@ mod tests {
         let mut p = gl(10.0, 50);
         p.extend(gl(14.0, 10));
         assert_eq!(assemble::common_size(&p), 10.0);
+    }
+
+    #[test]
+    fn a_table_region_snaps_to_the_ruled_table_it_overlaps_most() {
+        let t = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
+        let ruled = vec![
+            (BBox::new(100.0, 100.0, 300.0, 200.0), t.clone()),
+            (BBox::new(100.0, 300.0, 300.0, 400.0), t.clone()),
+            (BBox::new(110.0, 310.0, 290.0, 390.0), t),
+        ];
+        // The model's box a little off the drawn one.
+        let region = BBox::new(95.0, 305.0, 305.0, 395.0);
+        assert_eq!(snap(&region, &ruled, &[false; 3]), Some(1));
+        assert_eq!(snap(&region, &ruled, &[false, true, false]), Some(2));
+        // A region over two tables, or half of one, is the model's.
+        assert_eq!(snap(&BBox::new(100.0, 100.0, 300.0, 400.0), &ruled, &[false; 3]), None);
+        assert_eq!(snap(&BBox::new(100.0, 100.0, 170.0, 200.0), &ruled, &[false; 3]), None);
     }
 }

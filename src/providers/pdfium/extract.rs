@@ -19,7 +19,7 @@ pub(super) fn pages(doc: &PdfDocument<'_>) -> Vec<PageGlyphs> {
             Ok(page) => out.push(page_glyphs(&page, i)),
             Err(e) => {
                 tracing::warn!(page = i, error = %e, "pdfium could not load a page");
-                out.push(PageGlyphs { width: 0.0, height: 0.0, glyphs: Vec::new() });
+                out.push(PageGlyphs::default());
             }
         }
     }
@@ -27,7 +27,7 @@ pub(super) fn pages(doc: &PdfDocument<'_>) -> Vec<PageGlyphs> {
 }
 
 /// Maps PDF user space (y up) to the displayed page (top-left origin, y down, rotation applied).
-struct Frame {
+pub(crate) struct Frame {
     left: f32,
     top: f32,
     /// Unrotated width and height.
@@ -74,7 +74,7 @@ impl Frame {
         }
     }
 
-    fn point(&self, x: f32, y: f32) -> (f32, f32) {
+    pub(crate) fn point(&self, x: f32, y: f32) -> (f32, f32) {
         let (u, v) = (x - self.left, self.top - y);
         match self.quarter_turns {
             1 => (self.h - v, u),
@@ -104,7 +104,7 @@ pub(crate) fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
         Ok(t) => t,
         Err(e) => {
             tracing::warn!(page = index, error = %e, "pdfium could not read a page's text");
-            return PageGlyphs { width, height, glyphs: Vec::new() };
+            return PageGlyphs { width, height, ..PageGlyphs::default() };
         }
     };
     let chars = text.chars();
@@ -113,8 +113,26 @@ pub(crate) fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
     // Standard fonts (`Courier-Bold`, not embedded) often report weight 400, so the name
     // decides as well; size and weight alone cannot tell `Courier` from `Courier-Bold`.
     let mut verdicts: Vec<(String, bool)> = Vec::new();
+    // pdfium gives a character outside the Basic Multilingual Plane (the mathematical
+    // alphanumerics of math fonts: 𝑁, 𝑂) as two UTF-16 surrogates, each a char of its own.
+    let mut high: Option<u32> = None;
     for c in chars.iter() {
-        let Some(ch) = c.unicode_char() else { continue };
+        let v = c.unicode_value();
+        let ch = match v {
+            0xD800..=0xDBFF => {
+                high = Some(v);
+                continue;
+            }
+            0xDC00..=0xDFFF => match high.take() {
+                Some(h) => char::from_u32(0x10000 + ((h - 0xD800) << 10) + (v - 0xDC00)),
+                None => None,
+            },
+            _ => {
+                high = None;
+                c.unicode_char()
+            }
+        };
+        let Some(ch) = ch else { continue };
         let ch = match ch {
             // pdfium reports a hyphen it takes for a soft one at a line end as U+0002 or
             // U+FFFE (a noncharacter, not a control).
@@ -157,7 +175,8 @@ pub(crate) fn page_glyphs(page: &PdfPage<'_>, index: i32) -> PageGlyphs {
         let angle = c.angle_degrees().unwrap_or(0.0);
         raw.push(Raw { glyph: Glyph { ch, bbox, size: size.abs(), bold }, angle });
     }
-    PageGlyphs { width, height, glyphs: keep_main_direction(raw) }
+    let g = super::paths::page_graphics(page, &frame);
+    PageGlyphs { width, height, glyphs: keep_main_direction(raw), rules: g.rules, art: g.art }
 }
 
 /// Drops characters whose angle is off the page's most common text angle.

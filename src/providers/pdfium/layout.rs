@@ -12,6 +12,7 @@
 //! Every threshold is relative to the document's body font size or the page size.
 
 pub(crate) mod blocks;
+pub(crate) mod tables;
 mod xycut;
 
 use crate::doc::{BBox, Block, BlockKind, Doc, Page};
@@ -38,6 +39,11 @@ pub struct PageGlyphs {
     pub height: f32,
     /// Glyphs in the order the text layer lists them.
     pub glyphs: Vec<Glyph>,
+    /// Horizontal and vertical rules the page draws (strokes, thin bars, rectangle edges),
+    /// each as its box.
+    pub rules: Vec<BBox>,
+    /// Boxes of the other things drawn: curves, slanted strokes, images.
+    pub art: Vec<BBox>,
 }
 
 /// Glyphs further apart than this many ems start a new span.
@@ -60,6 +66,9 @@ pub(crate) struct Span {
     pub(crate) chars: u32,
     /// Bold non-space glyphs.
     pub(crate) bold: u32,
+    /// For a stand-in of a table found before reading order: its index among the page's
+    /// tables (its `text` is empty).
+    pub(crate) table: Option<u32>,
 }
 
 impl Span {
@@ -81,7 +90,14 @@ impl SpanBuilder {
         let mut text = String::with_capacity(16);
         text.push(g.ch);
         SpanBuilder {
-            span: Span { bbox: g.bbox, text, size: g.size, chars: 1, bold: u32::from(g.bold) },
+            span: Span {
+                bbox: g.bbox,
+                text,
+                size: g.size,
+                chars: 1,
+                bold: u32::from(g.bold),
+                table: None,
+            },
             last: *g,
             vote: (quantize(g.size), 1),
         }
@@ -334,6 +350,29 @@ fn find_margins(pages: &[Vec<Span>], sizes: &[Page]) -> Vec<Vec<Option<bool>>> {
         .collect()
 }
 
+/// The tables one page draws as grids, with rules both ways (lattices, read as the `pdfium`
+/// provider reads them; see `docs/tables.md`), each with its box in page points (top-left
+/// origin). Rule stacks (booktabs) are left out: they state the rows only.
+/// The body size is the page's most common glyph size. What the `layout` provider snaps its
+/// table regions to.
+pub fn ruled_tables(page: &PageGlyphs) -> Vec<(BBox, crate::doc::Table)> {
+    if page.rules.is_empty() {
+        return Vec::new();
+    }
+    let mut s = spans(&page.glyphs);
+    drop_line_numbers(&mut s, page.width);
+    let body = body_size(std::slice::from_ref(&s));
+    let rules = tables::rules::Rules::new(&page.rules);
+    let input = tables::PageInput {
+        glyphs: &page.glyphs,
+        rules: &rules,
+        art: &page.art,
+        spans: &s,
+        em: body,
+    };
+    tables::find(&input).into_iter().filter(|f| f.lattice).map(|f| (f.bbox, f.table)).collect()
+}
+
 /// Builds the document: blocks in reading order over all pages.
 pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
     let sizes: Vec<Page> =
@@ -369,7 +408,43 @@ pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
         for s in &heads {
             builder.margin(Block::new(BlockKind::PageHeader, page, s.bbox, blocks::clean(&s.text)));
         }
-        let items = xycut::order(&rest, page, body);
+        let rules = tables::rules::Rules::new(&pages[p].rules);
+        let input = tables::PageInput {
+            glyphs: &pages[p].glyphs,
+            rules: &rules,
+            art: &pages[p].art,
+            spans: &rest,
+            em: body,
+        };
+        let found = tables::find(&input);
+        if !found.is_empty() {
+            let held = |s: &Span| {
+                let (cx, cy) = ((s.bbox.x0 + s.bbox.x1) * 0.5, s.center_y());
+                found.iter().any(|f| {
+                    cx >= f.bbox.x0 && cx <= f.bbox.x1 && cy >= f.bbox.y0 && cy <= f.bbox.y1
+                })
+            };
+            rest.retain(|s| !held(s));
+            for (i, f) in found.iter().enumerate() {
+                rest.push(Span {
+                    bbox: f.bbox,
+                    text: String::new(),
+                    size: body,
+                    chars: 0,
+                    bold: 0,
+                    table: Some(i as u32),
+                });
+            }
+        }
+        let tables: Vec<Block> = found
+            .into_iter()
+            .map(|f| {
+                let mut b = Block::new(BlockKind::Table, page, f.bbox, f.table.flat_text());
+                b.table = Some(f.table);
+                b
+            })
+            .collect();
+        let items = xycut::order(&rest, page, body, tables, &pages[p].glyphs, &rules);
         builder.page(page, sizes[p], items);
         for s in &feet {
             builder.margin(Block::new(BlockKind::PageFooter, page, s.bbox, blocks::clean(&s.text)));
@@ -395,7 +470,12 @@ pub(crate) mod tests {
     }
 
     fn page(lines: Vec<Vec<Glyph>>) -> PageGlyphs {
-        PageGlyphs { width: 612.0, height: 792.0, glyphs: lines.into_iter().flatten().collect() }
+        PageGlyphs {
+            width: 612.0,
+            height: 792.0,
+            glyphs: lines.into_iter().flatten().collect(),
+            ..PageGlyphs::default()
+        }
     }
 
     fn kinds(doc: &Doc) -> Vec<(BlockKind, String)> {

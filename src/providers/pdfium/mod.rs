@@ -7,8 +7,11 @@
 
 pub(crate) mod extract;
 pub mod layout;
+mod paths;
 #[cfg(test)]
 mod sample_tests;
+#[cfg(test)]
+mod table_tests;
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +19,7 @@ pub use pdfium_render::prelude::Pdfium;
 use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 
 /// Bump when the output for the same PDF changes.
-pub const ADAPTER_VERSION: u32 = 1;
+pub const ADAPTER_VERSION: u32 = 2;
 
 /// The pypdfium2 release whose `libpdfium.so` the set-up script installs.
 const PDFIUM_DIR: &str = "pdfium-5.15.2";
@@ -45,6 +48,14 @@ pub enum PdfiumError {
     /// Any other pdfium failure.
     #[error("pdfium failed: {0}")]
     Pdfium(String),
+}
+
+/// Serializes the unit tests' use of libpdfium: it is not thread-safe, and the tests of
+/// several modules run on parallel threads of one process.
+#[cfg(test)]
+pub(crate) fn test_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Binds libpdfium.
@@ -136,6 +147,13 @@ pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumErr
     let doc = open(pdfium, bytes)?;
     let pages = extract::pages(&doc);
     Ok(layout::build_doc(&pages))
+}
+
+/// Reads every page's glyphs, rules and art, before any layout (for tools and tests that
+/// look at what the layout is given).
+pub fn read_pages(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<layout::PageGlyphs>, PdfiumError> {
+    let doc = open(pdfium, bytes)?;
+    Ok(extract::pages(&doc))
 }
 
 /// Opens a document, mapping pdfium's load errors to ours.

@@ -24,6 +24,7 @@ fn lib() -> Pdfium {
 fn parsed() -> &'static [(SamplePaper, Doc)] {
     static PARSED: OnceLock<Vec<(SamplePaper, Doc)>> = OnceLock::new();
     PARSED.get_or_init(|| {
+        let _serial = super::test_lock();
         let lib = lib();
         papers()
             .into_iter()

@@ -15,7 +15,8 @@
 //! needs two rows, a side of only `(N)` numbers is no column, and a side must be a sizeable
 //! share of the region's width.
 
-use super::{Span, WORD_GAP};
+use super::tables::{self, rules::Rules};
+use super::{Glyph, Span, WORD_GAP};
 use crate::doc::{BBox, Block, BlockKind, Cell, Table};
 
 /// A gutter at least this many body ems wide can separate columns.
@@ -58,14 +59,24 @@ pub(crate) enum Item {
     Table(Block),
 }
 
-/// Returns a page's body spans as lines and tables in reading order.
-pub(crate) fn order(spans: &[Span], page: u32, body: f32) -> Vec<Item> {
+/// Returns a page's body spans as lines and tables in reading order. A span whose `table` is
+/// `Some(i)` stands for `tables[i]`, found before (ruled tables): it is read where it stands.
+pub(crate) fn order(
+    spans: &[Span],
+    page: u32,
+    body: f32,
+    tables: Vec<Block>,
+    glyphs: &[Glyph],
+    rules: &Rules,
+) -> Vec<Item> {
     let captions = spans
         .iter()
         .filter(|s| super::blocks::caption_label(&s.text) == Some(true))
         .map(|s| s.bbox)
         .collect();
-    let mut cx = Cut { spans, em: body.max(1.0), page, captions, out: Vec::new() };
+    let tables = tables.into_iter().map(Some).collect();
+    let mut cx =
+        Cut { spans, em: body.max(1.0), page, captions, tables, glyphs, rules, out: Vec::new() };
     let all: Vec<usize> = (0..spans.len()).collect();
     if !all.is_empty() {
         // The root column is the text's own extent, so indents are measured from the margin.
@@ -81,6 +92,11 @@ struct Cut<'a> {
     page: u32,
     /// Boxes of `Table N` captions on the page.
     captions: Vec<BBox>,
+    /// The tables found before reading order, taken when their stand-in span is read.
+    tables: Vec<Option<Block>>,
+    /// The page's glyphs and rules, for reading the grid of a table found by alignment.
+    glyphs: &'a [Glyph],
+    rules: &'a Rules,
     out: Vec<Item>,
 }
 
@@ -120,7 +136,20 @@ impl Cut<'_> {
 
     /// Number of distinct text rows (baselines) among `idx`.
     fn rows(&self, idx: &[usize]) -> usize {
-        let mut ys: Vec<f32> = idx.iter().map(|&i| self.spans[i].center_y()).collect();
+        // A table's stand-in counts as the rows of text its height would hold.
+        let mut ys: Vec<f32> = Vec::with_capacity(idx.len());
+        for &i in idx {
+            let s = &self.spans[i];
+            if s.table.is_some() {
+                let mut y = s.bbox.y0;
+                while y < s.bbox.y1 {
+                    ys.push(y);
+                    y += self.em;
+                }
+            } else {
+                ys.push(s.center_y());
+            }
+        }
         ys.sort_by(f32::total_cmp);
         let mut n = usize::from(!ys.is_empty());
         for w in ys.windows(2) {
@@ -337,7 +366,8 @@ impl Cut<'_> {
 
     /// Groups spans into rows, top to bottom, each row's spans left to right.
     fn row_groups(&self, idx: &[usize]) -> Vec<Vec<usize>> {
-        let mut order = idx.to_vec();
+        let mut order: Vec<usize> =
+            idx.iter().copied().filter(|&i| self.spans[i].table.is_none()).collect();
         order.sort_by(|&a, &b| self.spans[a].center_y().total_cmp(&self.spans[b].center_y()));
         let mut rows: Vec<Vec<usize>> = Vec::new();
         let mut row_box = BBox::default();
@@ -468,6 +498,18 @@ impl Cut<'_> {
         if !accept {
             return None;
         }
+        // The cells as the grid builder reads them from the words (spans, rowspans, header
+        // lines); the alignment of spans below is the fallback.
+        let pad = 0.3 * em;
+        let region = BBox::new(bbox.x0 - pad, bbox.y0 - 0.2, bbox.x1 + pad, bbox.y1 + 0.2);
+        let words = tables::words_in(self.glyphs, &region, self.rules);
+        let inner = self.rules.within(&region, 2.0);
+        if let Some(built) = tables::grid::build(&words, &inner, region, em) {
+            let t = built.table;
+            let mut b = Block::new(BlockKind::Table, self.page, bbox, t.flat_text());
+            b.table = Some(t);
+            return Some((end, b));
+        }
         let col_of = |s: &Span| {
             let cx = (s.bbox.x0 + s.bbox.x1) * 0.5;
             gutters.iter().filter(|g| (g.0 + g.1) * 0.5 < cx).count()
@@ -521,8 +563,16 @@ impl Cut<'_> {
     /// rows that form a table are emitted as one table.
     fn leaf(&mut self, idx: &[usize], col: BBox) {
         let rows = self.row_groups(idx);
+        let mut found: Vec<usize> =
+            idx.iter().copied().filter(|&i| self.spans[i].table.is_some()).collect();
+        found.sort_by(|&a, &b| self.spans[a].bbox.y0.total_cmp(&self.spans[b].bbox.y0));
+        let mut found = found.into_iter().peekable();
         let mut r = 0;
         while r < rows.len() {
+            let top = self.bbox(&rows[r]).y0;
+            while let Some(t) = found.next_if(|&t| self.spans[t].bbox.y0 <= top) {
+                self.take_table(t);
+            }
             if let Some((end, table)) = self.table_at(&rows, r) {
                 self.out.push(Item::Table(table));
                 r = end;
@@ -530,6 +580,17 @@ impl Cut<'_> {
             }
             self.emit_row(&rows[r], col);
             r += 1;
+        }
+        for t in found {
+            self.take_table(t);
+        }
+    }
+
+    /// Emits the table a stand-in span holds the place of.
+    fn take_table(&mut self, span: usize) {
+        let i = self.spans[span].table.map_or(usize::MAX, |i| i as usize);
+        if let Some(b) = self.tables.get_mut(i).and_then(Option::take) {
+            self.out.push(Item::Table(b));
         }
     }
 
@@ -595,7 +656,7 @@ mod tests {
         for l in para(72.0, 230.0, 3, "low").into_iter().chain(para(320.0, 230.0, 3, "lor")) {
             g.extend(l);
         }
-        let items = order(&spans(&g), 0, 10.0);
+        let items = order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default());
         let t = lines_of(&items);
         assert_eq!(t[0], "a title line spanning the page width");
         assert!(t[1..6].iter().all(|l| l.starts_with("left")), "{t:?}");
@@ -611,7 +672,7 @@ mod tests {
         for l in para(72.0, 100.0, 8, "left").into_iter().chain(para(320.0, 100.0, 4, "right")) {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert!(t[..8].iter().all(|l| l.starts_with("left")), "{t:?}");
     }
 
@@ -621,7 +682,7 @@ mod tests {
         g.extend(line(90.0, 100.0, 12.0, true, "Introduction"));
         g.extend(line(150.0, 140.0, 10.0, false, "x = y + z"));
         g.extend(line(500.0, 140.0, 10.0, false, "(1)"));
-        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert_eq!(t, vec!["1 Introduction".to_string(), "x = y + z (1)".to_string()]);
     }
 
@@ -639,7 +700,7 @@ mod tests {
         for l in para(320.0, 172.0, 5, "rb") {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         let firsts: Vec<&str> = t.iter().map(|l| l.split(' ').next().unwrap_or("")).collect();
         let mut want = vec!["a"];
         for w in ["la", "lb", "ra", "rb"] {
@@ -665,7 +726,7 @@ mod tests {
         for l in para(72.0, 172.0, 3, "after").into_iter().chain(para(320.0, 60.0, 12, "right")) {
             g.extend(l);
         }
-        let t = lines_of(&order(&spans(&g), 0, 10.0));
+        let t = lines_of(&order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default()));
         assert_eq!(t[3], "Table 1: Scores of the systems on the", "{t:?}");
         assert_eq!(t[4], "sets.");
         assert_eq!(t[5], "TABLE System Acc F1\nbase 71.2 68.0\nours 75.9 70.3");
@@ -681,7 +742,7 @@ mod tests {
                 g.extend(line(72.0 + c as f32 * 80.0, 120.0 + r as f32 * 12.0, 10.0, false, cell));
             }
         }
-        let items = order(&spans(&g), 0, 10.0);
+        let items = order(&spans(&g), 0, 10.0, Vec::new(), &g, &Rules::default());
         let table = items.iter().find_map(|i| match i {
             Item::Table(t) => Some(t),
             Item::Line(_) => None,
