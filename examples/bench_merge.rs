@@ -171,7 +171,7 @@ fn build(
                 dataset: "bench",
                 name: &format!("d{i:07}"),
                 source_path: "bench",
-                bytes: bytes.as_bytes(),
+                pdf: corpus::store::PdfData::Bytes(bytes.as_bytes()),
                 pages: 1,
                 truths: &[],
                 attributes: &[],

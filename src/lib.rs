@@ -22,5 +22,6 @@ pub mod sample;
 pub mod store;
 pub mod suites;
 pub mod truth;
+pub mod walk;
 
 pub use error::{Error, Result};

@@ -15,8 +15,13 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 #[derive(Args, Debug)]
 pub struct ImportArgs {
     /// Files, folders (searched recursively) or zip archives of a parser's outputs
+    ///
+    /// Folder symlinks are not followed (see --follow); only regular files are read.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// Follow folder symlinks; every folder and file is still visited once
+    #[arg(long)]
+    follow: bool,
     /// The provider id the outputs are stored under, e.g. docling-2.14 or marker-1.10
     /// (not a built-in provider's id)
     #[arg(long)]
@@ -56,6 +61,7 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> anyhow::Result<ExitCode> {
         model_version: a.model_version.as_deref(),
         dataset: a.dataset.as_deref(),
         run: Some(run),
+        follow: a.follow,
     };
     let bar = super::progress::Bar::new("import", g.quiet);
     let sum = corpus::import::import(&mut store, &opts, &bar)?;

@@ -17,8 +17,17 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 #[derive(Args, Debug)]
 pub struct IngestArgs {
     /// PDF files or folders (searched recursively for *.pdf) (can be repeated)
+    ///
+    /// Folder symlinks are not followed (see --follow); a symlink to a file is that file, and
+    /// a file reached under several names is ingested once. Only regular files are read: a
+    /// FIFO, socket or device named *.pdf is reported and skipped. PDFs may be up to 16 GiB;
+    /// above 64 MiB they are stored in chunks and read back in pieces.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
+    /// Follow folder symlinks; every folder and file is still visited once (cycles are
+    /// detected by device and inode)
+    #[arg(long)]
+    follow: bool,
     /// The dataset the documents are added to
     #[arg(long, default_value = "default")]
     dataset: String,
@@ -76,6 +85,7 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         truth: a.truth,
         run: Some(run),
         attributes: a.attributes.clone(),
+        follow: a.follow,
     };
     let bar = super::progress::Bar::new("ingest", g.quiet);
     if a.truth == Some(TruthFormat::OmniDocBench) {
@@ -139,6 +149,32 @@ fn finish(
                 }
                 for e in &sum.errors {
                     eprintln!("corpus: {}: {}", e.path, e.error);
+                }
+                let mut skipped = Vec::new();
+                if sum.dir_links_skipped > 0 {
+                    skipped.push(format!(
+                        "{} folder symlink(s) not followed (--follow follows them)",
+                        sum.dir_links_skipped
+                    ));
+                }
+                if sum.loops > 0 {
+                    skipped.push(format!("{} symlink(s) to a folder already walked", sum.loops));
+                }
+                if sum.aliases > 0 {
+                    skipped.push(format!(
+                        "{} further name(s) of a PDF already found (links)",
+                        sum.aliases
+                    ));
+                }
+                if !sum.dangling_links.is_empty() {
+                    skipped.push(format!(
+                        "{} symlink(s) to nothing, e.g. {}",
+                        sum.dangling_links.len(),
+                        sum.dangling_links[0]
+                    ));
+                }
+                if !skipped.is_empty() {
+                    eprintln!("corpus: skipped {}", skipped.join("; "));
                 }
                 if !sum.truths_missing.is_empty() {
                     eprintln!(

@@ -212,34 +212,38 @@ pub struct Skipped {
 }
 
 /// Collects the input files of `format` under `path` (a file, a folder or a zip archive).
-/// Unreadable files and refused zip entries go to `errors`; files of other formats are left
+/// Folders are walked by the one walker ([`crate::walk`]): folder symlinks only with
+/// `follow`, each file once, only regular files read. Unreadable files, files that are not
+/// regular files and refused zip entries go to `errors`; files of other formats are left
 /// out silently.
 pub fn read_inputs(
     path: &Path,
     format: ImportFormat,
+    follow: bool,
     out: &mut Vec<InputFile>,
     errors: &mut Vec<Skipped>,
 ) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::Io { path: path.into(), source: e })?;
     let is_zip = |p: &Path| p.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip"));
-    if meta.is_dir() {
-        let mut files = Vec::new();
-        walk(path, &mut files)?;
-        files.sort();
-        for f in files {
-            let rel = f.strip_prefix(path).unwrap_or(&f);
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if is_zip(&f) {
-                read_zip(&f, format, out, errors);
-            } else if parse_name(&rel, format).is_some() {
-                read_file(&f, rel, out, errors);
-            }
-        }
-    } else if is_zip(path) {
-        read_zip(path, format, out, errors);
-    } else {
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        if parse_name(&name, format).is_none() {
+    let wanted = |rel: &Path| {
+        is_zip(rel) || parse_name(&rel.to_string_lossy().replace('\\', "/"), format).is_some()
+    };
+    let w = crate::walk::walk(path, follow, &wanted)
+        .map_err(|r| Error::Usage(format!("{}: {}", r.path.display(), r.reason)))?;
+    for r in w.refused {
+        errors.push(Skipped { file: r.path.display().to_string(), reason: r.reason });
+    }
+    for d in w.dangling {
+        tracing::warn!(
+            "{}: a symlink to nothing (its target does not exist); skipped",
+            d.display()
+        );
+    }
+    if !path.is_dir() {
+        let Some(f) = w.files.into_iter().next() else { return Ok(()) };
+        let name = f.rel.to_string_lossy().into_owned();
+        if is_zip(&f.path) {
+            read_zip(&f.path, format, out, errors);
+        } else if parse_name(&name, format).is_none() {
             let want = format.extensions().join(", ");
             errors.push(Skipped {
                 file: path.display().to_string(),
@@ -249,21 +253,16 @@ pub fn read_inputs(
                 ),
             });
         } else {
-            read_file(path, name, out, errors);
+            read_file(&f.path, name, out, errors);
         }
+        return Ok(());
     }
-    Ok(())
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    let rd = std::fs::read_dir(dir).map_err(|e| Error::Io { path: dir.into(), source: e })?;
-    for e in rd {
-        let e = e.map_err(|e| Error::Io { path: dir.into(), source: e })?;
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out)?;
+    for f in w.files {
+        let rel = f.rel.to_string_lossy().replace('\\', "/");
+        if is_zip(&f.path) {
+            read_zip(&f.path, format, out, errors);
         } else {
-            out.push(p);
+            read_file(&f.path, rel, out, errors);
         }
     }
     Ok(())
@@ -271,9 +270,9 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 fn read_file(path: &Path, rel: String, out: &mut Vec<InputFile>, errors: &mut Vec<Skipped>) {
     let display = path.display().to_string();
-    match std::fs::read(path) {
+    match crate::walk::read_regular(path, MAX_FILE_BYTES, "an imported file") {
         Ok(bytes) => out.push(InputFile { display, rel, bytes }),
-        Err(e) => errors.push(Skipped { file: display, reason: e.to_string() }),
+        Err(reason) => errors.push(Skipped { file: display, reason }),
     }
 }
 
@@ -293,9 +292,9 @@ fn read_zip(
     errors: &mut Vec<Skipped>,
 ) {
     let shown = path.display().to_string();
-    let file = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) => return errors.push(Skipped { file: shown, reason: e.to_string() }),
+    let file = match crate::walk::open_regular(path, u64::MAX, "a zip archive") {
+        Ok((f, _)) => f,
+        Err(reason) => return errors.push(Skipped { file: shown, reason }),
     };
     let mut zip = match zip::ZipArchive::new(std::io::BufReader::new(file)) {
         Ok(z) => z,
@@ -447,6 +446,8 @@ pub struct ImportOptions<'a> {
     pub dataset: Option<&'a str>,
     /// The run the outputs belong to.
     pub run: Option<RunId>,
+    /// Follow folder symlinks (each folder walked once).
+    pub follow: bool,
 }
 
 /// What an import did.
@@ -498,7 +499,7 @@ pub fn import(
     let mut summary = ImportSummary::default();
     let mut files = Vec::new();
     for input in opts.inputs {
-        read_inputs(input, opts.format, &mut files, &mut summary.errors)?;
+        read_inputs(input, opts.format, opts.follow, &mut files, &mut summary.errors)?;
     }
     summary.files = files.len() as u64;
     let mut matcher = Matcher::new(store, opts.dataset)?;

@@ -36,7 +36,7 @@ impl Drop for IsolatedPageCounter {
 }
 
 impl PageCounter for IsolatedPageCounter {
-    fn pages(&mut self, path: &Path, _pdf: &[u8]) -> std::result::Result<u32, String> {
+    fn pages(&mut self, path: &Path, _pdf: Option<&[u8]>) -> std::result::Result<u32, String> {
         let abs = std::path::absolute(path).map_err(|e| format!("cannot resolve path: {e}"))?;
         let line = abs.to_str().ok_or("the path is not valid UTF-8")?.to_string();
         if line.contains('\n') {
@@ -65,6 +65,19 @@ fn decode(reply: &str) -> std::result::Result<u32, String> {
     }
 }
 
+/// Counts a file's pages: read whole when it is at most one stored chunk, else by path
+/// (pdfium reads it on demand), so a PDF of several GB is never held in memory.
+fn count_file(counter: &mut dyn PageCounter, path: &Path) -> std::result::Result<u32, String> {
+    let (f, size) = crate::walk::open_regular(path, crate::store::MAX_PDF, "a PDF")?;
+    if size > crate::store::CHUNK {
+        return counter.pages(path, None);
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(f, size + 1), &mut bytes)
+        .map_err(|e| format!("cannot read: {}", crate::walk::io_words(&e)))?;
+    counter.pages(path, Some(&bytes))
+}
+
 /// Serves page-count requests (one path per line) with `counter` until `input` closes.
 pub fn serve_pages(
     counter: &mut dyn PageCounter,
@@ -74,10 +87,7 @@ pub fn serve_pages(
     for line in input.lines() {
         let line = line.map_err(|e| Error::io("<stdin>", e))?;
         let path = Path::new(line.trim_end());
-        let reply = match std::fs::read(path) {
-            Err(e) => Err(format!("cannot read: {e}")),
-            Ok(bytes) => counter.pages(path, &bytes),
-        };
+        let reply = count_file(counter, path);
         let text = match reply {
             Ok(n) => format!("ok {n}\n"),
             Err(msg) => format!("error {}\n", serde_json::Value::String(msg)),
@@ -94,11 +104,11 @@ mod tests {
 
     struct Fixed;
     impl PageCounter for Fixed {
-        fn pages(&mut self, _: &Path, pdf: &[u8]) -> std::result::Result<u32, String> {
-            if pdf.is_empty() {
+        fn pages(&mut self, _: &Path, pdf: Option<&[u8]>) -> std::result::Result<u32, String> {
+            if pdf.is_none_or(|p| p.is_empty()) {
                 Err("empty \"file\"".into())
             } else {
-                Ok(pdf.len() as u32)
+                Ok(pdf.map_or(0, |p| p.len()) as u32)
             }
         }
     }
@@ -116,7 +126,7 @@ mod tests {
             String::from_utf8(out).unwrap().lines().map(String::from).collect();
         assert_eq!(decode(&lines[0]), Ok(5));
         assert_eq!(decode(&lines[1]), Err("empty \"file\"".to_string()));
-        assert!(decode(&lines[2]).unwrap_err().starts_with("cannot read"));
+        assert!(decode(&lines[2]).unwrap_err().starts_with("cannot open"));
         assert!(decode("garbage").is_err());
     }
 }

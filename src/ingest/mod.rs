@@ -6,6 +6,7 @@
 //! malformed ground truth is rejected with its path and the parse error while its PDF still
 //! ingests.
 
+use std::io::{Read, Seek};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -22,9 +23,10 @@ pub mod omnidoc;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
 pub trait PageCounter {
-    /// Returns the page count of the PDF at `path` (whose bytes are `pdf`), or why it is not
-    /// a usable PDF.
-    fn pages(&mut self, path: &Path, pdf: &[u8]) -> std::result::Result<u32, String>;
+    /// Returns the page count of the PDF at `path`, or why it is not a usable PDF. `pdf` is
+    /// its bytes when they are in memory; a PDF larger than one stored chunk is read from
+    /// `path` instead (`None`).
+    fn pages(&mut self, path: &Path, pdf: Option<&[u8]>) -> std::result::Result<u32, String>;
 }
 
 /// What to ingest.
@@ -41,6 +43,8 @@ pub struct IngestOptions {
     /// Attributes (name, value) set on every document ingested (for `report --by
     /// attribute:<name>`).
     pub attributes: Vec<(String, String)>,
+    /// Follow folder symlinks (each folder is walked once: `docs/walking.md`).
+    pub follow: bool,
 }
 
 /// One file that could not be ingested (or whose truth was rejected).
@@ -71,6 +75,14 @@ pub struct IngestSummary {
     pub truths_missing: Vec<String>,
     /// Per-file errors.
     pub errors: Vec<FileError>,
+    /// Folder symlinks not followed (without `--follow`).
+    pub dir_links_skipped: u64,
+    /// Links back to a folder already being walked (with `--follow`), not walked again.
+    pub loops: u64,
+    /// Symlinks whose target does not exist.
+    pub dangling_links: Vec<String>,
+    /// Further names (symlinks, hard links) of PDFs already found, not ingested again.
+    pub aliases: u64,
 }
 
 impl IngestSummary {
@@ -101,7 +113,7 @@ pub fn ingest(
     for p in &opts.paths {
         match opts.truth {
             Some(TruthFormat::OlmocrBench) => bench.collect(p, &mut files, &mut summary)?,
-            _ => collect(p, &mut files)?,
+            _ => collect(p, opts.follow, &mut files, &mut summary)?,
         }
     }
     for e in &summary.errors {
@@ -155,7 +167,7 @@ impl BenchTruths {
         let tests = olmocr::load(&layout.tests);
         summary.errors.extend(tests.errors.iter().cloned());
         let start = files.len();
-        collect(&layout.pdfs, files)?;
+        collect(&layout.pdfs, false, files, summary)?;
         let names: std::collections::HashSet<&str> =
             files[start..].iter().map(|(_, n)| n.as_str()).collect();
         let mut orphans: Vec<&String> =
@@ -193,14 +205,38 @@ fn ingest_one(
     summary: &mut IngestSummary,
 ) -> std::result::Result<(), String> {
     let (path, name) = (found.path, found.name);
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read: {e}"))?;
-    let hash = blake3::hash(&bytes).to_hex().to_string();
+    let (mut file, size) = crate::walk::open_regular(path, crate::store::MAX_PDF, "a PDF")?;
+    let read_err = |e: std::io::Error| format!("cannot read: {}", crate::walk::io_words(&e));
+    let mut bytes = Vec::new();
+    let hash = if size <= crate::store::CHUNK {
+        bytes.reserve_exact(size as usize);
+        (&mut file).take(size + 1).read_to_end(&mut bytes).map_err(read_err)?;
+        blake3::hash(&bytes).to_hex().to_string()
+    } else {
+        // Too large to hold: hashed while streaming, stored in chunks from the file.
+        let (hash, n) = crate::store::hash_file(&mut file, size).map_err(read_err)?;
+        if n != size {
+            return Err(format!("the file changed while it was read ({size} then {n} bytes)"));
+        }
+        hash
+    };
+    if bytes.len() as u64 > size {
+        return Err("the file grew while it was read".into());
+    }
+    let streamed = size > crate::store::CHUNK;
     let known = store.document_by_hash(&hash).map_err(|e| e.to_string())?;
     let pages = match known {
         Some((_, pages)) => pages,
+        None if streamed => {
+            let mut head = Vec::with_capacity(1024);
+            file.seek(std::io::SeekFrom::Start(0)).map_err(read_err)?;
+            (&mut file).take(1024).read_to_end(&mut head).map_err(read_err)?;
+            check_pdf_header(&head)?;
+            counter.pages(path, None)?
+        }
         None => {
             check_pdf_header(&bytes)?;
-            counter.pages(path, &bytes)?
+            counter.pages(path, Some(&bytes))?
         }
     };
     // A truth is attached whole or not at all: one malformed part rejects every part.
@@ -222,7 +258,9 @@ fn ingest_one(
         }
         for (part, tp) in parts {
             let shown = tp.display().to_string();
-            let b = std::fs::read(&tp).map_err(|e| format!("{shown}: cannot read: {e}"))?;
+            let b =
+                crate::walk::read_regular(&tp, crate::walk::MAX_TEXT_FILE, "a ground-truth file")
+                    .map_err(|e| format!("{shown}: {e}"))?;
             if let Err(e) = format.validate(&b) {
                 // The PDF still ingests; the truth is rejected and reported.
                 let error = format!("malformed {} ground truth: {e}", format.as_str());
@@ -258,7 +296,11 @@ fn ingest_one(
         dataset: &opts.dataset,
         name,
         source_path: &shown,
-        bytes: &bytes,
+        pdf: if streamed {
+            crate::store::PdfData::File { path, size, hash: &hash }
+        } else {
+            crate::store::PdfData::Bytes(&bytes)
+        },
         pages,
         truths: &truths,
         attributes: &attributes,
@@ -284,40 +326,47 @@ fn check_pdf_header(bytes: &[u8]) -> std::result::Result<(), String> {
 }
 
 /// Collects (file, name) pairs: a file is named by its stem; files in a folder by their
-/// path relative to it, without the `.pdf` extension, with `/` separators.
-fn collect(path: &Path, out: &mut Vec<(PathBuf, String)>) -> Result<()> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.is_file() {
-        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        out.push((path.to_path_buf(), name));
-        return Ok(());
+/// path relative to it, without the `.pdf` extension, with `/` separators. The walk's
+/// refusals become per-file errors; skipped links are counted in `summary`.
+fn collect(
+    path: &Path,
+    follow: bool,
+    out: &mut Vec<(PathBuf, String)>,
+    summary: &mut IngestSummary,
+) -> Result<()> {
+    let is_pdf = |rel: &Path| rel.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf"));
+    let w = crate::walk::walk(path, follow, &is_pdf)
+        .map_err(|r| Error::Usage(format!("{}: {}", r.path.display(), r.reason)))?;
+    let single = !path.is_dir();
+    for f in w.files {
+        let name = if single {
+            path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default()
+        } else {
+            f.rel
+                .with_extension("")
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+                .join("/")
+        };
+        out.push((f.path, name));
     }
-    let mut found = Vec::new();
-    walk(path, &mut found)?;
-    found.sort();
-    for f in found {
-        let rel = f.strip_prefix(path).unwrap_or(&f).with_extension("");
-        let name = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        out.push((f, name));
+    for r in w.refused {
+        summary.errors.push(FileError { path: r.path.display().to_string(), error: r.reason });
     }
-    Ok(())
-}
-
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
-        let entry = entry.map_err(|e| Error::io(dir, e))?;
-        let p = entry.path();
-        let ft = entry.file_type().map_err(|e| Error::io(&p, e))?;
-        if ft.is_dir() || (ft.is_symlink() && p.is_dir()) {
-            walk(&p, out)?;
-        } else if p.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf")) {
-            out.push(p);
-        }
+    for d in w.dangling {
+        tracing::warn!(
+            "{}: a symlink to nothing (its target does not exist); skipped",
+            d.display()
+        );
+        summary.dangling_links.push(d.display().to_string());
     }
+    for l in &w.dir_links_skipped {
+        tracing::debug!("{}: a folder symlink, not followed (use --follow)", l.display());
+    }
+    summary.dir_links_skipped += w.dir_links_skipped.len() as u64;
+    summary.loops += w.loops.len() as u64;
+    summary.aliases += w.aliases;
     Ok(())
 }
 
@@ -329,7 +378,8 @@ mod tests {
     /// Counts "pages" as the number of `/Type /Page ` markers; refuses `%BROKEN`.
     struct FakeCounter;
     impl PageCounter for FakeCounter {
-        fn pages(&mut self, _: &Path, pdf: &[u8]) -> std::result::Result<u32, String> {
+        fn pages(&mut self, _: &Path, pdf: Option<&[u8]>) -> std::result::Result<u32, String> {
+            let pdf = pdf.unwrap_or_default();
             if pdf.windows(7).any(|w| w == b"%BROKEN") {
                 return Err("truncated or damaged PDF".into());
             }
@@ -338,7 +388,14 @@ mod tests {
     }
 
     fn opts(paths: Vec<PathBuf>, truth: Option<TruthFormat>) -> IngestOptions {
-        IngestOptions { paths, dataset: "ds".into(), truth, run: None, attributes: Vec::new() }
+        IngestOptions {
+            paths,
+            dataset: "ds".into(),
+            truth,
+            run: None,
+            attributes: Vec::new(),
+            follow: false,
+        }
     }
 
     #[test]
@@ -349,7 +406,7 @@ mod tests {
         std::fs::write(d.path().join("sub/b.PDF"), b"%PDF-1.4 b").unwrap();
         std::fs::write(d.path().join("notes.txt"), b"x").unwrap();
         let mut found = Vec::new();
-        collect(d.path(), &mut found).unwrap();
+        collect(d.path(), false, &mut found, &mut IngestSummary::default()).unwrap();
         let names: Vec<&str> = found.iter().map(|(_, n)| n.as_str()).collect();
         assert_eq!(names, ["a", "sub/b"]);
     }

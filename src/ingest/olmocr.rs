@@ -109,10 +109,12 @@ pub fn load(dir: &Path) -> BenchTests {
     for path in jsonl_files(dir) {
         let shown = path.display().to_string();
         let group = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-        let text = match std::fs::read_to_string(&path) {
+        let read = crate::walk::read_regular(&path, crate::walk::MAX_TEXT_FILE, "a test file")
+            .and_then(|b| String::from_utf8(b).map_err(|_| "not UTF-8 text".to_string()));
+        let text = match read {
             Ok(t) => t,
-            Err(e) => {
-                out.errors.push(FileError { path: shown, error: format!("cannot read: {e}") });
+            Err(error) => {
+                out.errors.push(FileError { path: shown, error });
                 continue;
             }
         };

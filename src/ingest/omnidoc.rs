@@ -38,8 +38,9 @@ pub fn ingest_omnidocbench(
     run: Option<RunId>,
     progress: &dyn Progress,
 ) -> Result<IngestSummary> {
-    let bytes = std::fs::read(json).map_err(|e| Error::Io { path: json.into(), source: e })?;
     let bad = |msg: String| Error::BadInput { path: json.into(), msg };
+    let bytes = crate::walk::read_regular(json, crate::walk::MAX_TEXT_FILE, "a ground-truth file")
+        .map_err(bad)?;
     let raw: Vec<Value> = serde_json::from_slice(&bytes)
         .map_err(|e| bad(format!("not an OmniDocBench JSON list of pages: {e}")))?;
     let default_images = json.parent().unwrap_or(Path::new(".")).join("images");
@@ -61,7 +62,7 @@ pub fn ingest_omnidocbench(
         summary.files += 1;
         let image = images.join(page.image_name());
         let result = (|| -> std::result::Result<(), String> {
-            let pixels = std::fs::read(&image)
+            let pixels = crate::walk::read_regular(&image, crate::store::CHUNK, "a page image")
                 .map_err(|e| format!("page image {}: {e}", image.display()))?;
             let truth = serde_json::to_vec(value).map_err(|e| e.to_string())?;
             let attributes: Vec<(String, String)> = page
@@ -77,7 +78,7 @@ pub fn ingest_omnidocbench(
                     dataset,
                     name: page.stem(),
                     source_path: &source,
-                    bytes: &pixels,
+                    pdf: crate::store::PdfData::Bytes(&pixels),
                     pages: 1,
                     truths: &[TruthFile {
                         format: FORMAT,

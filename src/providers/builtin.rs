@@ -54,12 +54,26 @@ struct PdfiumEngine {
 
 impl Engine for PdfiumEngine {
     fn run(&mut self, bytes: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
-        let mut doc = pdf::parse(&self.pdfium, bytes).map_err(|e| e.to_string())?;
-        if *pages != PageSelection::All {
-            doc.blocks.retain(|b| pages.contains(b.page));
-        }
-        Ok(doc)
+        let doc = pdf::parse(&self.pdfium, bytes).map_err(|e| e.to_string())?;
+        Ok(select(doc, pages))
     }
+
+    fn run_reader(
+        &mut self,
+        reader: &mut dyn super::PdfRead,
+        pages: &PageSelection,
+    ) -> std::result::Result<Doc, String> {
+        let doc = pdf::parse_reader(&self.pdfium, reader).map_err(|e| e.to_string())?;
+        Ok(select(doc, pages))
+    }
+}
+
+/// Keeps the blocks of the selected pages.
+fn select(mut doc: Doc, pages: &PageSelection) -> Doc {
+    if *pages != PageSelection::All {
+        doc.blocks.retain(|b| pages.contains(b.page));
+    }
+    doc
 }
 
 /// Counts pages with pdfium, binding the library on first use.
@@ -69,13 +83,21 @@ pub struct PdfiumPageCounter {
 }
 
 impl crate::ingest::PageCounter for PdfiumPageCounter {
-    fn pages(&mut self, _path: &std::path::Path, bytes: &[u8]) -> std::result::Result<u32, String> {
+    fn pages(
+        &mut self,
+        path: &std::path::Path,
+        bytes: Option<&[u8]>,
+    ) -> std::result::Result<u32, String> {
         if self.pdfium.is_none() {
             self.pdfium = Some(pdf::bind().map_err(|e| e.to_string())?);
         }
         // Invariant: bound just above.
         let p = self.pdfium.as_ref().expect("pdfium is bound");
-        pdf::page_count(p, bytes).map_err(|e| e.to_string())
+        match bytes {
+            Some(b) => pdf::page_count(p, b),
+            None => pdf::page_count_file(p, path),
+        }
+        .map_err(|e| e.to_string())
     }
 }
 

@@ -113,13 +113,36 @@ impl Provider for CommandProvider {
 
 impl Engine for CommandProvider {
     fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
+        self.run_on(pages, &mut |input| std::fs::write(input, pdf))
+    }
+
+    fn run_reader(
+        &mut self,
+        pdf: &mut dyn super::PdfRead,
+        pages: &PageSelection,
+    ) -> std::result::Result<Doc, String> {
+        // The tool reads a file: the stored PDF is copied to it in pieces.
+        self.run_on(pages, &mut |input| {
+            let mut f = std::fs::File::create(input)?;
+            std::io::copy(pdf, &mut f).map(drop)
+        })
+    }
+}
+
+impl CommandProvider {
+    /// Runs the tool on the PDF that `write` puts at the input path.
+    fn run_on(
+        &mut self,
+        pages: &PageSelection,
+        write: &mut dyn FnMut(&Path) -> std::io::Result<()>,
+    ) -> std::result::Result<Doc, String> {
         let dir = tempfile::Builder::new()
             .prefix("corpus-command-")
             .tempdir()
             .map_err(|e| format!("cannot make a temporary folder: {e}"))?;
         let input = dir.path().join("input.pdf");
         let outdir = dir.path().join("out");
-        std::fs::write(&input, pdf).map_err(|e| format!("writing {}: {e}", input.display()))?;
+        write(&input).map_err(|e| format!("writing {}: {e}", input.display()))?;
         std::fs::create_dir(&outdir).map_err(|e| format!("creating {}: {e}", outdir.display()))?;
         let pages = pages.to_string();
         let subst = |a: &str| {

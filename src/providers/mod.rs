@@ -66,7 +66,24 @@ pub trait Provider: Send + Sync {
 pub trait Engine {
     /// Parses one PDF. An `Err` is a per-document failure, recorded with its message.
     fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String>;
+
+    /// Parses a PDF too large to hold in memory, read on demand from `pdf` (a stored blob:
+    /// see `docs/large-files.md`). Providers that can read a PDF in pieces override this;
+    /// the default reads it whole, once, and calls [`Engine::run`].
+    fn run_reader(
+        &mut self,
+        pdf: &mut dyn PdfRead,
+        pages: &PageSelection,
+    ) -> std::result::Result<Doc, String> {
+        let mut bytes = Vec::new();
+        pdf.read_to_end(&mut bytes).map_err(|e| format!("cannot read the stored PDF: {e}"))?;
+        self.run(&bytes, pages)
+    }
 }
+
+/// A PDF read on demand: `Read + Seek`.
+pub trait PdfRead: std::io::Read + std::io::Seek {}
+impl<R: std::io::Read + std::io::Seek> PdfRead for R {}
 
 /// Returns every provider this build knows, test-only ones included only when
 /// `CORPUS_TEST_PROVIDERS=1`.

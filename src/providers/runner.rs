@@ -190,8 +190,8 @@ pub fn run_ocr(
         Executor::InProcess => {
             let mut engine = p.load()?;
             while let Some(job) = todo.pop_front() {
-                let pdf = store.blob(&job.doc.hash)?.ok_or_else(|| missing_blob(&job.doc))?;
-                let reply = run_one(engine.as_mut(), &pdf, &opts.pages);
+                let pdf = store.pdf(&job.doc.hash)?.ok_or_else(|| missing_blob(&job.doc))?;
+                let reply = run_one(engine.as_mut(), pdf, &opts.pages);
                 if !record(store, &job, reply)? && opts.fail_fast {
                     break;
                 }
@@ -289,8 +289,8 @@ fn thread_worker(
         Err(e) => return drop(tx.send(Err(e.to_string()))),
     };
     while let Some(job) = next_job(queue) {
-        let reply = match store.blob(&job.doc.hash) {
-            Ok(Some(pdf)) => run_one(engine.as_mut(), &pdf, pages),
+        let reply = match store.pdf(&job.doc.hash) {
+            Ok(Some(pdf)) => run_one(engine.as_mut(), pdf, pages),
             Ok(None) => Reply::Error { wall_ms: 0, message: missing_blob(&job.doc).to_string() },
             Err(e) => Reply::Error { wall_ms: 0, message: e.to_string() },
         };

@@ -76,11 +76,16 @@ impl Engine for FaultyEngine {
 pub struct FaultyPageCounter<C>(pub C);
 
 impl<C: crate::ingest::PageCounter> crate::ingest::PageCounter for FaultyPageCounter<C> {
-    fn pages(&mut self, path: &std::path::Path, pdf: &[u8]) -> std::result::Result<u32, String> {
-        if contains(pdf, b"%CORPUS-PAGES-CRASH") {
+    fn pages(
+        &mut self,
+        path: &std::path::Path,
+        pdf: Option<&[u8]>,
+    ) -> std::result::Result<u32, String> {
+        let has = |m: &[u8]| pdf.is_some_and(|p| contains(p, m));
+        if has(b"%CORPUS-PAGES-CRASH") {
             std::process::abort();
         }
-        if contains(pdf, b"%CORPUS-PAGES-HANG") {
+        if has(b"%CORPUS-PAGES-HANG") {
             loop {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }

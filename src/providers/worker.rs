@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use crate::error::{Error, Result};
-use crate::store::Store;
+use crate::store::{Store, StoredPdf};
 
 use super::{Engine, PageSelection, Provider};
 
@@ -67,9 +67,14 @@ impl Reply {
 }
 
 /// Parses one PDF with a loaded engine, turning a panic into a per-document error.
-pub fn run_one(engine: &mut dyn Engine, pdf: &[u8], pages: &PageSelection) -> Reply {
+///
+/// A small PDF is parsed from memory; a large one is read on demand from the store.
+pub fn run_one(engine: &mut dyn Engine, pdf: StoredPdf<'_>, pages: &PageSelection) -> Reply {
     let t0 = Instant::now();
-    let result = catch_unwind(AssertUnwindSafe(|| engine.run(pdf, pages)));
+    let result = catch_unwind(AssertUnwindSafe(|| match pdf {
+        StoredPdf::Bytes(bytes) => engine.run(&bytes, pages),
+        StoredPdf::Reader(mut r) => engine.run_reader(&mut r, pages),
+    }));
     let wall_ms = t0.elapsed().as_millis() as u64;
     match result {
         Ok(Ok(doc)) => match serde_json::to_string(&doc) {
@@ -105,7 +110,7 @@ pub fn serve(
         if hash.is_empty() {
             continue;
         }
-        let reply = match store.blob(hash)? {
+        let reply = match store.pdf(hash)? {
             None => {
                 Reply::Error { wall_ms: 0, message: format!("blob {hash} is not in the store") }
             }
@@ -115,7 +120,7 @@ pub fn serve(
                 }
                 // Invariant: loaded just above.
                 let e = engine.as_deref_mut().expect("engine is loaded");
-                run_one(e, &pdf, pages)
+                run_one(e, pdf, pages)
             }
         };
         let mut text = reply.encode();

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use crate::doc::Doc;
 
+pub mod large;
 mod layout;
 mod papers;
 pub mod pdf;

@@ -14,14 +14,31 @@ pub struct IngestDoc<'a> {
     pub name: &'a str,
     /// Where it came from, for messages.
     pub source_path: &'a str,
-    /// The PDF bytes.
-    pub bytes: &'a [u8],
+    /// The PDF.
+    pub pdf: PdfData<'a>,
     /// Page count.
     pub pages: u32,
     /// Ground-truth files to attach (one, or several parts of one truth).
     pub truths: &'a [TruthFile<'a>],
     /// Attributes (name, value) to set on the document in this dataset.
     pub attributes: &'a [(String, String)],
+}
+
+/// A PDF's bytes as ingest has them.
+#[derive(Debug, Clone, Copy)]
+pub enum PdfData<'a> {
+    /// In memory.
+    Bytes(&'a [u8]),
+    /// A file too large to hold in memory, hashed beforehand (`hash`, `size`): stored in
+    /// chunks from the file, hashed again on the way, refused if it changed since.
+    File {
+        /// The file.
+        path: &'a std::path::Path,
+        /// Its size when it was hashed.
+        size: u64,
+        /// Its blake3 (hex).
+        hash: &'a str,
+    },
 }
 
 /// One ground-truth file to store verbatim.
@@ -112,7 +129,10 @@ impl Store {
     pub fn ingest(&mut self, doc: &IngestDoc<'_>) -> Result<IngestOutcome> {
         let tx = self.conn.transaction()?;
         let dataset = ensure_dataset(&tx, doc.dataset)?;
-        let hash = blake3::hash(doc.bytes).to_hex().to_string();
+        let hash = match doc.pdf {
+            PdfData::Bytes(b) => blake3::hash(b).to_hex().to_string(),
+            PdfData::File { hash, .. } => hash.to_string(),
+        };
         let existing: Option<i64> = tx
             .prepare_cached("SELECT id FROM documents WHERE blob = ?1")?
             .query_row([&hash], |r| r.get(0))
@@ -120,7 +140,13 @@ impl Store {
         let (document, new_document) = match existing {
             Some(id) => (id, false),
             None => {
-                put_blob(&tx, doc.bytes, document_media_type(doc.bytes))?;
+                match doc.pdf {
+                    PdfData::Bytes(b) => drop(put_blob(&tx, b, document_media_type(b))?),
+                    PdfData::File { path, size, hash } => {
+                        let kind = "application/pdf";
+                        super::blobs::put_file_blob(&tx, path, size, hash, kind, super::CHUNK)?;
+                    }
+                }
                 tx.prepare_cached(
                     "INSERT INTO documents (blob, pages, created_at) VALUES (?1, ?2, ?3)",
                 )?
@@ -351,7 +377,7 @@ mod tests {
             dataset,
             name,
             source_path: name,
-            bytes,
+            pdf: PdfData::Bytes(bytes),
             pages: 1,
             truths: &[],
             attributes: &[],

@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_runs_view", include_str!("../../schema/0003_runs_view.sql")),
     ("0004_latest_scores", include_str!("../../schema/0004_latest_scores.sql")),
     ("0005_run_provenance", include_str!("../../schema/0005_run_provenance.sql")),
+    ("0006_blob_chunks", include_str!("../../schema/0006_blob_chunks.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.

@@ -10,6 +10,7 @@
 //! Concurrency: WAL mode, so readers (`corpus sql`, notebooks) never block the one writer;
 //! a busy timeout makes a second writer wait instead of failing at once.
 
+mod blobs;
 mod docs;
 pub mod merge;
 mod metrics;
@@ -28,7 +29,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use crate::error::{Error, Result};
 
-pub use docs::{DocumentRow, IngestDoc, IngestOutcome, TruthFile, TruthRow};
+pub use blobs::{hash_file, BlobReader, StoredPdf, CHUNK, MAX_PDF};
+pub use docs::{DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthRow};
 pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
@@ -161,9 +163,18 @@ impl Store {
     }
 
     /// Returns a blob's bytes, or `None` if no blob has this hash.
+    /// A blob stored in chunks (larger than [`CHUNK`]) is read whole; providers read PDFs
+    /// through [`Store::pdf`] instead.
     pub fn blob(&self, hash: &str) -> Result<Option<Vec<u8>>> {
-        let mut st = self.conn.prepare_cached("SELECT data FROM blobs WHERE hash = ?1")?;
-        optional(st.query_row([hash], |r| r.get(0)))
+        let mut st = self.conn.prepare_cached("SELECT chunks, data FROM blobs WHERE hash = ?1")?;
+        match optional(st.query_row([hash], |r| Ok((r.get::<_, i64>(0)?, r.get(1)?))))? {
+            None => Ok(None),
+            Some((0, data)) => Ok(Some(data)),
+            Some(_) => match self.blob_reader(hash)? {
+                Some(r) => Ok(Some(r.read_all()?)),
+                None => Ok(None),
+            },
+        }
     }
 }
 

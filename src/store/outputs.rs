@@ -198,7 +198,7 @@ mod tests {
                 dataset: "d",
                 name: "a",
                 source_path: "a.pdf",
-                bytes: b"pdf",
+                pdf: crate::store::PdfData::Bytes(b"pdf"),
                 pages: 1,
                 truths: &[],
                 attributes: &[],

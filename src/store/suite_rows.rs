@@ -204,7 +204,7 @@ mod tests {
                 dataset: "d",
                 name: "a",
                 source_path: "a.pdf",
-                bytes: b"pdf",
+                pdf: crate::store::PdfData::Bytes(b"pdf"),
                 pages: 1,
                 truths: &truth,
                 attributes: &[],

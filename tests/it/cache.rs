@@ -66,7 +66,7 @@ fn store_with(n: usize) -> Store {
             dataset: "d",
             name: &format!("doc{i}"),
             source_path: "x",
-            bytes: bytes.as_bytes(),
+            pdf: corpus::store::PdfData::Bytes(bytes.as_bytes()),
             pages: 1,
             truths: &[],
             attributes: &[],

@@ -3,6 +3,7 @@
 
 mod cache;
 mod cli;
+mod files;
 mod import;
 mod layout;
 mod notebook;

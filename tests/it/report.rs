@@ -33,7 +33,7 @@ fn store() -> (tempfile::TempDir, PathBuf, i64) {
                 dataset: "set",
                 name,
                 source_path: name,
-                bytes: bytes.as_bytes(),
+                pdf: corpus::store::PdfData::Bytes(bytes.as_bytes()),
                 pages: 1,
                 truths: &[truth],
                 attributes: &[("lang".to_string(), lang.to_string())],

@@ -166,7 +166,46 @@ pub fn open<'a>(
     if !head.windows(5).any(|w| w == b"%PDF-") {
         return Err(PdfiumError::NotPdf);
     }
-    pdfium.load_pdf_from_byte_slice(bytes, None).map_err(|e| match e {
+    pdfium.load_pdf_from_byte_slice(bytes, None).map_err(load_error)
+}
+
+/// Opens a document that pdfium reads on demand from `reader` (a PDF too large to hold in
+/// memory: a file, or a stored blob read in pieces), mapping load errors as [`open`] does.
+pub fn open_reader<'a, R: std::io::Read + std::io::Seek + 'a>(
+    pdfium: &'a Pdfium,
+    mut reader: R,
+) -> Result<pdfium_render::prelude::PdfDocument<'a>, PdfiumError> {
+    use std::io::Read as _;
+    let mut head = Vec::with_capacity(1024);
+    let io = |e: std::io::Error| PdfiumError::Pdfium(format!("cannot read the PDF: {e}"));
+    (&mut reader).take(1024).read_to_end(&mut head).map_err(io)?;
+    if !head.windows(5).any(|w| w == b"%PDF-") {
+        return Err(PdfiumError::NotPdf);
+    }
+    reader.seek(std::io::SeekFrom::Start(0)).map_err(io)?;
+    pdfium.load_pdf_from_reader(reader, None).map_err(load_error)
+}
+
+/// Counts the pages of a PDF file that pdfium reads on demand.
+pub fn page_count_file(pdfium: &Pdfium, path: &std::path::Path) -> Result<u32, PdfiumError> {
+    let f = std::fs::File::open(path)
+        .map_err(|e| PdfiumError::Pdfium(format!("cannot open: {}", crate::walk::io_words(&e))))?;
+    let doc = open_reader(pdfium, std::io::BufReader::with_capacity(1 << 16, f))?;
+    Ok(u32::try_from(doc.pages().len()).unwrap_or(0))
+}
+
+/// Parses a PDF that pdfium reads on demand from `reader` (see [`open_reader`]).
+pub fn parse_reader<R: std::io::Read + std::io::Seek>(
+    pdfium: &Pdfium,
+    reader: R,
+) -> Result<crate::doc::Doc, PdfiumError> {
+    let doc = open_reader(pdfium, reader)?;
+    let pages = extract::pages(&doc);
+    Ok(layout::build_doc(&pages))
+}
+
+fn load_error(e: RawError) -> PdfiumError {
+    match e {
         RawError::PdfiumLibraryInternalError(
             PdfiumInternalError::PasswordError | PdfiumInternalError::SecurityError,
         ) => PdfiumError::Encrypted,
@@ -174,5 +213,5 @@ pub fn open<'a>(
             PdfiumInternalError::FormatError | PdfiumInternalError::FileError,
         ) => PdfiumError::Damaged,
         other => PdfiumError::Pdfium(other.to_string()),
-    })
+    }
 }
