@@ -245,7 +245,9 @@ impl TruthFormat {
         r.map_err(|e| e.to_string())
     }
 
-    /// Reads a stored truth (its parts as (part, bytes)) into the paper suite's [`Paper`].
+    /// Reads a stored truth (its parts as (part, bytes)) into a [`Paper`], as its format's
+    /// reader gives it (the `truth` provider renders this; the suite scores
+    /// [`paper::canonical`] of it, see [`TruthGroup::load_paper`]).
     pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, String> {
         if let [(_, bytes)] = parts {
             let mut p = self.read_one(bytes)?;
@@ -294,8 +296,15 @@ impl TruthGroup {
         h.finalize().to_hex().to_string()
     }
 
-    /// Reads the truth from the store into a [`Paper`].
+    /// Reads the truth from the store as the paper suite scores it: read by its format's
+    /// reader, then put through the linearizer that every prediction goes through
+    /// ([`paper::canonical`]), so that one extractor makes both sides of every comparison.
     pub fn load_paper(&self, store: &Store) -> Result<Paper> {
+        self.read_paper(store).map(|p| paper::canonical(&p))
+    }
+
+    /// Reads the truth from the store into a [`Paper`] as its format's reader gives it.
+    pub fn read_paper(&self, store: &Store) -> Result<Paper> {
         let mut blobs = Vec::with_capacity(self.parts.len());
         for p in &self.parts {
             let bytes = store.blob(&p.blob)?.ok_or_else(|| {

@@ -21,7 +21,7 @@ use crate::normalize::{
 use crate::paper::{mentions, Paper};
 
 /// The version of the suite's rules. Bump it when any metric changes its meaning.
-pub const PAPER_SUITE_VERSION: u32 = 1;
+pub const PAPER_SUITE_VERSION: u32 = 2;
 
 /// The headline metric ids, in column order (Text, Table, Formula, Order, Refs, Mentions).
 pub const HEADLINE: [&str; 6] = ["text_r", "tbl_num_cov", "formula", "order", "ref_r", "men_r"];

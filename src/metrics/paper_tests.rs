@@ -183,7 +183,11 @@ fn paper_of(sections: &[(&str, &str)]) -> Paper {
         sections: Some(
             sections
                 .iter()
-                .map(|(h, t)| Section { heading: Some(h.to_string()), text: t.to_string() })
+                .map(|(h, t)| Section {
+                    heading: Some(h.to_string()),
+                    level: None,
+                    text: t.to_string(),
+                })
                 .collect(),
         ),
         ..Paper::default()
@@ -308,9 +312,12 @@ fn peerread_written_from_a_doc_reads_back() {
     let g = gt();
     let p = from_doc(&to_doc(&g));
     let back = read_peerread(write_peerread(&p, "1.pdf").as_bytes()).unwrap();
-    // PeerRead cannot mark tables; everything else survives.
+    // PeerRead cannot mark tables or heading levels; everything else survives.
     let mut want = p.clone();
     want.tables = None;
+    for s in want.sections.iter_mut().flatten() {
+        s.level = None;
+    }
     assert_eq!(back, want);
     assert_perfect(&score(&g, &back), "written and read back");
 }
@@ -425,6 +432,7 @@ pub(crate) fn synthetic(chars: usize, seed: u64) -> Paper {
             authors: vec![format!("Ann Name{i}"), format!("Bo Other{i}")],
             venue: Some("ACL".into()),
             year: Some(format!("{}", 1990 + i % 30)),
+            ..Reference::default()
         })
         .collect();
     let mut sections = Vec::new();
@@ -456,7 +464,11 @@ pub(crate) fn synthetic(chars: usize, seed: u64) -> Paper {
             text.push('\n');
         }
         total += text.len();
-        sections.push(Section { heading: Some(format!("{} Section {s}", s + 1)), text });
+        sections.push(Section {
+            heading: Some(format!("{} Section {s}", s + 1)),
+            level: None,
+            text,
+        });
         s += 1;
     }
     let mut p = Paper {
@@ -514,4 +526,35 @@ fn scoring_is_fast() {
         );
         assert!(heavy.as_millis() < 1000, "{heavy:?}");
     }
+}
+
+/// Issue 19: a `biblStruct` without `imprint/date` whose title holds a year. Read from the
+/// structure its key has no year; its ACL rendering parsed back as text finds the year in the
+/// title. The truth's Doc carries the structure, so both sides read the same reference.
+#[test]
+fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
+    let tei = r#"<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc><titleStmt>
+        <title>Sentence vectors</title></titleStmt></fileDesc></teiHeader><text><body>
+        <div><head n="1">Intro</head><p>Skip-thought vectors (Kiros, 2015) and (Kiros) again.</p></div>
+        </body><back><div type="references"><listBibl>
+        <biblStruct><analytic><title>Skip-thought vectors in 2015</title>
+          <author><persName><forename>Ryan</forename><surname>Kiros</surname></persName></author></analytic>
+          <monogr><title>NIPS</title><imprint/></monogr></biblStruct>
+        <biblStruct><analytic><title>Other</title>
+          <author><persName><surname>Lee</surname></persName></author></analytic>
+          <monogr><title>ACL</title><imprint><date when="2015"/></imprint></monogr></biblStruct>
+        </listBibl></div></back></text></TEI>"#;
+    let raw = read_grobid_tei(tei.as_bytes()).unwrap();
+    let r = &raw.references.as_ref().unwrap()[0];
+    assert_eq!(r.key(), ("kiros".to_string(), String::new()));
+    // The text path alone would disagree with the structure.
+    let reparsed =
+        crate::paper::references::parse_reference(&crate::paper::references::format_reference(r));
+    assert_eq!(reparsed.key(), ("kiros".to_string(), "2015".to_string()));
+    // The truth provider's Doc, stored as JSON and read back, against the truth as scored.
+    let json = serde_json::to_vec(&to_doc(&raw)).unwrap();
+    let pred = from_doc(&serde_json::from_slice(&json).unwrap());
+    let gt = crate::paper::canonical(&raw);
+    assert_eq!(gt.references, pred.references);
+    assert_perfect(&score(&gt, &pred), "kiros");
 }

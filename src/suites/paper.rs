@@ -102,8 +102,12 @@ pub fn eval(
         let mut pred: Option<std::result::Result<Paper, String>> = None;
         for &gi in &by_doc[&o.document] {
             let g = &groups[gi];
-            // A truth output stands for one truth: it is scored against that truth only.
-            if o.provider == crate::providers::truth::ID && o.model_digest != g.digest() {
+            // A truth output stands for one truth: it is scored against that truth only, and
+            // only as the current adapter renders it (an older rendering is stale).
+            if o.provider == crate::providers::truth::ID
+                && (o.model_digest != g.digest()
+                    || o.provider_version != crate::providers::truth::ADAPTER_VERSION.to_string())
+            {
                 continue;
             }
             summary.pairs += 1;
