@@ -221,7 +221,7 @@ pub struct Block {
     pub latex: Option<String>,
     /// The entry's fields, for reference blocks whose provider knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reference: Option<Reference>,
+    pub reference: Option<Box<Reference>>,
 }
 
 impl Block {

@@ -15,7 +15,7 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 pub struct EvalArgs {
     /// The suite
     ///
-    /// paper: PeerRead, GROBID TEI, S2ORC or Docling truths. omnidoc: OmniDocBench v1.5
+    /// paper: PeerRead, GROBID TEI, S2ORC, JATS or Docling truths. omnidoc: OmniDocBench v1.5
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
     /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
     /// accuracy, detection).

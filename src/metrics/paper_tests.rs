@@ -558,3 +558,110 @@ fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
     assert_eq!(gt.references, pred.references);
     assert_perfect(&score(&gt, &pred), "kiros");
 }
+
+/// Counts in a JATS file, read with plain element queries (not the reader under test).
+struct JatsCounts {
+    title: String,
+    headed_body_secs: usize,
+    body_rows: usize,
+    formulas: Vec<String>,
+    refs: usize,
+    xrefs: usize,
+}
+
+fn jats_counts(xml: &str) -> JatsCounts {
+    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    let d = roxmltree::Document::parse_with_options(xml, opts).unwrap();
+    let named = |n: &str| {
+        let n = n.to_string();
+        d.descendants().filter(move |e| e.is_element() && e.tag_name().name() == n)
+    };
+    let text = |e: roxmltree::Node| -> String {
+        let t: String =
+            e.descendants().filter(|x| x.is_text()).map(|x| x.text().unwrap()).collect();
+        t.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let body = named("body").next().unwrap();
+    let in_body = |e: &roxmltree::Node| e.ancestors().any(|a| a == body);
+    let headed_body_secs = named("sec")
+        .filter(in_body)
+        .filter(|s| s.children().any(|c| c.has_tag_name("title") && !text(c).is_empty()))
+        .count();
+    let body_rows = named("tr")
+        .filter(|r| !r.ancestors().any(|a| a.has_tag_name("thead")))
+        .filter(|r| {
+            let cells: Vec<_> = r.children().filter(|c| c.is_element()).collect();
+            !cells.iter().all(|c| c.has_tag_name("th"))
+                && cells.iter().any(|c| !text(*c).is_empty())
+        })
+        .count();
+    let formulas = named("disp-formula")
+        .map(|f| f.children().find(|c| c.has_tag_name("label")).map(text).unwrap_or_default())
+        .collect();
+    JatsCounts {
+        title: text(named("article-title").next().unwrap()),
+        headed_body_secs,
+        body_rows,
+        formulas,
+        refs: named("ref").count(),
+        xrefs: named("xref").filter(|x| x.attribute("ref-type") == Some("bibr")).count(),
+    }
+}
+
+#[test]
+fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
+    let Some(data) = shared_data() else { return };
+    let Ok(entries) = std::fs::read_dir(data.join("jats")) else {
+        println!("skipped: jats files absent");
+        return;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "nxml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let xml = std::fs::read_to_string(&f).unwrap();
+        let want = jats_counts(&xml);
+        let p = crate::paper::read_jats(xml.as_bytes()).unwrap();
+        let name = f.display().to_string();
+        assert_eq!(p.title.as_deref(), Some(want.title.as_str()), "{name}");
+        let s = p.sections.as_ref().unwrap();
+        // Every titled body `sec` is a section, at the depth it is nested to.
+        let body_headed = s.iter().filter(|x| x.heading.is_some()).count();
+        assert!(body_headed >= want.headed_body_secs, "{name}: {body_headed}");
+        assert!(s.iter().all(|x| x.heading.is_none() || x.level.is_some()), "{name}");
+        assert!(s.iter().any(|x| x.level == Some(2)), "{name}: no nested sec");
+        // Every body row of every table is a table line (header rows are text).
+        assert_eq!(p.tables.as_ref().map(Vec::len), Some(want.body_rows), "{name}");
+        // Every display formula is a line that ends with its label.
+        let lines: Vec<&str> = s.iter().flat_map(|x| x.text.lines()).collect();
+        for label in &want.formulas {
+            assert!(lines.iter().any(|l| l.ends_with(label.as_str()) && l.len() > label.len()));
+        }
+        assert_eq!(p.references.as_ref().map(Vec::len), Some(want.refs), "{name}");
+        assert!(p.references.as_ref().unwrap().iter().all(|r| r.year.is_some()));
+        // The one extractor finds mentions where the article marks its citations.
+        assert!(
+            p.mentions.len() * 2 >= want.xrefs,
+            "{name}: {} of {}",
+            p.mentions.len(),
+            want.xrefs
+        );
+        let gt = crate::paper::canonical(&p);
+        let pred = from_doc(&to_doc(&p));
+        let ms = score(&gt, &pred);
+        assert_perfect(&ms, &name);
+        println!(
+            "{name}: {} sections, {} table lines, {} formulas, {} refs, {} mentions ({} bibr xrefs), {} non-null metrics",
+            s.len(),
+            want.body_rows,
+            want.formulas.len(),
+            want.refs,
+            p.mentions.len(),
+            want.xrefs,
+            ms.iter().filter(|m| m.value.is_some()).count()
+        );
+    }
+}

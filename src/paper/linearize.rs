@@ -152,7 +152,7 @@ pub fn from_doc(doc: &Doc) -> Paper {
                 }
             }
             BlockKind::Reference => match &b.reference {
-                Some(r) => references.push(r.clone()),
+                Some(r) => references.push(r.as_ref().clone()),
                 None => references.extend(
                     split_entries(&strip_html_comments(&b.text)).iter().map(|e| parse_reference(e)),
                 ),
@@ -304,7 +304,7 @@ pub fn to_doc(paper: &Paper) -> Doc {
         blocks.push(b);
         for r in refs {
             let mut b = block(BlockKind::Reference, &format_reference(r));
-            b.reference = Some(r.clone());
+            b.reference = Some(Box::new(r.clone()));
             blocks.push(b);
         }
     }

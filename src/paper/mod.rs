@@ -1,6 +1,6 @@
 //! The `Paper` model of the paper suite and its readers and writers (spec `paper-suite.md`).
 //!
-//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, a provider's [`Doc`](crate::doc::Doc)) is read into one
+//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, JATS XML, a provider's [`Doc`](crate::doc::Doc)) is read into one
 //! [`Paper`]. A field that a source does not have is `None`, which is not the same as present
 //! but empty: a header-only truth has `sections: None`, and the metrics that need sections are
 //! then null rather than zero.
@@ -8,16 +8,19 @@
 //! Mentions are never taken from a file: [`Paper::rebuild_mentions`] derives them from the text
 //! and the references with the one extractor in [`mentions`], on every side alike.
 
+pub mod jats;
 pub mod linearize;
 pub mod mentions;
 pub mod peerread;
 pub mod references;
 pub mod s2orc;
 pub mod tei;
+mod xml;
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::doc::Reference;
+pub use jats::read_jats;
 pub use linearize::{canonical, from_doc, to_doc};
 pub use peerread::{read_peerread, write_peerread};
 pub use s2orc::read_s2orc;
@@ -43,6 +46,9 @@ pub enum PaperError {
     /// The XML is not one of the TEI flavours that are read.
     #[error("not a GROBID TEI document: {0}")]
     NotTei(String),
+    /// The XML is not a JATS (or NLM) article.
+    #[error("not a JATS article: {0}")]
+    NotJats(String),
 }
 
 /// A paper as the paper suite compares it.

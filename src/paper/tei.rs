@@ -19,6 +19,7 @@
 use roxmltree::{Document, Node, ParsingOptions};
 
 use super::references::{find_doi, find_years, parse_reference, split_authors};
+use super::xml::{child, children, descendant, non_empty};
 use super::{Paper, PaperError, Reference, Section};
 use crate::normalize::collapse_ws;
 
@@ -40,18 +41,6 @@ pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, PaperError> {
     };
     p.rebuild_mentions();
     Ok(p)
-}
-
-fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    n.children().find(|c| c.is_element() && c.tag_name().name() == name)
-}
-
-fn children<'a, 'i: 'a>(n: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = Node<'a, 'i>> + 'a {
-    n.children().filter(move |c| c.is_element() && c.tag_name().name() == name)
-}
-
-fn descendant<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    n.descendants().find(|c| c.is_element() && c.tag_name().name() == name)
 }
 
 /// Gathers an element's text: `<lb/>` becomes a line break, other white space a space; then
@@ -81,10 +70,6 @@ fn gather(n: Node, out: &mut String) {
 /// The element's text on one line.
 fn line_of(n: Node) -> String {
     collapse_ws(&lines_of(n))
-}
-
-fn non_empty(s: String) -> Option<String> {
-    (!s.is_empty()).then_some(s)
 }
 
 /// Collects sections in document order; text before any heading goes to a section without one.

@@ -1,5 +1,5 @@
 //! The `paper` suite (spec `paper-suite.md`): every output of a provider against every
-//! PeerRead, GROBID TEI or S2ORC truth of the same document.
+//! PeerRead, GROBID TEI, S2ORC or JATS truth of the same document.
 
 use std::collections::HashMap;
 use std::time::Instant;
