@@ -125,3 +125,55 @@ fn every_grobid_gold_truth_scores_one_against_itself() {
     let title = values.iter().filter(|(_, m, v)| m == "title_chr" && v.is_some()).count();
     assert_eq!(title, 8);
 }
+
+/// Issue 19: the sample corpus with its JATS truth beside its PeerRead truth (both derived
+/// from the same source as the PDFs). The truth scores 1 against itself, and pdfium's output
+/// scores the same against either truth on every metric both define.
+#[test]
+fn sample_jats_truth_scores_one_and_as_the_peerread_truth_does() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    for (dataset, truth) in [("sample", "peerread"), ("sample-jats", "jats")] {
+        let out = run(corpus(&db)
+            .args(["ingest", "--dataset", dataset, "--truth", truth, "--format", "json"])
+            .arg(sample_dir()));
+        let s = json(&out);
+        assert!(out.status.success(), "{s}");
+        assert_eq!(s["truths_missing"].as_array().map(Vec::len), Some(0), "{s}");
+    }
+    let truth = run(corpus(&db).args(["eval", "--provider", "truth", "--dataset", "sample-jats"]));
+    assert!(truth.status.success());
+    let values = all_values(&db, "truth");
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::METRIC_IDS.len());
+    for (doc, metric, v) in &values {
+        assert!(v.is_none() || *v == Some(1.0), "jats truth vs itself: {doc} {metric} = {v:?}");
+    }
+    assert!(run(corpus(&db).args(["ocr", "-q"])).status.success());
+    assert!(run(corpus(&db).args(["eval", "--provider", "pdfium", "-q"])).status.success());
+    let store = Store::open_read_only(&db).unwrap();
+    let mut st = store
+        .connection()
+        .prepare(
+            "SELECT dataset, document, metric, value FROM v_scores
+             WHERE provider = 'pdfium' AND suite = 'paper' ORDER BY 2, 3",
+        )
+        .unwrap();
+    let rows: Vec<(String, String, String, Option<f64>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let of = |ds: &str| -> std::collections::HashMap<(String, String), Option<f64>> {
+        rows.iter().filter(|r| r.0 == ds).map(|r| ((r.1.clone(), r.2.clone()), r.3)).collect()
+    };
+    let (peer, jats) = (of("sample"), of("sample-jats"));
+    assert_eq!(peer.len(), jats.len());
+    let mut shared = 0;
+    for (k, v) in &peer {
+        if let (Some(a), Some(Some(b))) = (v, jats.get(k)) {
+            shared += 1;
+            assert!((a - b).abs() < 1e-12, "{k:?}: peerread {a}, jats {b}");
+        }
+    }
+    assert!(shared >= 3 * 15, "{shared}");
+}
