@@ -30,7 +30,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     assert!(table.starts_with("ID "), "{table}");
     assert!(table.lines().last().unwrap().starts_with("AVG"), "{table}");
     let values = all_values(&db, "truth");
-    assert_eq!(values.len(), 3 * corpus::metrics::paper::METRIC_IDS.len());
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::metric_ids().len());
     for (doc, metric, v) in &values {
         assert!(v.is_none() || *v == Some(1.0), "truth vs itself: {doc} {metric} = {v:?}");
     }
@@ -43,7 +43,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     assert_eq!((again["scored"].as_u64(), again["cached"].as_u64()), (Some(0), Some(3)));
     assert_eq!(again["rows"], first["rows"], "a re-run reports the stored values");
     let n = all_values(&db, "pdfium").len();
-    assert_eq!(n, 3 * corpus::metrics::paper::METRIC_IDS.len(), "no duplicate rows");
+    assert_eq!(n, 3 * corpus::metrics::paper::metric_ids().len(), "no duplicate rows");
 
     // The view has the documented columns.
     let store = Store::open_read_only(&db).unwrap();
@@ -144,7 +144,7 @@ fn sample_jats_truth_scores_one_and_as_the_peerread_truth_does() {
     let truth = run(corpus(&db).args(["eval", "--provider", "truth", "--dataset", "sample-jats"]));
     assert!(truth.status.success());
     let values = all_values(&db, "truth");
-    assert_eq!(values.len(), 3 * corpus::metrics::paper::METRIC_IDS.len());
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::metric_ids().len());
     for (doc, metric, v) in &values {
         assert!(v.is_none() || *v == Some(1.0), "jats truth vs itself: {doc} {metric} = {v:?}");
     }
@@ -176,4 +176,24 @@ fn sample_jats_truth_scores_one_and_as_the_peerread_truth_does() {
         }
     }
     assert!(shared >= 3 * 15, "{shared}");
+
+    // The field scores pooled GROBID's way, in JSON and as tables.
+    let out = json(&run(corpus(&db).args([
+        "eval",
+        "--provider",
+        "pdfium",
+        "--dataset",
+        "sample-jats",
+        "--format",
+        "json",
+    ])));
+    let f = &out["fields"][0];
+    assert_eq!(f["dataset"], "sample-jats");
+    assert_eq!(f["report"]["papers"], 3);
+    let cit = &f["report"]["groups"]["citations"]["strict"]["fields"][0];
+    assert_eq!((cit["field"].as_str(), cit["support"].as_u64()), (Some("title"), Some(17)));
+    let text = run(corpus(&db).args(["eval", "--provider", "pdfium", "--fields", "-q"]));
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("pdfium@1 on sample-jats (3 papers): citation fields"), "{text}");
+    assert!(text.contains("all (micro)"), "{text}");
 }
