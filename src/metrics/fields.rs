@@ -18,9 +18,10 @@
 //! * Citations are aligned first: each predicted citation, in order, takes the first
 //!   remaining gold citation with the same signature — soft title + date, else soft authors +
 //!   date, else soft venue + volume + first page, else soft first author + soft title (or
-//!   venue) — and a citation with none of these, the first remaining gold one whose soft
-//!   values are all equal (added here, so that a truth scored against itself aligns fully). An
-//!   unaligned prediction counts a false positive on each of its non-empty fields.
+//!   venue) — and a citation with none of these, the first remaining gold one whose values are
+//!   all equal (added here, so that a truth scored against itself aligns fully). An unaligned
+//!   prediction counts a false positive on each of its non-empty fields. An exact match counts
+//!   under every matching, even for a value whose soft form is empty.
 
 use std::collections::HashMap;
 use std::sync::LazyLock;
@@ -380,11 +381,13 @@ fn compare(field: &str, gold: &str, pred: &str, counts: &mut [Counts; 4], at: im
             0.0
         }
     };
+    // An exact match is a match under every matching, even where the soft form of the value
+    // is empty (a title `...`), which GROBID would count as missed.
     let hits = [
         equal,
-        !gs.is_empty() && gs == ps,
-        !gs.is_empty() && lev() >= MIN_LEVENSHTEIN,
-        !gs.is_empty() && ro() >= MIN_RATCLIFF_OBERSHELP,
+        equal || (!gs.is_empty() && gs == ps),
+        equal || (!gs.is_empty() && lev() >= MIN_LEVENSHTEIN),
+        equal || (!gs.is_empty() && ro() >= MIN_RATCLIFF_OBERSHELP),
     ];
     for (k, hit) in hits.into_iter().enumerate() {
         let c = &mut counts[k];
@@ -476,8 +479,7 @@ fn cite(r: &Reference) -> Cite {
         !first.is_empty() && (!title.is_empty() || !venue.is_empty()),
         if title.is_empty() { format!("{first}{venue}") } else { format!("{first}{title}") },
     );
-    let all: Vec<String> = values.iter().map(|v| remove_full_punct(v)).collect();
-    let s5 = sig(all.iter().any(|v| !v.is_empty()), all.join("\u{1f}"));
+    let s5 = sig(values.iter().any(|v| !v.is_empty()), values.join("\u{1f}"));
     Cite { values, signatures: [s1, s2, s3, s4, s5] }
 }
 

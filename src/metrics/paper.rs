@@ -180,8 +180,10 @@ impl Side {
                 }
             }
         }
+        // A number-only line is dropped by §3's first rule wherever it stands, a table's too.
         if let Some(t) = &p.tables {
-            s.table_lines = t.iter().filter(|l| !line_info(l).junk).cloned().collect();
+            s.table_lines =
+                t.iter().filter(|l| !line_info(l).junk && !is_number_line(l)).cloned().collect();
         }
         s
     }

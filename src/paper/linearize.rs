@@ -3,7 +3,7 @@
 //! | block | becomes |
 //! |---|---|
 //! | formula | its LaTeX as plain Unicode ([`latex_to_plain`]), else its text |
-//! | table | one line, cells joined by single spaces row by row; also listed in `tables` |
+//! | table | one line, cells joined by single spaces row by row; also listed in `tables` (except under the References heading, where it is entries) |
 //! | caption, paragraph, list item, footnote, code | text, kept inline |
 //! | heading | a section boundary (`Abstract` and `References`/`Bibliography` are special) |
 //! | title | the title |
@@ -162,7 +162,11 @@ pub fn from_doc(doc: &Doc) -> Paper {
                 if line.is_empty() {
                     continue;
                 }
-                tables.push(line.clone());
+                // Under the References heading a table is read as entries, like any text
+                // there; it is one of the paper's tables only where it is part of its text.
+                if mode != Mode::Refs {
+                    tables.push(line.clone());
+                }
                 push(mode, line, &mut sections, &mut abstract_parts, &mut references);
             }
             BlockKind::Formula => {

@@ -17,6 +17,9 @@ pub mod s2orc;
 pub mod tei;
 mod xml;
 
+#[cfg(test)]
+mod props_tests;
+
 use serde::{Deserialize, Serialize};
 
 pub use crate::doc::Reference;
