@@ -19,6 +19,59 @@ pub struct Doc {
     /// Absent from the JSON when `None`, so Docs stored before it existed read unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
+    /// What the provider knows of the paper's header beyond its blocks (authors, keywords):
+    /// structured outputs (GROBID TEI, a truth rendered as a Doc) have it, text-layer
+    /// providers do not. Absent from the JSON when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<DocMeta>,
+}
+
+/// Header fields of a paper that are not blocks of their own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct DocMeta {
+    /// The paper's authors' names as printed (`Hanna Berg`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// The authors' surnames where the source marks them (`None` where it gives names only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surnames: Option<Vec<String>>,
+    /// The paper's keywords, one per entry.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keywords: Vec<String>,
+}
+
+/// One reference-list entry with its fields, as far as its source knows them.
+///
+/// The paper suite reads every source's references into this shape; a `reference` block
+/// carries one where its provider knows the structure (GROBID's `biblStruct`, a truth rendered
+/// as a Doc), so that the fields are never guessed back from the entry's text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Reference {
+    /// The title of the work (the article or chapter; a book's own title where there is no
+    /// article title).
+    pub title: Option<String>,
+    /// The authors' names as printed (a stray trailing `.` may remain).
+    pub authors: Vec<String>,
+    /// The authors' surnames where the source marks them (`None` where it gives names only,
+    /// and then each author's last name is taken).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub surnames: Option<Vec<String>>,
+    /// The venue: the journal, proceedings or book that holds the work.
+    pub venue: Option<String>,
+    /// The year as cited, with its letter if any (`2016a`).
+    pub year: Option<String>,
+    /// The volume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub volume: Option<String>,
+    /// The issue (number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub issue: Option<String>,
+    /// The first page (or article number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_page: Option<String>,
+    /// The DOI, without a `doi:` or resolver prefix.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub doi: Option<String>,
 }
 
 /// One page's size in PDF points (1/72 inch).
@@ -166,12 +219,24 @@ pub struct Block {
     /// LaTeX source, for formulas where the provider knows it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latex: Option<String>,
+    /// The entry's fields, for reference blocks whose provider knows them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference: Option<Box<Reference>>,
 }
 
 impl Block {
-    /// Returns a block with no level, table or LaTeX.
+    /// Returns a block with no level, table, LaTeX or reference fields.
     pub fn new(kind: BlockKind, page: u32, bbox: BBox, text: impl Into<String>) -> Block {
-        Block { kind, page, bbox, text: text.into(), level: None, table: None, latex: None }
+        Block {
+            kind,
+            page,
+            bbox,
+            text: text.into(),
+            level: None,
+            table: None,
+            latex: None,
+            reference: None,
+        }
     }
 }
 
@@ -387,6 +452,7 @@ mod tests {
             pages: vec![Page { width: 612.0, height: 792.0 }],
             blocks: vec![b],
             markdown: None,
+            meta: None,
         };
         let json = serde_json::to_string(&doc).unwrap();
         assert!(!json.contains("markdown"), "{json}");
@@ -427,6 +493,7 @@ mod tests {
                 t.clone(),
             ],
             markdown: None,
+            meta: None,
         };
         assert_eq!(
             doc.to_markdown(),

@@ -22,6 +22,9 @@ pub enum TruthFormat {
     GrobidTei,
     /// S2ORC JSON: `<stem>.json` beside the PDF.
     S2orc,
+    /// JATS (or NLM) XML, as PubMed Central gives its articles: `<stem>.nxml`, else
+    /// `<stem>.xml`, beside the PDF.
+    Jats,
     /// DoclingDocument JSON, `<stem>.json` beside the PDF or in a sibling `groundtruth/`
     /// folder: a parser's output used as the reference, so scores measure agreement with
     /// Docling, not accuracy.
@@ -71,10 +74,11 @@ impl DirCache {
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 8] = [
+    pub const ALL: [TruthFormat; 9] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
+        TruthFormat::Jats,
         TruthFormat::Docling,
         TruthFormat::OmniDocBench,
         TruthFormat::OlmocrBench,
@@ -88,6 +92,7 @@ impl TruthFormat {
             TruthFormat::PeerRead => "peerread",
             TruthFormat::GrobidTei => "grobid-tei",
             TruthFormat::S2orc => "s2orc",
+            TruthFormat::Jats => "jats",
             TruthFormat::Docling => "docling",
             TruthFormat::OmniDocBench => "omnidocbench",
             TruthFormat::OlmocrBench => "olmocr-bench",
@@ -103,6 +108,7 @@ impl TruthFormat {
             TruthFormat::PeerRead
                 | TruthFormat::GrobidTei
                 | TruthFormat::S2orc
+                | TruthFormat::Jats
                 | TruthFormat::Docling
         )
     }
@@ -135,6 +141,11 @@ impl TruthFormat {
             TruthFormat::S2orc => {
                 let stem = pdf.file_stem().map(|s| s.to_string_lossy().into_owned());
                 first(stem.map(|s| dir.join(format!("{s}.json"))).into_iter().collect())
+            }
+            TruthFormat::Jats => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                first(vec![dir.join(format!("{stem}.nxml")), dir.join(format!("{stem}.xml"))])
             }
             TruthFormat::Docling => {
                 let stem =
@@ -222,6 +233,7 @@ impl TruthFormat {
             TruthFormat::PeerRead => paper::read_peerread(bytes),
             TruthFormat::GrobidTei => paper::read_grobid_tei(bytes),
             TruthFormat::S2orc => paper::read_s2orc(bytes),
+            TruthFormat::Jats => paper::read_jats(bytes),
             TruthFormat::Docling => {
                 return crate::import::docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc))
             }
@@ -245,7 +257,9 @@ impl TruthFormat {
         r.map_err(|e| e.to_string())
     }
 
-    /// Reads a stored truth (its parts as (part, bytes)) into the paper suite's [`Paper`].
+    /// Reads a stored truth (its parts as (part, bytes)) into a [`Paper`], as its format's
+    /// reader gives it (the `truth` provider renders this; the suite scores
+    /// [`paper::canonical`] of it, see [`TruthGroup::load_paper`]).
     pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, String> {
         if let [(_, bytes)] = parts {
             let mut p = self.read_one(bytes)?;
@@ -294,8 +308,15 @@ impl TruthGroup {
         h.finalize().to_hex().to_string()
     }
 
-    /// Reads the truth from the store into a [`Paper`].
+    /// Reads the truth from the store as the paper suite scores it: read by its format's
+    /// reader, then put through the linearizer that every prediction goes through
+    /// ([`paper::canonical`]), so that one extractor makes both sides of every comparison.
     pub fn load_paper(&self, store: &Store) -> Result<Paper> {
+        self.read_paper(store).map(|p| paper::canonical(&p))
+    }
+
+    /// Reads the truth from the store into a [`Paper`] as its format's reader gives it.
+    pub fn read_paper(&self, store: &Store) -> Result<Paper> {
         let mut blobs = Vec::with_capacity(self.parts.len());
         for p in &self.parts {
             let bytes = store.blob(&p.blob)?.ok_or_else(|| {
@@ -393,6 +414,24 @@ mod tests {
         assert_eq!(f.attributes(table.as_bytes()), [("complexity".into(), "simple".into())]);
         let broken = r#"[{"type": "table", "data": "\\begin{tabular}{l} a"}]"#;
         assert!(f.validate(broken.as_bytes()).unwrap_err().contains("does not parse"));
+    }
+
+    #[test]
+    fn jats_truth_is_nxml_else_xml_beside_the_pdf() {
+        let d = tempfile::tempdir().unwrap();
+        let pdf = d.path().join("PMC1.pdf");
+        let mut dirs = DirCache::default();
+        let f = TruthFormat::Jats;
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![]);
+        std::fs::write(d.path().join("PMC1.xml"), "<article/>").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", d.path().join("PMC1.xml"))]);
+        std::fs::write(d.path().join("PMC1.nxml"), "<article/>").unwrap();
+        assert_eq!(f.locate(&pdf, &mut dirs), vec![("", d.path().join("PMC1.nxml"))]);
+        assert_eq!(f.validate(b"<article/>"), Ok(()));
+        let e = f.validate(b"<TEI/>").unwrap_err();
+        assert!(e.contains("not a JATS article"), "{e}");
+        assert!(f.is_paper());
+        assert_eq!(TruthFormat::parse("jats"), Some(f));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 pub struct EvalArgs {
     /// The suite
     ///
-    /// paper: PeerRead, GROBID TEI, S2ORC or Docling truths. omnidoc: OmniDocBench v1.5
+    /// paper: PeerRead, GROBID TEI, S2ORC, JATS or Docling truths. omnidoc: OmniDocBench v1.5
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
     /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
     /// accuracy, detection).
@@ -36,6 +36,11 @@ pub struct EvalArgs {
     /// olmocr or olmocr-exact, so the two never mix
     #[arg(long, default_value = "katex", value_parser = ["katex", "exact"])]
     math: String,
+    /// paper: also print GROBID-style field scores (header and citation fields, strict / soft
+    /// / Levenshtein / Ratcliff-Obershelp matching), pooled per provider version and dataset,
+    /// in percent as GROBID reports them (always in --format json)
+    #[arg(long)]
+    fields: bool,
     #[command(flatten)]
     shard: super::shard::ShardArgs,
     #[command(flatten)]
@@ -123,6 +128,9 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
                 rows.push(avg);
             }
             print_table(&headers, &rows)?;
+            if a.fields {
+                print_fields(&sum.fields)?;
+            }
             if !g.quiet {
                 eprintln!(
                     "{} pairs: {} scored now, {} already scored by paper v{}{}.",
@@ -141,6 +149,60 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// Prints the pooled field scores: per provider version, dataset and field group, one row per
+/// field (then micro and macro averages) with precision, recall and F1 under each matching, in
+/// percent, and the support.
+fn print_fields(reports: &[corpus::suites::paper::FieldReport]) -> anyhow::Result<()> {
+    use corpus::metrics::fields::MATCHINGS;
+    let pct = |v: &serde_json::Value| {
+        v.as_f64().map(|x| format!("{:.2}", x * 100.0)).unwrap_or_else(|| "–".into())
+    };
+    let mut headers = vec!["Field", "Support"];
+    let names: Vec<String> =
+        MATCHINGS.iter().flat_map(|m| ["P", "R", "F1"].map(|k| format!("{m} {k}"))).collect();
+    headers.extend(names.iter().map(String::as_str));
+    for r in reports {
+        let papers = r.report["papers"].as_u64().unwrap_or(0);
+        for (group, title) in [("header", "header fields"), ("citations", "citation fields")] {
+            let g = &r.report["groups"][group];
+            let fields = g[MATCHINGS[0]]["fields"].as_array().cloned().unwrap_or_default();
+            if fields.iter().all(|f| f["support"].as_u64() == Some(0)) {
+                continue;
+            }
+            println!();
+            println!(
+                "{}@{} on {} ({papers} papers): {title}",
+                r.provider, r.provider_version, r.dataset
+            );
+            let mut rows: Vec<Vec<String>> = Vec::new();
+            for (i, f) in fields.iter().enumerate() {
+                let mut row =
+                    vec![f["field"].as_str().unwrap_or("").to_string(), f["support"].to_string()];
+                let none = f["support"].as_u64() == Some(0);
+                for m in MATCHINGS {
+                    let x = &g[m]["fields"][i];
+                    if none {
+                        row.extend(["–", "–", "–"].map(String::from));
+                    } else {
+                        row.extend([pct(&x["precision"]), pct(&x["recall"]), pct(&x["f1"])]);
+                    }
+                }
+                rows.push(row);
+            }
+            for avg in ["micro", "macro"] {
+                let mut row = vec![format!("all ({avg})"), String::new()];
+                for m in MATCHINGS {
+                    let x = &g[m][avg];
+                    row.extend([pct(&x["precision"]), pct(&x["recall"]), pct(&x["f1"])]);
+                }
+                rows.push(row);
+            }
+            print_table(&headers, &rows)?;
+        }
+    }
+    Ok(())
 }
 
 /// `eval --suite omnidoc`: the whole-run figures as OmniDocBench reports them.

@@ -35,7 +35,8 @@ pub struct IngestArgs {
     ///
     /// peerread: <name>.pdf.json beside the PDF, or in a sibling parsed_pdfs/ folder
     /// (PeerRead's layout). grobid-tei: <stem>.tei.xml or GROBID's training files, beside
-    /// the PDF or in a sibling tei/ folder. s2orc: <stem>.json beside the PDF. docling:
+    /// the PDF or in a sibling tei/ folder. s2orc: <stem>.json beside the PDF. jats: JATS /
+    /// PubMed Central XML, <stem>.nxml or <stem>.xml beside the PDF. docling:
     /// DoclingDocument JSON <stem>.json beside the PDF or in a sibling groundtruth/ folder (a
     /// parser's output as reference: scores then measure agreement with Docling, not
     /// accuracy). latex-tables: pdf-parse-bench's <stem>.json in ground_truth/ beside the PDF

@@ -92,7 +92,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let preferred: Vec<&str> = match a.suite.as_deref() {
-        Some("paper") | None => corpus::metrics::paper::METRIC_IDS.to_vec(),
+        Some("paper") | None => corpus::metrics::paper::metric_ids().to_vec(),
         _ => Vec::new(),
     };
     let metrics = report::metric_order(&cols, &preferred);

@@ -84,7 +84,7 @@ pub fn read_docling(bytes: &[u8]) -> Result<DoclingFile, String> {
     }
     let origin = v.get("origin");
     Ok(DoclingFile {
-        doc: Doc { pages, blocks: r.blocks, markdown: None },
+        doc: Doc { pages, blocks: r.blocks, markdown: None, meta: None },
         filename: origin
             .and_then(|o| o.get("filename"))
             .and_then(Value::as_str)

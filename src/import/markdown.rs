@@ -31,7 +31,7 @@ pub fn read_markdown(raw: &str, page: u32) -> Doc {
         r.event(ev);
     }
     r.flush();
-    Doc { pages: Vec::new(), blocks: r.blocks, markdown: Some(raw.to_string()) }
+    Doc { pages: Vec::new(), blocks: r.blocks, markdown: Some(raw.to_string()), meta: None }
 }
 
 /// Rewrites `\[..\]` as `$$..$$` and `\(..\)` as `$..$`, which is how pulldown-cmark spells

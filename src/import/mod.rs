@@ -32,8 +32,10 @@ use crate::progress::Progress;
 use crate::providers::key::{canonical_json, CacheKey, PageSelection};
 use crate::store::{DocumentRow, NewOutput, RunId, Store};
 
-/// Bump when an importer's Doc for the same file changes (2: Markdown keeps its source text).
-pub const IMPORT_ADAPTER_VERSION: u32 = 2;
+/// Bump when an importer's Doc for the same file changes (2: Markdown keeps its source text;
+/// 3: GROBID TEI and PeerRead reference blocks carry their fields, headings their levels, the
+/// Doc the paper's authors and keywords).
+pub const IMPORT_ADAPTER_VERSION: u32 = 3;
 
 /// The largest file (or zip entry) an import reads.
 const MAX_FILE_BYTES: u64 = 1 << 30;
@@ -147,7 +149,7 @@ pub fn read_text(text: &str, first_page: u32) -> Doc {
             }
         }
     }
-    Doc { pages: Vec::new(), blocks, markdown: None }
+    Doc { pages: Vec::new(), blocks, markdown: None, meta: None }
 }
 
 /// What a file's name says about the document and page it holds.

@@ -2,6 +2,7 @@
 
 pub mod correlation;
 pub mod difflib;
+pub mod fields;
 pub mod fuzz;
 pub mod grits;
 pub mod katex;

@@ -7,7 +7,9 @@
 //!
 //! Two detail metrics go beyond the spec's list so that a header-only truth scores something:
 //! `title_chr` (char similarity of the squashed titles) and `abstract_r` (token recall of the GT
-//! abstract against the predicted abstract).
+//! abstract against the predicted abstract). After them come GROBID's field scores
+//! ([`super::fields`]): header and citation fields under four matchings, with micro and macro
+//! averages.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,13 +22,16 @@ use crate::normalize::{
 };
 use crate::paper::{mentions, Paper};
 
-/// The version of the suite's rules. Bump it when any metric changes its meaning.
-pub const PAPER_SUITE_VERSION: u32 = 1;
+/// The version of the suite's rules. Bump it when any metric changes its meaning (2: truths are
+/// scored as the linearizer reads them back, and GROBID's field scores are added; the 19
+/// metrics of version 1 keep their values).
+pub const PAPER_SUITE_VERSION: u32 = 2;
 
 /// The headline metric ids, in column order (Text, Table, Formula, Order, Refs, Mentions).
 pub const HEADLINE: [&str; 6] = ["text_r", "tbl_num_cov", "formula", "order", "ref_r", "men_r"];
 
-/// Every metric id [`score`] returns, in its order: the headline, then the details.
+/// The suite's own metric ids (version 1's): the headline, then the details. [`metric_ids`]
+/// adds the field scores after them.
 pub const METRIC_IDS: [&str; 19] = [
     "text_r",
     "tbl_num_cov",
@@ -48,6 +53,15 @@ pub const METRIC_IDS: [&str; 19] = [
     "title_chr",
     "abstract_r",
 ];
+
+/// Every metric id [`score`] returns, in its order: [`METRIC_IDS`], then the field scores
+/// ([`super::fields::metric_ids`]).
+pub fn metric_ids() -> &'static [&'static str] {
+    static IDS: std::sync::LazyLock<Vec<&'static str>> = std::sync::LazyLock::new(|| {
+        METRIC_IDS.iter().copied().chain(super::fields::metric_ids().iter().copied()).collect()
+    });
+    &IDS
+}
 
 /// How many items a trace lists at most; totals are always given.
 pub const TRACE_CAP: usize = 50;
@@ -166,8 +180,10 @@ impl Side {
                 }
             }
         }
+        // A number-only line is dropped by §3's first rule wherever it stands, a table's too.
         if let Some(t) = &p.tables {
-            s.table_lines = t.iter().filter(|l| !line_info(l).junk).cloned().collect();
+            s.table_lines =
+                t.iter().filter(|l| !line_info(l).junk && !is_number_line(l)).cloned().collect();
         }
         s
     }
@@ -478,8 +494,8 @@ fn header_metrics(gt: &Paper, pred: &Paper) -> [Metric; 2] {
     [title, abs]
 }
 
-/// Scores a prediction against a ground truth: one [`Metric`] per id of [`METRIC_IDS`], in that
-/// order. Pure and deterministic; about a millisecond for a typical paper.
+/// Scores a prediction against a ground truth: one [`Metric`] per id of [`metric_ids`], in that
+/// order. Pure and deterministic; a few milliseconds for a typical paper.
 pub fn score(gt: &Paper, pred: &Paper) -> Vec<Metric> {
     let g = Side::new(gt);
     let p = Side::new(pred);
@@ -488,7 +504,8 @@ pub fn score(gt: &Paper, pred: &Paper) -> Vec<Metric> {
     let [ref_r, ref_p, ref_f] = reference_metrics(gt, pred);
     let [men_r, men_p, men_f] = mention_metrics(gt, pred);
     let [title, abs] = header_metrics(gt, pred);
-    vec![
+    let fields = super::fields::score(gt, pred).into_iter().map(|(id, v, t)| metric(id, v, t));
+    let mut out = vec![
         text_r,
         cov,
         formula_metric(&g, &p),
@@ -508,13 +525,15 @@ pub fn score(gt: &Paper, pred: &Paper) -> Vec<Metric> {
         men_f,
         title,
         abs,
-    ]
+    ];
+    out.extend(fields);
+    out
 }
 
 /// Returns the suite's summary row (`AVG`): per metric id, the unweighted mean over papers of
 /// the non-null values (`None` where every paper is null); the trace gives the counts.
 pub fn average(rows: &[Vec<Metric>]) -> Vec<Metric> {
-    METRIC_IDS
+    metric_ids()
         .iter()
         .map(|&id| {
             let vals: Vec<f64> = rows

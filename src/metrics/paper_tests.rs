@@ -65,7 +65,8 @@ fn section_mut<'a>(p: &'a mut Paper, heading: &str) -> &'a mut Section {
 fn ids_are_complete_and_in_order() {
     let ms = score(&gt(), &gt());
     let ids: Vec<&str> = ms.iter().map(|m| m.id).collect();
-    assert_eq!(ids, METRIC_IDS);
+    assert_eq!(ids, metric_ids());
+    assert_eq!(&ids[..19], METRIC_IDS);
     assert_eq!(&ids[..6], HEADLINE);
 }
 
@@ -73,9 +74,13 @@ fn ids_are_complete_and_in_order() {
 fn gt_against_itself_is_one_everywhere() {
     let g = gt();
     let ms = score(&g, &g);
-    for m in &ms {
+    for m in &ms[..METRIC_IDS.len()] {
         assert_eq!(m.value, Some(1.0), "{} {}", m.id, m.trace);
     }
+    // Field scores are 1 where the truth has the field (no keywords, volumes, ... here).
+    assert_perfect(&ms, "fields");
+    assert_eq!(val(&ms, "cit_title_strict_f"), Some(1.0));
+    assert_eq!(val(&ms, "cit_volume_strict_f"), None);
     // The GT's own counts, which the damage tests below rely on.
     assert_eq!(get(&ms, "formula").trace["gt"], 4); // the `=` of the junk line is not counted
     assert_eq!(get(&ms, "tbl_num_cov").trace["total"], 6);
@@ -183,7 +188,11 @@ fn paper_of(sections: &[(&str, &str)]) -> Paper {
         sections: Some(
             sections
                 .iter()
-                .map(|(h, t)| Section { heading: Some(h.to_string()), text: t.to_string() })
+                .map(|(h, t)| Section {
+                    heading: Some(h.to_string()),
+                    level: None,
+                    text: t.to_string(),
+                })
                 .collect(),
         ),
         ..Paper::default()
@@ -283,8 +292,13 @@ fn header_only_truth_scores_only_its_fields() {
     };
     let ms = score(&h, &gt());
     for m in &ms {
+        let header_field = m.id.starts_with("hdr_title_")
+            || m.id.starts_with("hdr_abstract_")
+            || m.id.starts_with("hdr_micro_")
+            || m.id.starts_with("hdr_macro_");
         match m.id {
             "title_chr" | "abstract_r" => assert_eq!(m.value, Some(1.0)),
+            _ if header_field => assert_eq!(m.value, Some(1.0), "{}", m.id),
             _ => assert_eq!(m.value, None, "{}", m.id),
         }
     }
@@ -308,9 +322,12 @@ fn peerread_written_from_a_doc_reads_back() {
     let g = gt();
     let p = from_doc(&to_doc(&g));
     let back = read_peerread(write_peerread(&p, "1.pdf").as_bytes()).unwrap();
-    // PeerRead cannot mark tables; everything else survives.
+    // PeerRead cannot mark tables or heading levels; everything else survives.
     let mut want = p.clone();
     want.tables = None;
+    for s in want.sections.iter_mut().flatten() {
+        s.level = None;
+    }
     assert_eq!(back, want);
     assert_perfect(&score(&g, &back), "written and read back");
 }
@@ -425,6 +442,7 @@ pub(crate) fn synthetic(chars: usize, seed: u64) -> Paper {
             authors: vec![format!("Ann Name{i}"), format!("Bo Other{i}")],
             venue: Some("ACL".into()),
             year: Some(format!("{}", 1990 + i % 30)),
+            ..Reference::default()
         })
         .collect();
     let mut sections = Vec::new();
@@ -456,7 +474,11 @@ pub(crate) fn synthetic(chars: usize, seed: u64) -> Paper {
             text.push('\n');
         }
         total += text.len();
-        sections.push(Section { heading: Some(format!("{} Section {s}", s + 1)), text });
+        sections.push(Section {
+            heading: Some(format!("{} Section {s}", s + 1)),
+            level: None,
+            text,
+        });
         s += 1;
     }
     let mut p = Paper {
@@ -513,5 +535,143 @@ fn scoring_is_fast() {
             "score() on {chars} chars: GT vs GT {same:?}, 1 word in 200 changed {mild:?}, 1 in 50 {heavy:?}"
         );
         assert!(heavy.as_millis() < 1000, "{heavy:?}");
+    }
+}
+
+/// Issue 19: a `biblStruct` without `imprint/date` whose title holds a year. Read from the
+/// structure its key has no year; its ACL rendering parsed back as text finds the year in the
+/// title. The truth's Doc carries the structure, so both sides read the same reference.
+#[test]
+fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
+    let tei = r#"<TEI xmlns="http://www.tei-c.org/ns/1.0"><teiHeader><fileDesc><titleStmt>
+        <title>Sentence vectors</title></titleStmt></fileDesc></teiHeader><text><body>
+        <div><head n="1">Intro</head><p>Skip-thought vectors (Kiros, 2015) and (Kiros) again.</p></div>
+        </body><back><div type="references"><listBibl>
+        <biblStruct><analytic><title>Skip-thought vectors in 2015</title>
+          <author><persName><forename>Ryan</forename><surname>Kiros</surname></persName></author></analytic>
+          <monogr><title>NIPS</title><imprint/></monogr></biblStruct>
+        <biblStruct><analytic><title>Other</title>
+          <author><persName><surname>Lee</surname></persName></author></analytic>
+          <monogr><title>ACL</title><imprint><date when="2015"/></imprint></monogr></biblStruct>
+        </listBibl></div></back></text></TEI>"#;
+    let raw = read_grobid_tei(tei.as_bytes()).unwrap();
+    let r = &raw.references.as_ref().unwrap()[0];
+    assert_eq!(r.key(), ("kiros".to_string(), String::new()));
+    // The text path alone would disagree with the structure.
+    let reparsed =
+        crate::paper::references::parse_reference(&crate::paper::references::format_reference(r));
+    assert_eq!(reparsed.key(), ("kiros".to_string(), "2015".to_string()));
+    // The truth provider's Doc, stored as JSON and read back, against the truth as scored.
+    let json = serde_json::to_vec(&to_doc(&raw)).unwrap();
+    let pred = from_doc(&serde_json::from_slice(&json).unwrap());
+    let gt = crate::paper::canonical(&raw);
+    assert_eq!(gt.references, pred.references);
+    assert_perfect(&score(&gt, &pred), "kiros");
+}
+
+/// Counts in a JATS file, read with plain element queries (not the reader under test).
+struct JatsCounts {
+    title: String,
+    headed_body_secs: usize,
+    body_rows: usize,
+    formulas: Vec<String>,
+    refs: usize,
+    xrefs: usize,
+}
+
+fn jats_counts(xml: &str) -> JatsCounts {
+    let opts = roxmltree::ParsingOptions { allow_dtd: true, ..Default::default() };
+    let d = roxmltree::Document::parse_with_options(xml, opts).unwrap();
+    let named = |n: &str| {
+        let n = n.to_string();
+        d.descendants().filter(move |e| e.is_element() && e.tag_name().name() == n)
+    };
+    let text = |e: roxmltree::Node| -> String {
+        let t: String =
+            e.descendants().filter(|x| x.is_text()).map(|x| x.text().unwrap()).collect();
+        t.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let body = named("body").next().unwrap();
+    let in_body = |e: &roxmltree::Node| e.ancestors().any(|a| a == body);
+    let headed_body_secs = named("sec")
+        .filter(in_body)
+        .filter(|s| s.children().any(|c| c.has_tag_name("title") && !text(c).is_empty()))
+        .count();
+    let body_rows = named("tr")
+        .filter(|r| !r.ancestors().any(|a| a.has_tag_name("thead")))
+        .filter(|r| {
+            let cells: Vec<_> = r.children().filter(|c| c.is_element()).collect();
+            !cells.iter().all(|c| c.has_tag_name("th"))
+                && cells.iter().any(|c| !text(*c).is_empty())
+        })
+        .count();
+    let formulas = named("disp-formula")
+        .map(|f| f.children().find(|c| c.has_tag_name("label")).map(text).unwrap_or_default())
+        .collect();
+    JatsCounts {
+        title: text(named("article-title").next().unwrap()),
+        headed_body_secs,
+        body_rows,
+        formulas,
+        refs: named("ref").count(),
+        xrefs: named("xref").filter(|x| x.attribute("ref-type") == Some("bibr")).count(),
+    }
+}
+
+#[test]
+fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
+    let Some(data) = shared_data() else { return };
+    let Ok(entries) = std::fs::read_dir(data.join("jats")) else {
+        println!("skipped: jats files absent");
+        return;
+    };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "nxml"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for f in files {
+        let xml = std::fs::read_to_string(&f).unwrap();
+        let want = jats_counts(&xml);
+        let p = crate::paper::read_jats(xml.as_bytes()).unwrap();
+        let name = f.display().to_string();
+        assert_eq!(p.title.as_deref(), Some(want.title.as_str()), "{name}");
+        let s = p.sections.as_ref().unwrap();
+        // Every titled body `sec` is a section, at the depth it is nested to.
+        let body_headed = s.iter().filter(|x| x.heading.is_some()).count();
+        assert!(body_headed >= want.headed_body_secs, "{name}: {body_headed}");
+        assert!(s.iter().all(|x| x.heading.is_none() || x.level.is_some()), "{name}");
+        assert!(s.iter().any(|x| x.level == Some(2)), "{name}: no nested sec");
+        // Every body row of every table is a table line (header rows are text).
+        assert_eq!(p.tables.as_ref().map(Vec::len), Some(want.body_rows), "{name}");
+        // Every display formula is a line that ends with its label.
+        let lines: Vec<&str> = s.iter().flat_map(|x| x.text.lines()).collect();
+        for label in &want.formulas {
+            assert!(lines.iter().any(|l| l.ends_with(label.as_str()) && l.len() > label.len()));
+        }
+        assert_eq!(p.references.as_ref().map(Vec::len), Some(want.refs), "{name}");
+        assert!(p.references.as_ref().unwrap().iter().all(|r| r.year.is_some()));
+        // The one extractor finds mentions where the article marks its citations.
+        assert!(
+            p.mentions.len() * 2 >= want.xrefs,
+            "{name}: {} of {}",
+            p.mentions.len(),
+            want.xrefs
+        );
+        let gt = crate::paper::canonical(&p);
+        let pred = from_doc(&to_doc(&p));
+        let ms = score(&gt, &pred);
+        assert_perfect(&ms, &name);
+        println!(
+            "{name}: {} sections, {} table lines, {} formulas, {} refs, {} mentions ({} bibr xrefs), {} non-null metrics",
+            s.len(),
+            want.body_rows,
+            want.formulas.len(),
+            want.refs,
+            p.mentions.len(),
+            want.xrefs,
+            ms.iter().filter(|m| m.value.is_some()).count()
+        );
     }
 }

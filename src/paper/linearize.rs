@@ -3,19 +3,24 @@
 //! | block | becomes |
 //! |---|---|
 //! | formula | its LaTeX as plain Unicode ([`latex_to_plain`]), else its text |
-//! | table | one line, cells joined by single spaces row by row; also listed in `tables` |
+//! | table | one line, cells joined by single spaces row by row; also listed in `tables` (except under the References heading, where it is entries) |
 //! | caption, paragraph, list item, footnote, code | text, kept inline |
 //! | heading | a section boundary (`Abstract` and `References`/`Bibliography` are special) |
 //! | title | the title |
-//! | reference | one reference-list entry |
+//! | reference | one reference-list entry: its fields where the block carries them, else parsed from its text |
 //! | picture, page header, page footer | dropped |
 //!
 //! HTML comments are removed from every text. Text before the first heading is a section
-//! without heading, unless it starts with `Abstract`, which makes it the abstract.
+//! without heading, unless it starts with `Abstract`, which makes it the abstract. The Doc's
+//! `meta` gives the paper's authors and keywords.
+//!
+//! [`to_doc`] writes a paper as a Doc that [`from_doc`] reads back, and [`canonical`] is the
+//! two in turn: the form in which the suite scores a ground truth, so that a truth and a
+//! prediction always come out of the same linearizer (the "one extractor on both sides" rule).
 
 use super::references::{format_reference, parse_reference, split_entries};
 use super::{Paper, Section};
-use crate::doc::{BBox, Block, BlockKind, Doc};
+use crate::doc::{BBox, Block, BlockKind, Doc, DocMeta};
 use crate::normalize::latex_to_plain;
 use crate::normalize::{collapse_ws, heading_key, is_table_line, strip_html_comments};
 
@@ -90,20 +95,20 @@ pub fn from_doc(doc: &Doc) -> Paper {
     let mut title: Option<String> = None;
     let mut abstract_parts: Vec<String> = Vec::new();
     let mut sections: Vec<Section> = Vec::new();
-    let mut entries: Vec<String> = Vec::new();
+    let mut references: Vec<crate::paper::Reference> = Vec::new();
     let mut tables: Vec<String> = Vec::new();
     let mut mode = Mode::Front;
     let push = |mode: Mode,
                 text: String,
                 sections: &mut Vec<Section>,
                 abs: &mut Vec<String>,
-                entries: &mut Vec<String>| {
+                entries: &mut Vec<crate::paper::Reference>| {
         if text.trim().is_empty() {
             return;
         }
         match mode {
             Mode::Abstract => abs.push(text),
-            Mode::Refs => entries.extend(split_entries(&text)),
+            Mode::Refs => entries.extend(split_entries(&text).iter().map(|e| parse_reference(e))),
             Mode::Front | Mode::Body => {
                 if mode == Mode::Front && sections.last().is_none_or(|s| s.heading.is_some()) {
                     sections.push(Section::default());
@@ -139,24 +144,37 @@ pub fn from_doc(doc: &Doc) -> Paper {
                     mode = Mode::Refs;
                 } else if !h.is_empty() {
                     mode = Mode::Body;
-                    sections.push(Section { heading: Some(h), text: String::new() });
+                    sections.push(Section {
+                        heading: Some(h),
+                        level: b.level,
+                        text: String::new(),
+                    });
                 }
             }
-            BlockKind::Reference => entries.extend(split_entries(&strip_html_comments(&b.text))),
+            BlockKind::Reference => match &b.reference {
+                Some(r) => references.push(r.as_ref().clone()),
+                None => references.extend(
+                    split_entries(&strip_html_comments(&b.text)).iter().map(|e| parse_reference(e)),
+                ),
+            },
             BlockKind::Table => {
                 let line = flatten_table(b);
                 if line.is_empty() {
                     continue;
                 }
-                tables.push(line.clone());
-                push(mode, line, &mut sections, &mut abstract_parts, &mut entries);
+                // Under the References heading a table is read as entries, like any text
+                // there; it is one of the paper's tables only where it is part of its text.
+                if mode != Mode::Refs {
+                    tables.push(line.clone());
+                }
+                push(mode, line, &mut sections, &mut abstract_parts, &mut references);
             }
             BlockKind::Formula => {
                 let t = match &b.latex {
                     Some(l) => latex_to_plain(&strip_html_comments(l)),
                     None => strip_html_comments(&b.text).trim().to_string(),
                 };
-                push(mode, t, &mut sections, &mut abstract_parts, &mut entries);
+                push(mode, t, &mut sections, &mut abstract_parts, &mut references);
             }
             BlockKind::Paragraph
             | BlockKind::ListItem
@@ -172,23 +190,44 @@ pub fn from_doc(doc: &Doc) -> Paper {
                             rest.to_string(),
                             &mut sections,
                             &mut abstract_parts,
-                            &mut entries,
+                            &mut references,
                         );
                         continue;
                     }
                 }
-                push(mode, t, &mut sections, &mut abstract_parts, &mut entries);
+                push(mode, t, &mut sections, &mut abstract_parts, &mut references);
             }
         }
     }
+    let meta = doc.meta.clone().unwrap_or_default();
     let mut p = Paper {
         title,
         abstract_text: (!abstract_parts.is_empty()).then(|| abstract_parts.join("\n")),
         sections: Some(sections),
-        references: Some(entries.iter().map(|e| parse_reference(e)).collect()),
+        references: Some(references),
         tables: Some(tables),
+        authors: meta.authors,
+        surnames: meta.surnames,
+        keywords: meta.keywords,
         ..Paper::default()
     };
+    p.rebuild_mentions();
+    p
+}
+
+/// Returns a ground truth as the suite scores it: written as a Doc by [`to_doc`] and read back
+/// by [`from_doc`], the linearizer every prediction goes through, so that a truth scored
+/// against itself (through the `truth` provider, or imported as a provider's output) is the
+/// same paper on both sides whatever fields it has or lacks. What the source lacks stays
+/// lacking: a truth without a body or a reference list keeps `None` there.
+pub fn canonical(paper: &Paper) -> Paper {
+    let mut p = from_doc(&to_doc(paper));
+    if paper.sections.is_none() {
+        p.sections = None;
+    }
+    if paper.references.is_none() {
+        p.references = None;
+    }
     p.rebuild_mentions();
     p
 }
@@ -206,21 +245,38 @@ fn level_of(heading: &str) -> u8 {
     }
 }
 
-/// Returns a document that [`from_doc`] reads back to the same paper (the "truth" provider):
-/// the title, an `Abstract` heading and its lines, each section's heading and lines (table
-/// lines as table blocks: the paper's own tables, or the §4 table lines when it marks none),
-/// then a `References` heading and one reference block per entry in ACL form.
+/// Returns the paper as a document (the `truth` provider, and importers of structured
+/// formats): the title, the text before the first heading, an `Abstract` heading and its lines,
+/// each section's heading (with its level) and lines (table lines as table blocks: the paper's
+/// own tables, each as many times as it is listed, or the §4 table lines when it marks none),
+/// then a `References` heading and one reference block per entry, in ACL form and with its
+/// fields; authors and keywords go in the Doc's `meta`.
 pub fn to_doc(paper: &Paper) -> Doc {
     let mut blocks = Vec::new();
     let block = |kind: BlockKind, text: &str| Block::new(kind, 0, BBox::default(), text);
     if let Some(t) = &paper.title {
         blocks.push(block(BlockKind::Title, t));
     }
-    let is_table = |line: &str| match &paper.tables {
-        Some(t) => t.iter().any(|x| x == line),
+    // How many more times each listed table line is a table.
+    let mut listed: Option<std::collections::HashMap<&str, usize>> =
+        paper.tables.as_ref().map(|t| {
+            let mut m = std::collections::HashMap::new();
+            for l in t {
+                *m.entry(l.trim()).or_insert(0) += 1;
+            }
+            m
+        });
+    let mut is_table = |line: &str| match listed.as_mut() {
+        Some(m) => match m.get_mut(line.trim()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        },
         None => is_table_line(line),
     };
-    let push_lines = |blocks: &mut Vec<Block>, text: &str| {
+    let mut push_lines = |blocks: &mut Vec<Block>, text: &str| {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let kind = if is_table(line) { BlockKind::Table } else { BlockKind::Paragraph };
             blocks.push(block(kind, line));
@@ -241,7 +297,7 @@ pub fn to_doc(paper: &Paper) -> Doc {
     for s in rest {
         if let Some(h) = &s.heading {
             let mut b = block(BlockKind::Heading, h);
-            b.level = Some(level_of(h));
+            b.level = Some(s.level.unwrap_or_else(|| level_of(h)));
             blocks.push(b);
         }
         push_lines(&mut blocks, &s.text);
@@ -251,10 +307,18 @@ pub fn to_doc(paper: &Paper) -> Doc {
         b.level = Some(1);
         blocks.push(b);
         for r in refs {
-            blocks.push(block(BlockKind::Reference, &format_reference(r)));
+            let mut b = block(BlockKind::Reference, &format_reference(r));
+            b.reference = Some(Box::new(r.clone()));
+            blocks.push(b);
         }
     }
-    Doc { pages: Vec::new(), blocks, markdown: None }
+    let meta = DocMeta {
+        authors: paper.authors.clone(),
+        surnames: paper.surnames.clone(),
+        keywords: paper.keywords.clone(),
+    };
+    let meta = (meta != DocMeta::default()).then_some(meta);
+    Doc { pages: Vec::new(), blocks, markdown: None, meta }
 }
 
 #[cfg(test)]
@@ -314,6 +378,7 @@ mod tests {
         Doc {
             pages: vec![],
             markdown: None,
+            meta: None,
             blocks: vec![
                 b(BlockKind::PageHeader, "Proceedings of ACL"),
                 b(BlockKind::Title, "Neural <!-- image --> Tagging"),
@@ -360,18 +425,20 @@ mod tests {
             title: Some("T".into()),
             abstract_text: Some("We tag.".into()),
             sections: Some(vec![
-                Section { heading: None, text: "001\n002".into() },
+                Section { heading: None, level: None, text: "001\n002".into() },
                 Section {
                     heading: Some("1 Intro".into()),
+                    level: Some(1),
                     text: "See Lee et al. (2016a).\nTest 54,088 97.5 1,812".into(),
                 },
-                Section { heading: Some("1.1 More".into()), text: String::new() },
+                Section { heading: Some("1.1 More".into()), level: Some(2), text: String::new() },
             ]),
             references: Some(vec![Reference {
                 title: Some("A study".into()),
                 authors: vec!["Ann Lee".into(), "Bo Wu".into(), "Cy Ode".into()],
                 venue: Some("ACL".into()),
                 year: Some("2016a".into()),
+                ..Reference::default()
             }]),
             ..Paper::default()
         };

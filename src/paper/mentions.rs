@@ -271,12 +271,17 @@ mod tests {
             authors: authors.iter().map(|a| a.to_string()).collect(),
             venue: None,
             year: Some(year.into()),
+            ..Reference::default()
         }
     }
 
     fn paper(text: &str, refs: Vec<Reference>) -> Paper {
         Paper {
-            sections: Some(vec![Section { heading: Some("1 Intro".into()), text: text.into() }]),
+            sections: Some(vec![Section {
+                heading: Some("1 Intro".into()),
+                level: None,
+                text: text.into(),
+            }]),
             references: Some(refs),
             ..Paper::default()
         }

@@ -1,6 +1,6 @@
 //! The `Paper` model of the paper suite and its readers and writers (spec `paper-suite.md`).
 //!
-//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, a provider's [`Doc`](crate::doc::Doc)) is read into one
+//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, JATS XML, a provider's [`Doc`](crate::doc::Doc)) is read into one
 //! [`Paper`]. A field that a source does not have is `None`, which is not the same as present
 //! but empty: a header-only truth has `sections: None`, and the metrics that need sections are
 //! then null rather than zero.
@@ -8,16 +8,23 @@
 //! Mentions are never taken from a file: [`Paper::rebuild_mentions`] derives them from the text
 //! and the references with the one extractor in [`mentions`], on every side alike.
 
+pub mod jats;
 pub mod linearize;
 pub mod mentions;
 pub mod peerread;
 pub mod references;
 pub mod s2orc;
 pub mod tei;
+mod xml;
+
+#[cfg(test)]
+mod props_tests;
 
 use serde::{Deserialize, Serialize};
 
-pub use linearize::{from_doc, to_doc};
+pub use crate::doc::Reference;
+pub use jats::read_jats;
+pub use linearize::{canonical, from_doc, to_doc};
 pub use peerread::{read_peerread, write_peerread};
 pub use s2orc::read_s2orc;
 pub use tei::{group_tei_files, read_grobid_tei, TeiFiles};
@@ -42,6 +49,9 @@ pub enum PaperError {
     /// The XML is not one of the TEI flavours that are read.
     #[error("not a GROBID TEI document: {0}")]
     NotTei(String),
+    /// The XML is not a JATS (or NLM) article.
+    #[error("not a JATS article: {0}")]
+    NotJats(String),
 }
 
 /// A paper as the paper suite compares it.
@@ -64,6 +74,12 @@ pub struct Paper {
     pub tables: Option<Vec<String>>,
     /// Author names of the paper itself (empty for anonymised submissions).
     pub authors: Vec<String>,
+    /// The authors' surnames where the source marks them (`None` where it gives names only).
+    #[serde(default)]
+    pub surnames: Option<Vec<String>>,
+    /// The paper's keywords.
+    #[serde(default)]
+    pub keywords: Vec<String>,
     /// Author e-mail addresses.
     pub emails: Vec<String>,
     /// Publication year.
@@ -79,21 +95,11 @@ pub struct Paper {
 pub struct Section {
     /// The heading as printed (`1 Introduction`).
     pub heading: Option<String>,
+    /// The heading's level where the source gives it (1 = section, 2 = subsection, ...).
+    #[serde(default)]
+    pub level: Option<u8>,
     /// The body, lines separated by `\n`.
     pub text: String,
-}
-
-/// One reference-list entry.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct Reference {
-    /// The title.
-    pub title: Option<String>,
-    /// The authors' names as printed (a stray trailing `.` may remain).
-    pub authors: Vec<String>,
-    /// The venue.
-    pub venue: Option<String>,
-    /// The year as cited, with its letter if any (`2016a`).
-    pub year: Option<String>,
 }
 
 /// One citation of a reference in the text.
@@ -193,6 +199,10 @@ pub fn merge(parts: Vec<Paper>) -> Paper {
         };
         if out.authors.is_empty() {
             out.authors = p.authors;
+            out.surnames = p.surnames;
+        }
+        if out.keywords.is_empty() {
+            out.keywords = p.keywords;
         }
         if out.emails.is_empty() {
             out.emails = p.emails;
@@ -224,7 +234,11 @@ mod tests {
         let h =
             Paper { title: Some("T".into()), abstract_text: Some("A".into()), ..Paper::default() };
         let f = Paper {
-            sections: Some(vec![Section { heading: Some("1 Intro".into()), text: "x".into() }]),
+            sections: Some(vec![Section {
+                heading: Some("1 Intro".into()),
+                level: None,
+                text: "x".into(),
+            }]),
             ..Paper::default()
         };
         let m = merge_header_fulltext(h, f);

@@ -92,6 +92,7 @@ pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
                     let o = s.as_object().ok_or_else(|| shape("object", path.clone()))?;
                     Ok(Section {
                         heading: opt_str(o.get("heading"), &format!("{path}.heading"))?,
+                        level: None,
                         text: opt_str(o.get("text"), &format!("{path}.text"))?.unwrap_or_default(),
                     })
                 })
@@ -117,6 +118,8 @@ pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
         mentions: Vec::new(),
         tables: None,
         authors: str_list(meta.get("authors"), "metadata.authors")?,
+        surnames: None,
+        keywords: Vec::new(),
         emails: str_list(meta.get("emails"), "metadata.emails")?,
         year: opt_year(meta.get("year"), "metadata.year")?,
         source: opt_str(meta.get("source"), "metadata.source")?,
@@ -143,6 +146,7 @@ fn read_reference(v: &Value, path: &str) -> Result<Reference, PaperError> {
         authors: str_list(o.get("author"), &format!("{path}.author"))?,
         venue: opt_str(o.get("venue"), &format!("{path}.venue"))?,
         year,
+        ..Reference::default()
     })
 }
 

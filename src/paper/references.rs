@@ -3,8 +3,13 @@
 //!
 //! ACL author-year entries are `Authors. Year. Title. Venue.`; numbered entries
 //! (`[1] A. Smith and B. Jones. Title. Venue, 2014.`) are read with the same pieces, the year
-//! then being the last one in the entry.
+//! then being the last one in the entry. A venue's tail gives volume, issue and first page
+//! (`Journal, 14(2):33-51`, `Proc. of X, pages 12-20`, `vol. 5, no. 2, pp. 7-9`;
+//! [`split_venue`]), and a DOI anywhere in an entry is its DOI ([`find_doi`]).
 
+use std::sync::OnceLock;
+
+use regex::Regex;
 use unicode_normalization::UnicodeNormalization;
 
 use super::Reference;
@@ -210,9 +215,12 @@ fn author_block_end(s: &str) -> usize {
     s.len()
 }
 
-/// Parses one reference-list entry (label, if any, stripped) after diacritic repair.
+/// Parses one reference-list entry (label, if any, stripped) after diacritic repair. The
+/// venue is the entry's tail as printed (locators and all, see [`split_venue`]); a DOI anywhere
+/// in the entry is taken as the DOI.
 pub fn parse_reference(entry: &str) -> Reference {
     let s = repair_diacritics(&collapse_ws(entry));
+    let doi = find_doi(&s).map(|(_, _, d)| d);
     let s = strip_label(&s);
     let years = find_years(s);
     let block_end = author_block_end(s);
@@ -222,13 +230,106 @@ pub fn parse_reference(entry: &str) -> Reference {
     if let Some(y) = years.first().filter(|y| y.start <= block_end + 3) {
         let authors = split_authors(&trim_tail(&s[..y.start]));
         let (title, venue) = title_and_venue(&trim_head(&s[y.end..]));
-        return Reference { title, authors, venue, year: Some(s[y.start..y.end].to_string()) };
+        let year = Some(s[y.start..y.end].to_string());
+        return Reference { title, authors, venue, year, doi, ..Reference::default() };
     }
     let authors = split_authors(&trim_tail(&s[..block_end]));
     let rest = trim_head(&s[block_end.min(s.len())..]);
     let (title, venue) = title_and_venue(&rest);
     let year = years.last().map(|y| s[y.start..y.end].to_string());
-    Reference { title, authors, venue, year }
+    Reference { title, authors, venue, year, doi, ..Reference::default() }
+}
+
+/// A venue string split into its name and the locators in its tail.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VenueParts {
+    /// The venue's name (`Journal of Document Studies`).
+    pub name: Option<String>,
+    /// The volume.
+    pub volume: Option<String>,
+    /// The issue.
+    pub issue: Option<String>,
+    /// The first page.
+    pub first_page: Option<String>,
+}
+
+fn regexes() -> &'static [Regex; 5] {
+    static R: OnceLock<[Regex; 5]> = OnceLock::new();
+    R.get_or_init(|| {
+        let page = r"([A-Za-z]?\d+)";
+        [
+            // 14(2):33-51, 14 (2), 33-51
+            Regex::new(&format!(
+                r"(\d+)\s*\((\d+(?:[-–/]\d+)?)\)\s*(?:[:,]\s*(?:pp?\.?\s*)?{page})?"
+            ))
+            .unwrap(),
+            // 4:101-118
+            Regex::new(&format!(r"(\d+)\s*:\s*{page}")).unwrap(),
+            // vol. 5, Vol 5, Volume 5
+            Regex::new(r"(?i)\bvol(?:ume)?\.?\s*(\d+)").unwrap(),
+            // no. 2, issue 2, number 2
+            Regex::new(r"(?i)\b(?:no|issue|number|nr)\.?\s*(\d+)").unwrap(),
+            // pages 12-20, pp. 12-20, p. 12
+            Regex::new(&format!(r"(?i)\b(?:pages|pp?)\.?\s*{page}")).unwrap(),
+        ]
+    })
+}
+
+/// Splits a venue string into its name and the volume, issue and first page its tail holds:
+/// `Journal of Document Studies, 14(2):33-51` → `Journal of Document Studies`, 14, 2, 33;
+/// `Proceedings of X, pages 12-20` → `Proceedings of X`, page 12; `Transactions on Y, 4:101-118`
+/// → volume 4, page 101; `IEEE T. Z, vol. 5, no. 2, pp. 7-9`. The name is the text before the
+/// first locator. A venue without locators is its own name.
+pub fn split_venue(venue: &str) -> VenueParts {
+    let v = collapse_ws(venue);
+    let [vip, vp, vol, no, pages] = regexes();
+    let mut out = VenueParts::default();
+    let mut first = v.len();
+    // The compact forms first; the worded ones fill what is left.
+    if let Some(c) = vip.captures(&v) {
+        out.volume = Some(c[1].to_string());
+        out.issue = Some(c[2].to_string());
+        out.first_page = c.get(3).map(|m| m.as_str().to_string());
+        first = first.min(c.get(0).map_or(first, |m| m.start()));
+    } else if let Some(c) = vp.captures(&v) {
+        out.volume = Some(c[1].to_string());
+        out.first_page = Some(c[2].to_string());
+        first = first.min(c.get(0).map_or(first, |m| m.start()));
+    }
+    for (re, slot) in [(vol, 0), (no, 1), (pages, 2)] {
+        let field = match slot {
+            0 => &mut out.volume,
+            1 => &mut out.issue,
+            _ => &mut out.first_page,
+        };
+        if field.is_some() {
+            continue;
+        }
+        if let Some(c) = re.captures(&v) {
+            *field = Some(c[1].to_string());
+            first = first.min(c.get(0).map_or(first, |m| m.start()));
+        }
+    }
+    let name = v[..first].trim().trim_end_matches([',', ';', ':', '.', ' ']).trim();
+    let name = name.strip_prefix("In ").unwrap_or(name).trim();
+    out.name = (!name.is_empty()).then(|| name.to_string());
+    out
+}
+
+/// Finds a DOI in a text: `10.<registrant>/<suffix>`, with a `doi:`, `DOI` or resolver
+/// (`https://doi.org/`) prefix if there is one. Returns the byte range of the whole mention
+/// (prefix included) and the DOI without its trailing punctuation.
+pub fn find_doi(text: &str) -> Option<(usize, usize, String)> {
+    static R: OnceLock<Regex> = OnceLock::new();
+    let re = R.get_or_init(|| {
+        Regex::new(r"(?i)(?:(?:https?://)?(?:dx\.)?doi\.org/|\bdoi\s*:?\s*)?\b(10\.\d{4,9}/[^\s]+)")
+            .unwrap()
+    });
+    let c = re.captures(text)?;
+    let whole = c.get(0)?;
+    let doi = c[1].trim_end_matches(['.', ',', ';', ')', ']']);
+    let end = c.get(1)?.start() + doi.len();
+    Some((whole.start(), end, doi.to_string()))
 }
 
 /// Splits what follows the year (or the authors): a quoted title, or the text up to the first
@@ -300,8 +401,38 @@ pub fn format_reference(r: &Reference) -> String {
     };
     push_part(&mut out, r.year.as_deref().unwrap_or(""));
     push_part(&mut out, r.title.as_deref().unwrap_or(""));
-    if let Some(v) = r.venue.as_deref() {
-        push_part(&mut out, &format!("In {v}"));
+    let mut venue = r.venue.clone().unwrap_or_default();
+    let mut locators = String::new();
+    if let Some(v) = &r.volume {
+        locators.push_str(v);
+        if let Some(i) = &r.issue {
+            locators.push_str(&format!("({i})"));
+        }
+        if let Some(p) = &r.first_page {
+            locators.push_str(&format!(":{p}"));
+        }
+    } else {
+        if let Some(i) = &r.issue {
+            locators.push_str(&format!("no. {i}"));
+        }
+        if let Some(p) = &r.first_page {
+            if !locators.is_empty() {
+                locators.push_str(", ");
+            }
+            locators.push_str(&format!("pages {p}"));
+        }
+    }
+    if !locators.is_empty() {
+        if !venue.is_empty() {
+            venue.push_str(", ");
+        }
+        venue.push_str(&locators);
+    }
+    if !venue.is_empty() {
+        push_part(&mut out, &format!("In {venue}"));
+    }
+    if let Some(d) = &r.doi {
+        push_part(&mut out, &format!("doi:{d}"));
     }
     if !out.is_empty() && !out.ends_with('.') {
         out.push('.');
@@ -419,6 +550,7 @@ mod tests {
             authors: vec!["Ann Lee".into(), "Bo Wu".into(), "Cy Ode".into()],
             venue: Some("Proceedings of ACL".into()),
             year: Some("2016b".into()),
+            ..Reference::default()
         };
         assert_eq!(parse_reference(&format_reference(&r)), r);
     }

@@ -2,7 +2,9 @@
 //!
 //! Title and abstract from the top level (else `pdf_parse.abstract`), sections from
 //! `pdf_parse.body_text` then `back_matter` (a new section wherever `sec_num` + `section`
-//! changes; paragraphs are lines), references from `pdf_parse.bib_entries` in file order.
+//! changes; paragraphs are lines), references from `pdf_parse.bib_entries` in file order
+//! (`authors[].last` as surnames, `volume`, `issue`, the first of `pages`,
+//! `other_ids.DOI[0]`), the paper's authors from the top-level `authors`.
 //! S2ORC keeps no table text in the body, so `tables` is `None`.
 
 use serde_json::Value;
@@ -15,6 +17,30 @@ fn shape(expected: &'static str, path: impl Into<String>) -> PaperError {
 
 fn text_of(v: Option<&Value>) -> Option<String> {
     v.and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// Reads an S2ORC author list (`[{first, middle, last}]`): names as printed, and the surnames
+/// (`last`) when there are any authors.
+fn people(v: Option<&Value>) -> (Vec<String>, Option<Vec<String>>) {
+    let mut names = Vec::new();
+    let mut surnames = Vec::new();
+    for x in v.and_then(Value::as_array).into_iter().flatten() {
+        let mut parts: Vec<String> = Vec::new();
+        parts.extend(text_of(x.get("first")));
+        if let Some(m) = x.get("middle").and_then(Value::as_array) {
+            parts.extend(m.iter().filter_map(|m| text_of(Some(m))));
+        }
+        let last = text_of(x.get("last"));
+        parts.extend(last.clone());
+        if parts.is_empty() {
+            continue;
+        }
+        let name = parts.join(" ");
+        surnames.push(last.unwrap_or_else(|| super::references::last_name(&name)));
+        names.push(name);
+    }
+    let surnames = (!names.is_empty()).then_some(surnames);
+    (names, surnames)
 }
 
 /// Reads an S2ORC JSON file.
@@ -52,7 +78,7 @@ pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
     for (heading, text) in paragraphs("body_text")?.into_iter().chain(paragraphs("back_matter")?) {
         if last.as_deref() != Some(heading.as_str()) {
             let h = (!heading.is_empty()).then(|| heading.clone());
-            sections.push(Section { heading: h, text: String::new() });
+            sections.push(Section { heading: h, ..Section::default() });
             last = Some(heading);
         }
         if let Some(s) = sections.last_mut() {
@@ -70,41 +96,42 @@ pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
         for (id, e) in bib {
             let path = format!("pdf_parse.bib_entries.{id}");
             let o = e.as_object().ok_or_else(|| shape("object", path.clone()))?;
-            let authors = o
-                .get("authors")
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| {
-                            let mut parts: Vec<String> = Vec::new();
-                            parts.extend(text_of(x.get("first")));
-                            if let Some(m) = x.get("middle").and_then(Value::as_array) {
-                                parts.extend(m.iter().filter_map(|m| text_of(Some(m))));
-                            }
-                            parts.extend(text_of(x.get("last")));
-                            (!parts.is_empty()).then(|| parts.join(" "))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let (authors, surnames) = people(o.get("authors"));
             let year = match o.get("year") {
                 Some(Value::Number(n)) => Some(n.to_string()),
                 Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
                 _ => None,
             };
+            let first_page = text_of(o.get("pages")).and_then(|p| {
+                let f = p.split(['-', '\u{2013}']).next().unwrap_or("").trim().to_string();
+                (!f.is_empty()).then_some(f)
+            });
+            let doi = o
+                .get("other_ids")
+                .and_then(|i| i.get("DOI"))
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().find_map(|d| text_of(Some(d))));
             references.push(Reference {
                 title: text_of(o.get("title")),
                 authors,
+                surnames,
                 venue: text_of(o.get("venue")),
                 year,
+                volume: text_of(o.get("volume")),
+                issue: text_of(o.get("issue")),
+                first_page,
+                doi,
             });
         }
     }
+    let (authors, surnames) = people(root.get("authors"));
     let mut p = Paper {
         title: text_of(root.get("title")),
         abstract_text,
         sections: Some(sections),
         references: Some(references),
+        authors,
+        surnames,
         ..Paper::default()
     };
     p.rebuild_mentions();

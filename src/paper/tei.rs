@@ -5,16 +5,21 @@
 //!   `body//div` (`head`, with its `@n` number, then `p`, `formula`, lists, notes), figure
 //!   captions inline, `figure[@type=table]/table` rows as table lines, the reference list from
 //!   `back//listBibl/biblStruct` (`analytic/author/persName`, `monogr/title` as venue,
-//!   `monogr/imprint/date/@when`), other `back` divs (acknowledgements, appendix) as sections.
+//!   `monogr/imprint/date/@when`, `biblScope` volume, issue and page `@from`, `idno[@type=DOI]`),
+//!   other `back` divs (acknowledgements, appendix) as sections; the paper's authors from
+//!   `sourceDesc/biblStruct/analytic/author/persName` and keywords from
+//!   `profileDesc/textClass/keywords` (`term`s).
 //! * GROBID's training TEI (root `tei`, no namespace; `<lb/>` is a line break): the header model
-//!   (`docTitle/titlePart`, `div[@type=abstract]`) gives only title and abstract; the fulltext
+//!   (`docTitle/titlePart`, `div[@type=abstract]`, `docAuthor`, `keyword`) gives only title,
+//!   abstract, authors and keywords; the fulltext
 //!   model (`head`, `p`, `formula`, `figure`, `list/item`) only sections; the
 //!   reference-segmenter model (`listBibl/bibl`) only references. Combine them with
 //!   [`merge`](super::merge) after grouping the file names with [`group_tei_files`].
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use super::references::{find_years, parse_reference};
+use super::references::{find_doi, find_years, parse_reference, split_authors};
+use super::xml::{child, children, descendant, non_empty};
 use super::{Paper, PaperError, Reference, Section};
 use crate::normalize::collapse_ws;
 
@@ -36,18 +41,6 @@ pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, PaperError> {
     };
     p.rebuild_mentions();
     Ok(p)
-}
-
-fn child<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    n.children().find(|c| c.is_element() && c.tag_name().name() == name)
-}
-
-fn children<'a, 'i: 'a>(n: Node<'a, 'i>, name: &'a str) -> impl Iterator<Item = Node<'a, 'i>> + 'a {
-    n.children().filter(move |c| c.is_element() && c.tag_name().name() == name)
-}
-
-fn descendant<'a, 'i>(n: Node<'a, 'i>, name: &str) -> Option<Node<'a, 'i>> {
-    n.descendants().find(|c| c.is_element() && c.tag_name().name() == name)
 }
 
 /// Gathers an element's text: `<lb/>` becomes a line break, other white space a space; then
@@ -79,10 +72,6 @@ fn line_of(n: Node) -> String {
     collapse_ws(&lines_of(n))
 }
 
-fn non_empty(s: String) -> Option<String> {
-    (!s.is_empty()).then_some(s)
-}
-
 /// Collects sections in document order; text before any heading goes to a section without one.
 #[derive(Default)]
 struct Body {
@@ -92,7 +81,7 @@ struct Body {
 
 impl Body {
     fn heading(&mut self, h: String) {
-        self.sections.push(Section { heading: Some(h), text: String::new() });
+        self.sections.push(Section { heading: Some(h), ..Section::default() });
     }
 
     fn text(&mut self, t: &str) {
@@ -147,6 +136,25 @@ fn read_output(root: Node) -> Paper {
             }
         })
         .and_then(non_empty);
+    let persons: Vec<(String, Option<String>)> = header
+        .and_then(|h| descendant(h, "sourceDesc"))
+        .and_then(|s| descendant(s, "biblStruct"))
+        .and_then(|b| child(b, "analytic"))
+        .map(|a| children(a, "author").filter_map(|au| child(au, "persName")).map(person).collect())
+        .unwrap_or_default();
+    let keywords: Vec<String> = header
+        .and_then(|h| descendant(h, "textClass"))
+        .and_then(|t| descendant(t, "keywords"))
+        .map(|k| {
+            let terms: Vec<String> =
+                children(k, "term").map(line_of).filter(|t| !t.is_empty()).collect();
+            if terms.is_empty() {
+                split_keywords(&lines_of(k))
+            } else {
+                terms
+            }
+        })
+        .unwrap_or_default();
     let text = child(root, "text");
     let mut body = Body::default();
     let mut references = None;
@@ -170,14 +178,59 @@ fn read_output(root: Node) -> Paper {
             references = Some(Vec::new());
         }
     }
+    let (authors, surnames) = split_persons(persons);
     Paper {
         title,
         abstract_text,
         sections: text.map(|_| body.sections),
         references: references.or_else(|| text.map(|_| Vec::new())),
         tables: Some(body.tables),
+        authors,
+        surnames,
+        keywords,
         ..Paper::default()
     }
+}
+
+/// A `persName`: its name as printed (forenames and surname) and its surname, if marked.
+fn person(p: Node) -> (String, Option<String>) {
+    let surname = child(p, "surname").map(line_of).filter(|s| !s.is_empty());
+    (pers_name(p), surname)
+}
+
+/// Splits persons into names and surnames: the surnames are kept (as marked, else each name's
+/// last name) when the source marks any, else `None`.
+fn split_persons(persons: Vec<(String, Option<String>)>) -> (Vec<String>, Option<Vec<String>>) {
+    let persons: Vec<(String, Option<String>)> =
+        persons.into_iter().filter(|(n, _)| !n.is_empty()).collect();
+    let marked = persons.iter().any(|(_, s)| s.is_some());
+    let surnames = marked.then(|| {
+        persons
+            .iter()
+            .map(|(n, s)| s.clone().unwrap_or_else(|| super::references::last_name(n)))
+            .collect()
+    });
+    (persons.into_iter().map(|(n, _)| n).collect(), surnames)
+}
+
+/// Splits a keyword list as printed (`a, b; c.`) into keywords, rejoining words hyphenated at a
+/// line break.
+pub(crate) fn split_keywords(text: &str) -> Vec<String> {
+    let mut joined = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if joined.ends_with('-') && line.starts_with(|c: char| c.is_lowercase()) {
+            joined.pop();
+        } else if !joined.is_empty() {
+            joined.push(' ');
+        }
+        joined.push_str(line);
+    }
+    joined
+        .split([',', ';', '\u{b7}'])
+        .map(|k| k.trim().trim_end_matches(['.', ' ']).trim().to_string())
+        .filter(|k| !k.is_empty())
+        .collect()
 }
 
 fn output_div(div: Node, body: &mut Body) {
@@ -241,22 +294,21 @@ fn pers_name(p: Node) -> String {
 fn bibl_struct(b: Node) -> Reference {
     let analytic = child(b, "analytic");
     let monogr = child(b, "monogr");
-    let authors_of = |n: Node| -> Vec<String> {
-        children(n, "author")
-            .filter_map(|a| child(a, "persName").map(pers_name))
-            .filter(|s| !s.is_empty())
-            .collect()
+    let authors_of = |n: Node| -> Vec<(String, Option<String>)> {
+        children(n, "author").filter_map(|a| child(a, "persName")).map(person).collect()
     };
-    let mut authors = analytic.map(authors_of).unwrap_or_default();
-    if authors.is_empty() {
-        authors = monogr.map(authors_of).unwrap_or_default();
+    let mut persons = analytic.map(authors_of).unwrap_or_default();
+    if persons.iter().all(|(n, _)| n.is_empty()) {
+        persons = monogr.map(authors_of).unwrap_or_default();
     }
+    let (authors, surnames) = split_persons(persons);
     let title_of = |n: Node| child(n, "title").map(line_of).and_then(non_empty);
     let (title, venue) = match analytic.and_then(title_of) {
         Some(t) => (Some(t), monogr.and_then(title_of)),
         None => (monogr.and_then(title_of), None),
     };
-    let date = monogr.and_then(|m| child(m, "imprint")).and_then(|i| child(i, "date"));
+    let imprint = monogr.and_then(|m| child(m, "imprint"));
+    let date = imprint.and_then(|i| child(i, "date"));
     let year = date.and_then(|d| {
         let when = d.attribute("when").unwrap_or("");
         let y: String = when.chars().take(4).collect();
@@ -266,7 +318,31 @@ fn bibl_struct(b: Node) -> Reference {
         let t = line_of(d);
         find_years(&t).first().map(|y| t[y.start..y.end].to_string())
     });
-    Reference { title, authors, venue, year }
+    let scope = |units: &[&str]| {
+        imprint.and_then(|i| {
+            children(i, "biblScope")
+                .find(|s| s.attribute("unit").is_some_and(|u| units.contains(&u)))
+        })
+    };
+    let volume = scope(&["volume", "vol"]).map(line_of).and_then(non_empty);
+    let issue = scope(&["issue"]).map(line_of).and_then(non_empty);
+    let first_page = scope(&["page", "pp"]).and_then(|p| {
+        p.attribute("from")
+            .map(|f| f.trim().to_string())
+            .or_else(|| line_of(p).split(['-', '\u{2013}']).next().map(|x| x.trim().to_string()))
+            .and_then(non_empty)
+    });
+    let doi = [analytic, monogr, Some(b)]
+        .into_iter()
+        .flatten()
+        .flat_map(|n| children(n, "idno"))
+        .find(|i| i.attribute("type").is_some_and(|t| t.eq_ignore_ascii_case("doi")))
+        .map(|i| {
+            let t = line_of(i);
+            find_doi(&t).map(|(_, _, d)| d).unwrap_or(t)
+        })
+        .and_then(non_empty);
+    Reference { title, authors, surnames, venue, year, volume, issue, first_page, doi }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -288,7 +364,20 @@ fn read_training(root: Node) -> Result<Paper, PaperError> {
             .map(lines_of)
             .filter(|s| !s.is_empty())
             .collect();
-        return Ok(Paper { title, abstract_text: non_empty(abs.join("\n")), ..Paper::default() });
+        let named = |name: &'static str| {
+            front.descendants().filter(move |c| c.is_element() && c.tag_name().name() == name)
+        };
+        let authors: Vec<String> =
+            named("docAuthor").flat_map(|a| split_authors(&clean_byline(&line_of(a)))).collect();
+        let keywords: Vec<String> =
+            named("keyword").flat_map(|k| split_keywords(&lines_of(k))).collect();
+        return Ok(Paper {
+            title,
+            abstract_text: non_empty(abs.join("\n")),
+            authors,
+            keywords,
+            ..Paper::default()
+        });
     }
     if let Some(list) = child(text, "listBibl") {
         let refs = children(list, "bibl").map(|b| parse_reference(&line_of(b))).collect();
@@ -305,6 +394,24 @@ fn read_training(root: Node) -> Result<Paper, PaperError> {
     let mut body = Body::default();
     training_body(text, &mut body);
     Ok(Paper { sections: Some(body.sections), tables: Some(body.tables), ..Paper::default() })
+}
+
+/// Removes affiliation markers from a printed author line (`Rui Wang 1 and Günter Neumann 2`,
+/// `Yu.A.Pusep 1*`): digits, `*`, daggers and quotes.
+fn clean_byline(s: &str) -> String {
+    let kept: String =
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_digit() || "*\u{2020}\u{2021}\u{a7}'\"".contains(c) {
+                    ' '
+                } else {
+                    c
+                }
+            })
+            .collect();
+    // Markers leave lone commas behind (`Pusep 1* , L. Santos`).
+    let parts: Vec<&str> = kept.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    collapse_ws(&parts.join(", "))
 }
 
 fn training_body(n: Node, body: &mut Body) {

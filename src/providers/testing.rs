@@ -67,6 +67,7 @@ impl Engine for FaultyEngine {
             pages: vec![],
             blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
             markdown: None,
+            meta: None,
         })
     }
 }

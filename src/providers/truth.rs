@@ -3,6 +3,10 @@
 //!
 //! It runs in the calling process, since it reads the store rather than the PDF. Its cache key
 //! uses the truth's content digest as the model digest, so a changed truth gives a new output.
+//!
+//! The Doc is [`paper::to_doc`] of the truth as its reader gives it, and the suite scores the
+//! truth as [`paper::canonical`] (that Doc read back by the linearizer), so the two sides are
+//! one paper by construction, whatever the truth holds.
 
 use serde_json::json;
 
@@ -15,8 +19,9 @@ use crate::truth::{truth_groups, TruthFormat};
 /// The provider id.
 pub const ID: &str = "truth";
 
-/// Bump when the Doc made from a truth changes.
-pub const ADAPTER_VERSION: u32 = 1;
+/// Bump when the Doc made from a truth changes (2: reference blocks carry their fields,
+/// headings their levels, and the Doc the paper's authors and keywords).
+pub const ADAPTER_VERSION: u32 = 2;
 
 /// What [`materialize`] did: (outputs already stored, outputs written, failures).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -49,7 +54,7 @@ pub fn materialize(
             continue;
         }
         let t0 = std::time::Instant::now();
-        let doc = g.load_paper(store).map(|p| paper::to_doc(&p));
+        let doc = g.read_paper(store).map(|p| paper::to_doc(&p));
         let json = match &doc {
             Ok(d) => Ok(serde_json::to_vec(d)?),
             Err(e) => Err(e.to_string()),

@@ -576,7 +576,7 @@ pub(crate) fn typeset(src: &Source) -> Typeset {
     }
     Typeset {
         pdf: pdf.to_bytes(),
-        doc: Doc { pages, blocks: e.blocks, markdown: None },
+        doc: Doc { pages, blocks: e.blocks, markdown: None, meta: None },
         line_numbers,
     }
 }

@@ -1,9 +1,10 @@
-//! The project's own sample corpus: three small two-column papers with PeerRead ground truth.
+//! The project's own sample corpus: three small two-column papers with PeerRead and JATS ground
+//! truth.
 //!
 //! Each paper is written once, as structured data (`papers.rs`); a small layout engine
 //! (`layout.rs`) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
-//! PeerRead JSON (`truth.rs`) is derived from the same data, so PDF and truth agree by
-//! construction. Nothing here comes from third-party data or code.
+//! PeerRead JSON (`truth.rs`) and the JATS XML (`jats.rs`) are derived from the same data, so
+//! PDF and truths agree by construction. Nothing here comes from third-party data or code.
 //!
 //! The committed copies live in `tests/fixtures/papers/`; the test `fixtures_are_up_to_date`
 //! fails when they differ from [`papers`], and rewrites them when `CORPUS_BLESS=1`.
@@ -12,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::doc::Doc;
 
+mod jats;
 pub mod large;
 mod layout;
 mod papers;
@@ -28,6 +30,8 @@ pub struct SamplePaper {
     pub pdf: Vec<u8>,
     /// The PeerRead JSON ground truth, pretty-printed, keys in the schema's order.
     pub truth_json: String,
+    /// The JATS XML ground truth (`<name>.nxml`), as PubMed Central would mark the paper.
+    pub jats_xml: String,
     /// The blocks as typeset, in reading order, with their boxes: what a perfect parser
     /// would return (line numbers are not blocks).
     pub doc: Doc,
@@ -43,6 +47,20 @@ impl SamplePaper {
     pub fn truth_name(&self) -> String {
         format!("{}.pdf.json", self.name)
     }
+
+    /// Returns the JATS truth's file name, `<name>.nxml` (PubMed Central's naming).
+    pub fn jats_name(&self) -> String {
+        format!("{}.nxml", self.name)
+    }
+
+    /// Returns every file of the paper: (name, bytes).
+    pub fn files(&self) -> [(String, &[u8]); 3] {
+        [
+            (self.pdf_name(), self.pdf.as_slice()),
+            (self.truth_name(), self.truth_json.as_bytes()),
+            (self.jats_name(), self.jats_xml.as_bytes()),
+        ]
+    }
 }
 
 /// Returns the sample papers, generated afresh; the same bytes on every call.
@@ -55,21 +73,20 @@ pub fn papers() -> Vec<SamplePaper> {
                 name: src.name.to_string(),
                 pdf: set.pdf,
                 truth_json: truth::peerread_json(src, &set.line_numbers),
+                jats_xml: jats::jats_xml(src),
                 doc: set.doc,
             }
         })
         .collect()
 }
 
-/// Writes every sample's `<name>.pdf` and `<name>.pdf.json` into `dir` (created if missing),
-/// and returns the paths written.
+/// Writes every sample's `<name>.pdf`, `<name>.pdf.json` and `<name>.nxml` into `dir`
+/// (created if missing), and returns the paths written.
 pub fn write_all(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
     for p in papers() {
-        for (file, bytes) in
-            [(p.pdf_name(), p.pdf.as_slice()), (p.truth_name(), p.truth_json.as_bytes())]
-        {
+        for (file, bytes) in p.files() {
             let path = dir.join(file);
             std::fs::write(&path, bytes)?;
             written.push(path);
@@ -82,8 +99,7 @@ pub fn write_all(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 pub fn stale_fixtures(dir: &Path) -> Vec<String> {
     let mut stale = Vec::new();
     for p in papers() {
-        let files = [(p.pdf_name(), p.pdf.as_slice()), (p.truth_name(), p.truth_json.as_bytes())];
-        for (file, bytes) in files {
+        for (file, bytes) in p.files() {
             if std::fs::read(dir.join(&file)).ok().as_deref() != Some(bytes) {
                 stale.push(file);
             }
@@ -126,6 +142,7 @@ mod tests {
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.pdf, y.pdf);
             assert_eq!(x.truth_json, y.truth_json);
+            assert_eq!(x.jats_xml, y.jats_xml);
         }
     }
 
@@ -222,6 +239,36 @@ mod tests {
         assert_eq!(hyphenated.len(), 1);
         let t = &hyphenated[0].truth_json;
         assert!(t.contains("evaluation") && !t.contains("evalu-") && !t.contains('\u{AD}'));
+    }
+
+    /// The JATS and PeerRead truths of a paper are one paper to the suite: the perfect parse
+    /// scores the same against both on every metric both define, and a provider's output would
+    /// too (the integration tests check pdfium's).
+    #[test]
+    fn jats_and_peerread_truths_score_alike() {
+        use crate::metrics::paper::score;
+        use crate::paper::{canonical, from_doc, read_jats, read_peerread};
+        for p in papers() {
+            let jats = canonical(&read_jats(p.jats_xml.as_bytes()).unwrap());
+            let peer = canonical(&read_peerread(p.truth_json.as_bytes()).unwrap());
+            let pred = from_doc(&p.doc);
+            let (a, b) = (score(&jats, &pred), score(&peer, &pred));
+            let mut shared = 0;
+            for (x, y) in a.iter().zip(&b) {
+                if let (Some(u), Some(v)) = (x.value, y.value) {
+                    shared += 1;
+                    assert!((u - v).abs() < 1e-12, "{} {}: jats {u} peerread {v}", p.name, x.id);
+                }
+            }
+            assert!(shared >= 15, "{}: {shared}", p.name);
+            assert_eq!(jats.title, peer.title);
+            assert_eq!(jats.headings(), peer.headings());
+            assert_eq!(
+                jats.references.as_ref().map(|r| r.iter().map(|r| r.key()).collect::<Vec<_>>()),
+                peer.references.as_ref().map(|r| r.iter().map(|r| r.key()).collect())
+            );
+            assert_eq!(jats.mentions.len(), peer.mentions.len(), "{}", p.name);
+        }
     }
 
     #[test]

@@ -65,8 +65,14 @@ pub(crate) struct Reference {
     pub year: &'static str,
     /// Title, without its final period.
     pub title: &'static str,
-    /// Venue, without its final period.
+    /// Venue's name (journal, proceedings, publisher), without its final period.
     pub venue: &'static str,
+    /// Volume.
+    pub volume: Option<&'static str>,
+    /// Issue.
+    pub issue: Option<&'static str>,
+    /// Page range, `first-last`.
+    pub pages: Option<&'static str>,
 }
 
 impl Item {
@@ -93,9 +99,21 @@ impl Reference {
         }
     }
 
+    /// Returns the venue as printed: `Name, 14(2):33-51`, `Name, 4:101-118`,
+    /// `Name, pages 12-20` or `Name`.
+    pub fn printed_venue(&self) -> String {
+        match (self.volume, self.issue, self.pages) {
+            (Some(v), Some(i), Some(p)) => format!("{}, {v}({i}):{p}", self.venue),
+            (Some(v), None, Some(p)) => format!("{}, {v}:{p}", self.venue),
+            (None, None, Some(p)) => format!("{}, pages {p}", self.venue),
+            (Some(v), _, None) => format!("{}, {v}", self.venue),
+            _ => self.venue.to_string(),
+        }
+    }
+
     /// Returns the entry as printed in the reference list.
     pub fn entry(&self) -> String {
-        format!("{}. {}. {}. {}.", self.author_list(), self.year, self.title, self.venue)
+        format!("{}. {}. {}. {}.", self.author_list(), self.year, self.title, self.printed_venue())
     }
 
     /// Returns the last name of an author: the final name token.

@@ -136,7 +136,7 @@ fn peerread_ref(r: &Reference) -> PeerReadRef {
     PeerReadRef {
         title: r.title.to_string(),
         author: strings(r.authors),
-        venue: Some(r.venue.to_string()),
+        venue: Some(r.printed_venue()),
         cite_reg_ex: format!("{short},? \\Q{}\\E", r.year),
         short_cite_reg_ex: short,
         year: year_number(r.year),
@@ -160,11 +160,41 @@ fn cite_forms(r: &Reference) -> Vec<String> {
         .collect()
 }
 
+/// Returns the citation forms of every reference, by reference index.
+pub(crate) fn all_cite_forms(src: &Source) -> Vec<(usize, Vec<String>)> {
+    src.references.iter().enumerate().map(|(i, r)| (i, cite_forms(r))).collect()
+}
+
+/// Returns the citations in one (cleaned) sentence: byte ranges and reference index, in order.
+pub(crate) fn citations(
+    sentence: &str,
+    forms: &[(usize, Vec<String>)],
+) -> Vec<(usize, usize, usize)> {
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    for (id, fs) in forms {
+        for f in fs {
+            for (at, m) in sentence.match_indices(f.as_str()) {
+                let end = at + m.len();
+                let before = sentence[..at].chars().next_back();
+                let after = sentence[end..].chars().next();
+                if before.is_some_and(char::is_alphanumeric)
+                    || after.is_some_and(char::is_alphanumeric)
+                {
+                    continue;
+                }
+                found.push((at, end, *id));
+            }
+        }
+    }
+    found.sort();
+    found.dedup();
+    found
+}
+
 /// Returns every citation of a reference in the abstract and body sentences, in order of
 /// appearance, with char offsets of the citation inside its sentence.
 fn mentions(src: &Source) -> Vec<Mention> {
-    let forms: Vec<(usize, Vec<String>)> =
-        src.references.iter().enumerate().map(|(i, r)| (i, cite_forms(r))).collect();
+    let forms = all_cite_forms(src);
     let body = src.body.iter().filter_map(|item| match item {
         Item::Para(s) => Some(*s),
         _ => None,
@@ -172,25 +202,7 @@ fn mentions(src: &Source) -> Vec<Mention> {
     let mut out = Vec::new();
     for sentence in std::iter::once(src.abstract_).chain(body).flatten() {
         let sentence = clean(sentence);
-        let mut found: Vec<(usize, usize, usize)> = Vec::new();
-        for (id, fs) in &forms {
-            for f in fs {
-                for (at, m) in sentence.match_indices(f.as_str()) {
-                    let end = at + m.len();
-                    let before = sentence[..at].chars().next_back();
-                    let after = sentence[end..].chars().next();
-                    if before.is_some_and(char::is_alphanumeric)
-                        || after.is_some_and(char::is_alphanumeric)
-                    {
-                        continue;
-                    }
-                    found.push((at, end, *id));
-                }
-            }
-        }
-        found.sort();
-        found.dedup();
-        for (at, end, id) in found {
+        for (at, end, id) in citations(&sentence, &forms) {
             out.push(Mention {
                 reference_id: id,
                 context: sentence.clone(),
@@ -206,15 +218,32 @@ fn mentions(src: &Source) -> Vec<Mention> {
 mod tests {
     use super::*;
 
-    const ONE: Reference =
-        Reference { authors: &["Ann Smith"], year: "2018", title: "T", venue: "V" };
-    const TWO: Reference =
-        Reference { authors: &["Ann Smith", "Bo Jones"], year: "2019", title: "T", venue: "V" };
+    const ONE: Reference = Reference {
+        authors: &["Ann Smith"],
+        year: "2018",
+        title: "T",
+        venue: "V",
+        volume: None,
+        issue: None,
+        pages: None,
+    };
+    const TWO: Reference = Reference {
+        authors: &["Ann Smith", "Bo Jones"],
+        year: "2019",
+        title: "T",
+        venue: "V",
+        volume: None,
+        issue: None,
+        pages: None,
+    };
     const MANY: Reference = Reference {
         authors: &["Kim Lee", "Ann Smith", "Bo Jones"],
         year: "2016a",
         title: "T",
         venue: "V",
+        volume: None,
+        issue: None,
+        pages: None,
     };
 
     #[test]

@@ -360,10 +360,10 @@ fn document_media_type(bytes: &[u8]) -> &'static str {
 
 fn media_type_of(format: &str) -> &'static str {
     match format {
-        "peerread" | "docling" | "omnidocbench" | "latex-tables" | "olmocr-bench" => {
+        "peerread" | "s2orc" | "docling" | "omnidocbench" | "latex-tables" | "olmocr-bench" => {
             "application/json"
         }
-        "grobid-tei" | "icdar2013" => "application/xml",
+        "grobid-tei" | "jats" | "icdar2013" => "application/xml",
         _ => "application/octet-stream",
     }
 }

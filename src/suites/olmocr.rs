@@ -487,6 +487,7 @@ mod tests {
                 Block::new(BlockKind::Paragraph, 1, BBox::default(), "two"),
             ],
             markdown: None,
+            meta: None,
         };
         assert_eq!(page_text(&doc, "all", 2, 2), "two\n");
         assert_eq!(page_text(&doc, "all", 1, 1), "one\n\ntwo\n");

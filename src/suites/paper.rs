@@ -1,5 +1,5 @@
 //! The `paper` suite (spec `paper-suite.md`): every output of a provider against every
-//! PeerRead, GROBID TEI or S2ORC truth of the same document.
+//! PeerRead, GROBID TEI, S2ORC or JATS truth of the same document.
 
 use std::collections::HashMap;
 use std::time::Instant;
@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
+use crate::metrics::fields::Pooled;
 use crate::metrics::paper::{score, HEADLINE, PAPER_SUITE_VERSION};
 use crate::paper::{from_doc, Paper};
 use crate::progress::Progress;
@@ -53,6 +54,23 @@ impl PaperRow {
     }
 }
 
+/// GROBID-style field scores pooled over the papers of one provider version and dataset:
+/// counts summed over papers, then precision, recall and F1 per field and their micro and
+/// macro averages, as GROBID's end-to-end evaluation reports a corpus.
+#[derive(Debug, Clone, Serialize)]
+pub struct FieldReport {
+    /// Provider id.
+    pub provider: String,
+    /// Provider adapter version.
+    pub provider_version: String,
+    /// The truths' dataset.
+    pub dataset: String,
+    /// [`crate::metrics::fields::Pooled::report`]: `papers`, then per group (`header`,
+    /// `citations`) and matching (`strict`, `soft`, `lev`, `ro`) the fields' `precision`,
+    /// `recall`, `f1`, `support` and the `micro` and `macro` averages.
+    pub report: serde_json::Value,
+}
+
 /// What an evaluation did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EvalSummary {
@@ -74,6 +92,8 @@ pub struct EvalSummary {
     pub rows: Vec<PaperRow>,
     /// The unweighted mean of each metric over the rows, nulls left out.
     pub average: Vec<(String, Option<f64>)>,
+    /// The field scores pooled per provider version and dataset, GROBID's way.
+    pub fields: Vec<FieldReport>,
 }
 
 /// Scores every selected output against every paper truth of its document.
@@ -97,18 +117,40 @@ pub fn eval(
     let total: usize = outputs.iter().map(|o| by_doc[&o.document].len()).sum(); // at most
     progress.start(total as u64);
     let mut truth_cache: HashMap<usize, std::result::Result<Paper, String>> = HashMap::new();
+    let mut pools: std::collections::BTreeMap<(String, String, String), Pooled> =
+        Default::default();
     let mut score_time = 0.0;
     for o in &outputs {
         let mut pred: Option<std::result::Result<Paper, String>> = None;
         for &gi in &by_doc[&o.document] {
             let g = &groups[gi];
-            // A truth output stands for one truth: it is scored against that truth only.
-            if o.provider == crate::providers::truth::ID && o.model_digest != g.digest() {
+            // A truth output stands for one truth: it is scored against that truth only, and
+            // only as the current adapter renders it (an older rendering is stale).
+            if o.provider == crate::providers::truth::ID
+                && (o.model_digest != g.digest()
+                    || o.provider_version != crate::providers::truth::ADAPTER_VERSION.to_string())
+            {
                 continue;
             }
             summary.pairs += 1;
             let name = store.name_in(g.document, &g.dataset)?.unwrap_or_default();
-            let mut values = store.metric_values(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?;
+            let stored = store.metric_rows(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?;
+            let pool = pools
+                .entry((o.provider.clone(), o.provider_version.clone(), g.dataset.clone()))
+                .or_default();
+            let mut values: Vec<(String, Option<f64>)> =
+                stored.iter().map(|r| (r.metric.clone(), r.value)).collect();
+            if !stored.is_empty() {
+                let traces: Vec<(&str, serde_json::Value)> = stored
+                    .iter()
+                    .filter(|r| is_field_f1(&r.metric))
+                    .map(|r| {
+                        let t = r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
+                        (r.metric.as_str(), t.unwrap_or_default())
+                    })
+                    .collect();
+                pool.add(traces.iter().map(|(m, t)| (*m, t)));
+            }
             if values.is_empty() {
                 let fail = |error: String| EvalFailure {
                     document: name.clone(),
@@ -141,6 +183,7 @@ pub fn eval(
                 let rows: Vec<(&str, Option<f64>, String)> =
                     metrics.iter().map(|m| (m.id, m.value, m.trace.to_string())).collect();
                 store.put_metrics(o.id, g.id(), SUITE, PAPER_SUITE_VERSION, opts.run, &rows)?;
+                pool.add(metrics.iter().filter(|m| is_field_f1(m.id)).map(|m| (m.id, &m.trace)));
                 // The rows are written whole in one transaction: what was stored is this.
                 values = metrics.iter().map(|m| (m.id.to_string(), m.value)).collect();
                 summary.scored += 1;
@@ -171,7 +214,21 @@ pub fn eval(
         ))
     });
     summary.average = average(&summary.rows);
+    summary.fields = pools
+        .into_iter()
+        .map(|((provider, provider_version, dataset), pool)| FieldReport {
+            provider,
+            provider_version,
+            dataset,
+            report: pool.report(),
+        })
+        .collect();
     Ok(summary)
+}
+
+/// Whether a metric is a field score's F1, whose trace holds the counts that are pooled.
+fn is_field_f1(id: &str) -> bool {
+    (id.starts_with("hdr_") || id.starts_with("cit_")) && id.ends_with("_f")
 }
 
 fn load_prediction(store: &Store, blob: &str) -> std::result::Result<Paper, String> {

@@ -54,6 +54,7 @@ impl Engine for CountingEngine {
             pages: vec![],
             blocks: vec![Block::new(BlockKind::Paragraph, 0, BBox::default(), text)],
             markdown: None,
+            meta: None,
         })
     }
 }

@@ -30,7 +30,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     assert!(table.starts_with("ID "), "{table}");
     assert!(table.lines().last().unwrap().starts_with("AVG"), "{table}");
     let values = all_values(&db, "truth");
-    assert_eq!(values.len(), 3 * corpus::metrics::paper::METRIC_IDS.len());
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::metric_ids().len());
     for (doc, metric, v) in &values {
         assert!(v.is_none() || *v == Some(1.0), "truth vs itself: {doc} {metric} = {v:?}");
     }
@@ -43,7 +43,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     assert_eq!((again["scored"].as_u64(), again["cached"].as_u64()), (Some(0), Some(3)));
     assert_eq!(again["rows"], first["rows"], "a re-run reports the stored values");
     let n = all_values(&db, "pdfium").len();
-    assert_eq!(n, 3 * corpus::metrics::paper::METRIC_IDS.len(), "no duplicate rows");
+    assert_eq!(n, 3 * corpus::metrics::paper::metric_ids().len(), "no duplicate rows");
 
     // The view has the documented columns.
     let store = Store::open_read_only(&db).unwrap();
@@ -124,4 +124,78 @@ fn every_grobid_gold_truth_scores_one_against_itself() {
     // Header-only truths still score the fields they have.
     let title = values.iter().filter(|(_, m, v)| m == "title_chr" && v.is_some()).count();
     assert_eq!(title, 8);
+}
+
+/// Issue 19: the sample corpus with its JATS truth beside its PeerRead truth (both derived
+/// from the same source as the PDFs). The truth scores 1 against itself, and pdfium's output
+/// scores the same against either truth on every metric both define.
+#[test]
+fn sample_jats_truth_scores_one_and_as_the_peerread_truth_does() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    for (dataset, truth) in [("sample", "peerread"), ("sample-jats", "jats")] {
+        let out = run(corpus(&db)
+            .args(["ingest", "--dataset", dataset, "--truth", truth, "--format", "json"])
+            .arg(sample_dir()));
+        let s = json(&out);
+        assert!(out.status.success(), "{s}");
+        assert_eq!(s["truths_missing"].as_array().map(Vec::len), Some(0), "{s}");
+    }
+    let truth = run(corpus(&db).args(["eval", "--provider", "truth", "--dataset", "sample-jats"]));
+    assert!(truth.status.success());
+    let values = all_values(&db, "truth");
+    assert_eq!(values.len(), 3 * corpus::metrics::paper::metric_ids().len());
+    for (doc, metric, v) in &values {
+        assert!(v.is_none() || *v == Some(1.0), "jats truth vs itself: {doc} {metric} = {v:?}");
+    }
+    assert!(run(corpus(&db).args(["ocr", "-q"])).status.success());
+    assert!(run(corpus(&db).args(["eval", "--provider", "pdfium", "-q"])).status.success());
+    let store = Store::open_read_only(&db).unwrap();
+    let mut st = store
+        .connection()
+        .prepare(
+            "SELECT dataset, document, metric, value FROM v_scores
+             WHERE provider = 'pdfium' AND suite = 'paper' ORDER BY 2, 3",
+        )
+        .unwrap();
+    let rows: Vec<(String, String, String, Option<f64>)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let of = |ds: &str| -> std::collections::HashMap<(String, String), Option<f64>> {
+        rows.iter().filter(|r| r.0 == ds).map(|r| ((r.1.clone(), r.2.clone()), r.3)).collect()
+    };
+    let (peer, jats) = (of("sample"), of("sample-jats"));
+    assert_eq!(peer.len(), jats.len());
+    let mut shared = 0;
+    for (k, v) in &peer {
+        if let (Some(a), Some(Some(b))) = (v, jats.get(k)) {
+            shared += 1;
+            assert!((a - b).abs() < 1e-12, "{k:?}: peerread {a}, jats {b}");
+        }
+    }
+    assert!(shared >= 3 * 15, "{shared}");
+
+    // The field scores pooled GROBID's way, in JSON and as tables.
+    let out = json(&run(corpus(&db).args([
+        "eval",
+        "--provider",
+        "pdfium",
+        "--dataset",
+        "sample-jats",
+        "--format",
+        "json",
+    ])));
+    let f = &out["fields"][0];
+    assert_eq!(f["dataset"], "sample-jats");
+    assert_eq!(f["report"]["papers"], 3);
+    let cit = &f["report"]["groups"]["citations"]["strict"]["fields"][0];
+    assert_eq!((cit["field"].as_str(), cit["support"].as_u64()), (Some("title"), Some(17)));
+    let text = run(corpus(&db).args(["eval", "--provider", "pdfium", "--fields", "-q"]));
+    let text = String::from_utf8_lossy(&text.stdout);
+    let version = corpus::providers::find("pdfium").unwrap().version();
+    let head = format!("pdfium@{version} on sample-jats (3 papers): citation fields");
+    assert!(text.contains(&head), "{text}");
+    assert!(text.contains("all (micro)"), "{text}");
 }

@@ -433,6 +433,7 @@ impl Engine for LayoutEngine {
                 pages: sizes,
                 blocks: assemble::finish(page_blocks, body, first_h),
                 markdown: None,
+                meta: None,
             })
         }
     }

@@ -450,7 +450,7 @@ pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
             builder.margin(Block::new(BlockKind::PageFooter, page, s.bbox, blocks::clean(&s.text)));
         }
     }
-    Doc { pages: sizes, blocks: builder.finish(), markdown: None }
+    Doc { pages: sizes, blocks: builder.finish(), markdown: None, meta: None }
 }
 
 #[cfg(test)]
