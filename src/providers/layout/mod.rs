@@ -30,7 +30,7 @@ use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes.
-pub const ADAPTER_VERSION: u32 = 2;
+pub const ADAPTER_VERSION: u32 = 3;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
@@ -249,15 +249,9 @@ impl Pipeline {
         let chars = pg.glyphs.iter().filter(|g| g.ch != ' ').count();
         let ocr_page = chars < OCR_MIN_CHARS;
         let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
-        // The tables the page's own rules draw, read only where the model sees a table.
-        let table_class = |d: &picodet::Detection| {
-            self.labels.get(d.class).copied().flatten() == Some(Class::Table)
-        };
-        let ruled = if !ocr_page && dets.iter().any(table_class) {
-            pdf::layout::ruled_tables(&pg)
-        } else {
-            Vec::new()
-        };
+        // The tables the page's own rules draw: snapped to, or added where the model missed
+        // them (docs/tables.md § 5).
+        let ruled = if !ocr_page { pdf::layout::ruled_tables(&pg) } else { Vec::new() };
         let mut ruled_used = vec![false; ruled.len()];
         let glyphs = if ocr_page {
             let lines =
@@ -323,6 +317,7 @@ impl Pipeline {
             }
             regions.push(Region { class, score: d.score, bbox, cells, ruled: table });
         }
+        add_missed_tables(&mut regions, &ruled, &ruled_used);
         let blocks = assemble::page_blocks(index, size, &glyphs, &regions);
         Ok((size, blocks, glyphs))
     }
@@ -354,6 +349,35 @@ fn snap(bbox: &BBox, ruled: &[(BBox, crate::doc::Table)], used: &[bool]) -> Opti
         .filter(|&(_, v)| v >= SNAP_IOU)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
+}
+
+/// Adds each drawn grid that no table region overlaps as a table the model missed, and drops
+/// the regions with half or more of their area inside it (docs/tables.md § 5).
+fn add_missed_tables(
+    regions: &mut Vec<Region>,
+    ruled: &[(BBox, crate::doc::Table)],
+    used: &[bool],
+) {
+    for (i, (b, t)) in ruled.iter().enumerate() {
+        let seen = regions.iter().any(|r| r.class == Class::Table && overlap(&r.bbox, b) > 0.0);
+        if used[i] || seen {
+            continue;
+        }
+        regions.retain(|r| overlap(&r.bbox, b) < 0.5 * area(&r.bbox));
+        let ruled = Some(t.clone());
+        regions.push(Region { class: Class::Table, score: 1.0, bbox: *b, cells: vec![], ruled });
+    }
+}
+
+/// The area two boxes share.
+fn overlap(a: &BBox, b: &BBox) -> f32 {
+    let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
+    let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
+    w * h
+}
+
+fn area(a: &BBox) -> f32 {
+    a.width().max(0.0) * a.height().max(0.0)
 }
 
 fn native(e: impl std::fmt::Display) -> Error {
@@ -519,5 +543,33 @@ mod tests {
         // A region over two tables, or half of one, is the model's.
         assert_eq!(snap(&BBox::new(100.0, 100.0, 300.0, 400.0), &ruled, &[false; 3]), None);
         assert_eq!(snap(&BBox::new(100.0, 100.0, 170.0, 200.0), &ruled, &[false; 3]), None);
+    }
+
+    #[test]
+    fn a_drawn_grid_the_model_missed_is_added_and_replaces_what_it_holds() {
+        let t = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
+        let region = |class, bbox| Region { class, score: 0.9, bbox, cells: vec![], ruled: None };
+        let grid = BBox::new(100.0, 100.0, 300.0, 200.0);
+        let ruled = vec![(grid, t.clone()), (BBox::new(100.0, 500.0, 300.0, 600.0), t)];
+        let mut regions = vec![
+            // Text the detector saw inside the first grid, and a paragraph below it.
+            region(Class::Text, BBox::new(105.0, 105.0, 295.0, 150.0)),
+            region(Class::Text, BBox::new(100.0, 210.0, 300.0, 260.0)),
+            // A table region over part of the second grid: that one is the model's.
+            region(Class::Table, BBox::new(100.0, 550.0, 300.0, 620.0)),
+        ];
+        add_missed_tables(&mut regions, &ruled, &[false, false]);
+        let kinds: Vec<(Class, bool)> =
+            regions.iter().map(|r| (r.class, r.ruled.is_some())).collect();
+        assert_eq!(
+            kinds,
+            [(Class::Text, false), (Class::Table, false), (Class::Table, true)],
+            "the text inside the grid is dropped, the grid is a table, the other grid is left"
+        );
+        assert_eq!(regions[2].bbox, grid);
+        // A grid already taken by a region is not added again.
+        let mut none = Vec::new();
+        add_missed_tables(&mut none, &ruled[..1], &[true]);
+        assert!(none.is_empty());
     }
 }
