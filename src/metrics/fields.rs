@@ -483,10 +483,16 @@ fn cite(r: &Reference) -> Cite {
     Cite { values, signatures: [s1, s2, s3, s4, s5] }
 }
 
-/// Aligns the predicted citations with the gold ones and counts the citation fields.
+/// Aligns the predicted citations with the gold ones and counts the citation fields (nothing
+/// where the truth has no reference list).
 pub fn citation_counts(gt: &Paper, pred: &Paper) -> GroupCounts {
     let mut out = GroupCounts::new(CITATION_FIELDS.len());
-    let gold: Vec<Cite> = gt.references.iter().flatten().map(cite).collect();
+    // A truth without a reference list (a header-only one) says nothing about citations: the
+    // prediction's are not false positives.
+    let Some(gold_refs) = &gt.references else {
+        return out;
+    };
+    let gold: Vec<Cite> = gold_refs.iter().map(cite).collect();
     let got: Vec<Cite> = pred.references.iter().flatten().map(cite).collect();
     for g in &gold {
         for (i, v) in g.values.iter().enumerate() {

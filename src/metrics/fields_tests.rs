@@ -199,6 +199,12 @@ fn an_unaligned_gold_citation_is_missed_and_venue_tails_are_split() {
     assert_eq!(missing[0]["gold"], "b");
     assert_eq!(val(&ms, "cit_authors_strict_r"), Some(0.0));
     assert_eq!(val(&ms, "cit_authors_strict_p"), Some(0.0));
+    // A truth without a reference list counts no false positives (nothing to pool).
+    let ms = score(&Paper::default(), &pred);
+    assert_eq!(get(&ms, "cit_title_strict_f").2["fp"], 0);
+    // One with an empty list does.
+    let ms = score(&refs(vec![]), &pred);
+    assert_eq!(get(&ms, "cit_title_strict_f").2["fp"], 1);
 }
 
 #[test]

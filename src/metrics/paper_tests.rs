@@ -573,6 +573,8 @@ fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
 struct JatsCounts {
     title: String,
     headed_body_secs: usize,
+    /// The titled body `sec`s in document order: label and title, nesting depth (1 = top).
+    body_heads: Vec<(String, u8)>,
     body_rows: usize,
     formulas: Vec<String>,
     refs: usize,
@@ -597,6 +599,16 @@ fn jats_counts(xml: &str) -> JatsCounts {
         .filter(in_body)
         .filter(|s| s.children().any(|c| c.has_tag_name("title") && !text(c).is_empty()))
         .count();
+    let body_heads = named("sec")
+        .filter(in_body)
+        .filter_map(|s| {
+            let part = |n: &str| s.children().find(|c| c.has_tag_name(n)).map(text);
+            let h = format!("{} {}", part("label").unwrap_or_default(), part("title")?);
+            let depth = s.ancestors().filter(|a| a.has_tag_name("sec")).count() as u8;
+            let h = h.split_whitespace().collect::<Vec<_>>().join(" ");
+            (!h.is_empty()).then_some((h, depth))
+        })
+        .collect();
     let body_rows = named("tr")
         .filter(|r| !r.ancestors().any(|a| a.has_tag_name("thead")))
         .filter(|r| {
@@ -611,6 +623,7 @@ fn jats_counts(xml: &str) -> JatsCounts {
     JatsCounts {
         title: text(named("article-title").next().unwrap()),
         headed_body_secs,
+        body_heads,
         body_rows,
         formulas,
         refs: named("ref").count(),
@@ -643,6 +656,13 @@ fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
         assert!(body_headed >= want.headed_body_secs, "{name}: {body_headed}");
         assert!(s.iter().all(|x| x.heading.is_none() || x.level.is_some()), "{name}");
         assert!(s.iter().any(|x| x.level == Some(2)), "{name}: no nested sec");
+        // The body's section tree, heading by heading and level by level, comes first.
+        let heads: Vec<(String, u8)> = s
+            .iter()
+            .filter_map(|x| Some((x.heading.clone()?, x.level?)))
+            .take(want.body_heads.len())
+            .collect();
+        assert_eq!(heads, want.body_heads, "{name}");
         // Every body row of every table is a table line (header rows are text).
         assert_eq!(p.tables.as_ref().map(Vec::len), Some(want.body_rows), "{name}");
         // Every display formula is a line that ends with its label.
@@ -664,8 +684,9 @@ fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
         let ms = score(&gt, &pred);
         assert_perfect(&ms, &name);
         println!(
-            "{name}: {} sections, {} table lines, {} formulas, {} refs, {} mentions ({} bibr xrefs), {} non-null metrics",
+            "{name}: {} sections ({} body headings as the XML nests them), {} table lines, {} formulas, {} refs, {} mentions ({} bibr xrefs), {} non-null metrics",
             s.len(),
+            want.body_heads.len(),
             want.body_rows,
             want.formulas.len(),
             want.refs,
