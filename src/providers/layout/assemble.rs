@@ -703,52 +703,7 @@ fn fill_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
             header: p.header,
         })
         .collect();
-    Some(drop_empty_lines(cells))
-}
-
-/// Removes grid rows and columns in which no cell has text (a rule, or a margin column the
-/// crop caught), shrinking spans across them; cells left covering nothing go too.
-fn drop_empty_lines(cells: Vec<Cell>) -> Table {
-    let rows = cells.iter().map(|c| c.row + c.row_span).max().unwrap_or(0) as usize;
-    let cols = cells.iter().map(|c| c.col + c.col_span).max().unwrap_or(0) as usize;
-    let mut row_used = vec![false; rows];
-    let mut col_used = vec![false; cols];
-    for c in cells.iter().filter(|c| !c.text.is_empty()) {
-        row_used[c.row as usize..(c.row + c.row_span) as usize].iter_mut().for_each(|u| *u = true);
-        col_used[c.col as usize..(c.col + c.col_span) as usize].iter_mut().for_each(|u| *u = true);
-    }
-    // New index of each old line: the number of used lines before it.
-    let remap = |used: &[bool]| -> Vec<u32> {
-        let mut n = 0;
-        used.iter()
-            .map(|&u| {
-                let i = n;
-                n += u32::from(u);
-                i
-            })
-            .collect()
-    };
-    let (rmap, cmap) = (remap(&row_used), remap(&col_used));
-    let count = |used: &[bool], from: u32, span: u32| {
-        used[from as usize..(from + span) as usize].iter().filter(|&&u| u).count() as u32
-    };
-    let cells: Vec<Cell> = cells
-        .into_iter()
-        .filter_map(|c| {
-            let rs = count(&row_used, c.row, c.row_span);
-            let cs = count(&col_used, c.col, c.col_span);
-            (rs > 0 && cs > 0).then(|| Cell {
-                row: rmap[c.row as usize],
-                col: cmap[c.col as usize],
-                row_span: rs,
-                col_span: cs,
-                ..c
-            })
-        })
-        .collect();
-    let rows = row_used.iter().filter(|&&u| u).count() as u32;
-    let cols = col_used.iter().filter(|&&u| u).count() as u32;
-    Table { rows, cols, cells }
+    Some(Table::compact(cells))
 }
 
 /// Splits glyphs into words: a space, a new line or a gap wider than a quarter em ends one.
@@ -1041,7 +996,7 @@ mod tests {
             header: false,
         };
         // Column 0 empty; the header spans columns 0..3; row 2 empty.
-        let t = drop_empty_lines(vec![
+        let t = Table::compact(vec![
             c(0, 1, 1, 2, "head"),
             c(1, 0, 1, 1, ""),
             c(1, 1, 1, 1, "a"),

@@ -455,7 +455,7 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
             header: r < header_rows,
         });
     }
-    let table = compact(out);
+    let table = Table::compact(out);
     if table.rows < 2 || table.cols < 2 {
         return None;
     }
@@ -722,49 +722,4 @@ fn text_rows(
         }
     }
     rows
-}
-
-/// Drops grid rows and columns in which no cell has text, shrinking spans across them;
-/// cells left covering nothing go too.
-pub(crate) fn compact(cells: Vec<Cell>) -> Table {
-    let rows = cells.iter().map(|c| c.row + c.row_span).max().unwrap_or(0) as usize;
-    let cols = cells.iter().map(|c| c.col + c.col_span).max().unwrap_or(0) as usize;
-    let mut row_used = vec![false; rows];
-    let mut col_used = vec![false; cols];
-    for c in cells.iter().filter(|c| !c.text.is_empty()) {
-        row_used[c.row as usize..(c.row + c.row_span) as usize].iter_mut().for_each(|u| *u = true);
-        col_used[c.col as usize..(c.col + c.col_span) as usize].iter_mut().for_each(|u| *u = true);
-    }
-    let remap = |used: &[bool]| -> Vec<u32> {
-        let mut n = 0;
-        used.iter()
-            .map(|&u| {
-                let i = n;
-                n += u32::from(u);
-                i
-            })
-            .collect()
-    };
-    let (rmap, cmap) = (remap(&row_used), remap(&col_used));
-    let count = |used: &[bool], from: u32, span: u32| {
-        used[from as usize..(from + span) as usize].iter().filter(|&&u| u).count() as u32
-    };
-    let cells: Vec<Cell> = cells
-        .into_iter()
-        .filter_map(|c| {
-            let rs = count(&row_used, c.row, c.row_span);
-            let cs = count(&col_used, c.col, c.col_span);
-            // A cell whose anchor row or column went keeps its place at the next one used.
-            (rs > 0 && cs > 0).then(|| Cell {
-                row: rmap[c.row as usize],
-                col: cmap[c.col as usize],
-                row_span: rs,
-                col_span: cs,
-                ..c
-            })
-        })
-        .collect();
-    let rows = row_used.iter().filter(|&&u| u).count() as u32;
-    let cols = col_used.iter().filter(|&&u| u).count() as u32;
-    Table { rows, cols, cells }
 }
