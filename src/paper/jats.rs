@@ -200,33 +200,36 @@ fn gather(n: Node, out: &mut String) {
             for ch in c.text().unwrap_or("").chars() {
                 out.push(if ch.is_whitespace() { ' ' } else { ch });
             }
-            continue;
+        } else if c.is_element() {
+            gather_child(c, out, true);
         }
-        if !c.is_element() {
-            continue;
+    }
+}
+
+/// Inline text of one child element: formulas as plain text, the preferred alternative,
+/// graphics and footnotes left out. With `pad_blocks`, block-like children (of a caption or
+/// cell) stand apart from their neighbours.
+fn gather_child(c: Node, out: &mut String, pad_blocks: bool) {
+    match c.tag_name().name() {
+        "math" => {
+            out.push(' ');
+            out.push_str(&math_text(c));
+            out.push(' ');
         }
-        match c.tag_name().name() {
-            "math" => {
-                out.push(' ');
-                out.push_str(&math_text(c));
-                out.push(' ');
+        "tex-math" => out.push_str(&tex_text(c)),
+        "alternatives" => {
+            if let Some(a) = preferred_alternative(c) {
+                gather_one(a, out);
             }
-            "tex-math" => out.push_str(&tex_text(c)),
-            "alternatives" => {
-                if let Some(a) = preferred_alternative(c) {
-                    gather_one(a, out);
-                }
-            }
-            "graphic" | "inline-graphic" | "media" | "fn" | "object-id" => {}
-            "break" => out.push(' '),
-            // Block-like children of a caption or cell stand apart from their neighbours.
-            "p" | "title" | "label" | "list-item" | "def" | "term" => {
-                out.push(' ');
-                gather(c, out);
-                out.push(' ');
-            }
-            _ => gather(c, out),
         }
+        "graphic" | "inline-graphic" | "media" | "fn" | "object-id" => {}
+        "break" => out.push(' '),
+        "p" | "title" | "label" | "list-item" | "def" | "term" if pad_blocks => {
+            out.push(' ');
+            gather(c, out);
+            out.push(' ');
+        }
+        _ => gather(c, out),
     }
 }
 
@@ -375,19 +378,7 @@ impl Body {
     }
 
     fn line(&mut self, t: &str) {
-        let t = collapse_ws(t);
-        if t.is_empty() {
-            return;
-        }
-        if self.sections.is_empty() {
-            self.sections.push(Section::default());
-        }
-        if let Some(s) = self.sections.last_mut() {
-            if !s.text.is_empty() {
-                s.text.push('\n');
-            }
-            s.text.push_str(&t);
-        }
+        super::push_line(&mut self.sections, &collapse_ws(t));
     }
 
     fn table_line(&mut self, t: &str) {
@@ -496,7 +487,7 @@ impl Body {
                 }
             } else if c.is_element() {
                 let mut one = String::new();
-                gather_wrapped(c, &mut one);
+                gather_child(c, &mut one, false);
                 buf.push_str(&one);
             }
         }
@@ -553,26 +544,6 @@ impl Body {
     }
 }
 
-/// Inline text of one element (as [`gather`] writes a child).
-fn gather_wrapped(c: Node, out: &mut String) {
-    match c.tag_name().name() {
-        "math" => {
-            out.push(' ');
-            out.push_str(&math_text(c));
-            out.push(' ');
-        }
-        "tex-math" => out.push_str(&tex_text(c)),
-        "alternatives" => {
-            if let Some(a) = preferred_alternative(c) {
-                gather_one(a, out);
-            }
-        }
-        "graphic" | "inline-graphic" | "media" | "fn" | "object-id" => {}
-        "break" => out.push(' '),
-        _ => gather(c, out),
-    }
-}
-
 /// A figure's or table's caption line: its label, then its caption's title and paragraphs.
 fn caption_line(n: Node) -> String {
     let label = child(n, "label").map(inline).unwrap_or_default();
@@ -605,7 +576,7 @@ fn formula_text(n: Node) -> String {
             if c.is_text() {
                 s.push_str(c.text().unwrap_or(""));
             } else if c.is_element() && !c.has_tag_name("label") {
-                gather_wrapped(c, &mut s);
+                gather_child(c, &mut s, false);
             }
         }
         collapse_ws(&s)

@@ -102,6 +102,23 @@ pub struct Section {
     pub text: String,
 }
 
+/// Appends `line` (unless empty) to the last section's body, opening a heading-less section
+/// when there is none yet: how the TEI and JATS readers build a body line by line.
+pub(crate) fn push_line(sections: &mut Vec<Section>, line: &str) {
+    if line.is_empty() {
+        return;
+    }
+    if sections.is_empty() {
+        sections.push(Section::default());
+    }
+    if let Some(s) = sections.last_mut() {
+        if !s.text.is_empty() {
+            s.text.push('\n');
+        }
+        s.text.push_str(line);
+    }
+}
+
 /// One citation of a reference in the text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Mention {

@@ -81,14 +81,8 @@ pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
             sections.push(Section { heading: h, ..Section::default() });
             last = Some(heading);
         }
-        if let Some(s) = sections.last_mut() {
-            if !text.is_empty() {
-                if !s.text.is_empty() {
-                    s.text.push('\n');
-                }
-                s.text.push_str(&text);
-            }
-        }
+        // A section was opened just above for the first heading: never a new one here.
+        super::push_line(&mut sections, &text);
     }
     let mut references = Vec::new();
     if let Some(bib) = parse.and_then(|p| p.get("bib_entries")) {

@@ -85,18 +85,7 @@ impl Body {
     }
 
     fn text(&mut self, t: &str) {
-        if t.is_empty() {
-            return;
-        }
-        if self.sections.is_empty() {
-            self.sections.push(Section::default());
-        }
-        if let Some(s) = self.sections.last_mut() {
-            if !s.text.is_empty() {
-                s.text.push('\n');
-            }
-            s.text.push_str(t);
-        }
+        super::push_line(&mut self.sections, t);
     }
 
     fn table(&mut self, line: String) {
