@@ -9,7 +9,8 @@
 //! * `clean_string` keeps Python's Unicode `\w` ([`is_python_word`]) plus U+4E00–U+9FFF.
 //! * `LatexNodes2Text().latex_to_text` (pylatexenc 3.0a30) is re-implemented in
 //!   [`latex_to_text`]; it agrees with pylatexenc after `clean_string` on all 126 formulas of the
-//!   demo data (`bench/omnidoc_latex.sh`); outside math mode its whitespace is approximated, which
+//!   demo data (the demo figures, `bench/omnidoc_demo.sh`, depend on it; `tools/latex_expect.py`
+//!   prints pylatexenc's output for any string); outside math mode its whitespace is approximated, which
 //!   never shows in a normalized string.
 //! * `normalized_html_table` parses like BeautifulSoup + `html.parser` (no implicit elements),
 //!   drops whitespace-only text nodes — the official v1.5 output has no whitespace between tags,
