@@ -199,3 +199,41 @@ fn sample_jats_truth_scores_one_and_as_the_peerread_truth_does() {
     assert!(text.contains(&head), "{text}");
     assert!(text.contains("all (micro)"), "{text}");
 }
+
+/// Issue 19: GROBID's own TEI of the S2ORC paper, imported as a provider's output and scored
+/// against the S2ORC JSON truth of the same paper. Both come from one GROBID run, so the
+/// header fields agree exactly; citations agree but for what the JSON lost.
+#[test]
+fn imported_grobid_tei_against_the_s2orc_json_truth() {
+    let Some(s2orc) = shared_data("s2orc") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let out = run(corpus(&db)
+        .args(["ingest", "--dataset", "s2orc", "--truth", "s2orc", "--format", "json"])
+        .arg(&s2orc));
+    assert!(out.status.success(), "{}", json(&out));
+    let out = run(corpus(&db)
+        .args(["import", "--provider", "grobid-0.6.1", "--format", "grobid-tei"])
+        .arg(s2orc.join("N18-3011.tei.xml")));
+    assert!(out.status.success());
+    let out = run(corpus(&db).args([
+        "eval",
+        "--provider",
+        "grobid-0.6.1",
+        "--fields",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success());
+    let v = json(&out);
+    let f = &v["fields"][0];
+    assert_eq!((f["dataset"].as_str(), f["report"]["papers"].as_u64()), (Some("s2orc"), Some(1)));
+    let groups = &f["report"]["groups"];
+    let micro = |g: &str, m: &str| groups[g][m]["micro"]["f1"].as_f64().unwrap();
+    for m in ["strict", "soft", "lev", "ro"] {
+        assert_eq!(micro("header", m), 1.0, "header {m}: {}", groups["header"][m]);
+    }
+    let cit = micro("citations", "strict");
+    assert!(cit > 0.99 && cit < 1.0, "citations strict micro F1 {cit}");
+    eprintln!("{}", groups["citations"]["strict"]);
+}
