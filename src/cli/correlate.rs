@@ -19,7 +19,7 @@ pub struct CorrelateArgs {
     #[arg(long)]
     ratings: PathBuf,
     /// The suite whose stored metrics are correlated
-    #[arg(long, default_value = "table")]
+    #[arg(long, default_value = "table", value_parser = super::values::stored_suite())]
     suite: String,
     /// Only this provider's scores
     #[arg(long)]

@@ -18,7 +18,7 @@ pub struct EvalArgs {
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
     /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
     /// accuracy, detection).
-    #[arg(long, default_value = "paper", value_parser = ["paper", "omnidoc", "olmocr", "table"])]
+    #[arg(long, default_value = "paper", value_parser = super::values::suite())]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
     /// adjacency search, simple = Hungarian only, none = whole page against whole page)
@@ -52,7 +52,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let what = format!("{}-{}", a.suite, a.provider.as_deref().unwrap_or("all"));
     let task = a.shard.task("eval", &what)?;
     if task.is_some() && a.provider.as_deref() == Some(corpus::providers::truth::ID) {
-        anyhow::bail!(
+        usage_bail!(
             "--provider truth is not sharded (it takes seconds): run `corpus eval --provider truth` without --shard/--into"
         );
     }
@@ -214,7 +214,7 @@ fn run_omnidoc(
 ) -> anyhow::Result<ExitCode> {
     use corpus::suites::omnidoc::{eval, OmnidocOptions};
     let Some(provider) = a.provider.as_deref() else {
-        anyhow::bail!("--suite omnidoc scores one provider: give --provider");
+        usage_bail!("--suite omnidoc scores one provider: give --provider");
     };
     let opts = OmnidocOptions {
         provider,
@@ -394,7 +394,7 @@ fn run_table(
 ) -> anyhow::Result<ExitCode> {
     use corpus::suites::table::{eval, TableOptions, METRIC_IDS};
     let Some(provider) = a.provider.as_deref() else {
-        anyhow::bail!("--suite table scores one provider: give --provider");
+        usage_bail!("--suite table scores one provider: give --provider");
     };
     let opts = TableOptions { provider, dataset: a.dataset.as_deref(), run: Some(run) };
     let bar = super::progress::Bar::new("eval", g.quiet);

@@ -32,7 +32,7 @@ pub struct ImportArgs {
     /// <name>.pdf.md, olmOCR's <pdf>_pg<N>_repeat<K>.md, OmniDocBench's <image>.md);
     /// grobid-tei: GROBID output (<name>.tei.xml); peerread: science-parse JSON
     /// (<name>.pdf.json); text: plain text (<name>.txt, form feeds between pages).
-    #[arg(long, value_parser = ImportFormat::parse)]
+    #[arg(long, value_parser = super::values::import_format())]
     format: ImportFormat,
     /// The provider's version, stored with every output (compare versions with `report`)
     #[arg(long, default_value = "imported")]

@@ -43,7 +43,7 @@ pub struct IngestArgs {
     /// or in a sibling ground_truth/ folder (every table must parse). icdar2013:
     /// <stem>-reg.xml and <stem>-str.xml beside the PDF. Truths are validated; a malformed file is reported with its path and the
     /// parse error, and the PDF still ingests.
-    #[arg(long, value_parser = parse_truth)]
+    #[arg(long, value_parser = super::values::truth_format())]
     truth: Option<TruthFormat>,
     /// With --truth omnidocbench: the folder of page images [default: images/ beside the JSON]
     #[arg(long)]
@@ -66,17 +66,10 @@ fn parse_attribute(s: &str) -> Result<(String, String), String> {
     }
 }
 
-fn parse_truth(s: &str) -> Result<TruthFormat, String> {
-    TruthFormat::parse(s).ok_or_else(|| {
-        let known: Vec<&str> = TruthFormat::ALL.iter().map(|f| f.as_str()).collect();
-        format!("unknown truth format {s:?}; known: {}", known.join(", "))
-    })
-}
-
 /// Runs `corpus ingest`.
 pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
-        anyhow::bail!("--timeout must be a positive number of seconds");
+        usage_bail!("--timeout must be a positive number of seconds");
     }
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ingest", &argv())?;

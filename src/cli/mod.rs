@@ -1,5 +1,14 @@
 //! Command-line types and one module per subcommand (binary only).
 
+/// Returns early with a [`UsageError`]: the command line asks for something that cannot be
+/// done as given (exit code 2, as clap's own parse errors). Defined before the modules so
+/// that every subcommand can use it.
+macro_rules! usage_bail {
+    ($($arg:tt)*) => {
+        return Err(anyhow::Error::new($crate::cli::UsageError(format!($($arg)*))))
+    };
+}
+
 mod correlate;
 mod eval;
 mod export;
@@ -15,6 +24,7 @@ mod shard;
 mod show;
 mod sql;
 mod status;
+mod values;
 mod worker;
 
 use std::path::PathBuf;
@@ -35,9 +45,10 @@ pub struct Cli {
 
 /// Options every command takes.
 #[derive(Args, Debug)]
+#[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The store file
-    #[arg(long, global = true, env = "CORPUS_DB", default_value = "corpus.db")]
+    #[arg(long, global = true, env = "CORPUS_DB", hide_env_values = true, default_value = "corpus.db")]
     pub db: PathBuf,
     /// Print no progress and no warnings
     #[arg(short, long, global = true)]
@@ -118,6 +129,30 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Exit code for "finished, but some documents failed".
 pub const EXIT_SOME_FAILED: u8 = 3;
 
+/// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
+pub const EXIT_USAGE: u8 = 2;
+
+/// A command line that parses but asks for something impossible (`--provider nope`,
+/// `--suite table` without `--provider`): reported like any error, with exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Whether an error is the user's command line (exit 2) rather than a failure (exit 1): a
+/// [`UsageError`] of the CLI, or the library's [`corpus::Error::Usage`], anywhere in its chain.
+fn is_usage(e: &anyhow::Error) -> bool {
+    e.chain().any(|c| {
+        c.is::<UsageError>() || matches!(c.downcast_ref::<corpus::Error>(), Some(corpus::Error::Usage(_)))
+    })
+}
+
 /// Sets up tracing on stderr: `CORPUS_LOG` if set, else from -q/-v.
 pub fn init_logging(g: &GlobalArgs) {
     let level = match (g.quiet, g.verbose) {
@@ -149,6 +184,9 @@ pub fn report_error(e: &anyhow::Error) -> ExitCode {
     for cause in e.chain().skip(1) {
         eprintln!("corpus: caused by: {cause}");
     }
+    if is_usage(e) {
+        return ExitCode::from(EXIT_USAGE);
+    }
     ExitCode::FAILURE
 }
 
@@ -164,5 +202,77 @@ mod tests {
     #[test]
     fn command_line_definition_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// Every command's `--help`, at a fixed width, in the order `corpus help` lists them.
+    fn help_tree() -> String {
+        fn walk(cmd: &mut clap::Command, path: &str, out: &mut String) {
+            let name = if path.is_empty() {
+                cmd.get_name().to_string()
+            } else {
+                format!("{path} {}", cmd.get_name())
+            };
+            out.push_str(&format!("===== {name} --help\n"));
+            out.push_str(&cmd.render_long_help().to_string());
+            out.push('\n');
+            for sub in cmd.get_subcommands_mut() {
+                if !sub.is_hide_set() && sub.get_name() != "help" {
+                    walk(sub, &name, out);
+                }
+            }
+        }
+        let mut cmd = super::Cli::command().term_width(100);
+        cmd.build();
+        let mut out = String::new();
+        walk(&mut cmd, "", &mut out);
+        out
+    }
+
+    /// A snapshot of the whole `--help` tree (`tests/snapshots/help.txt`): a change to any
+    /// option, default or listed value shows up in review as a diff of that file. Rewrite it
+    /// with `CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree`.
+    #[test]
+    fn help_tree_matches_its_snapshot() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
+        let have = help_tree();
+        if std::env::var("CORPUS_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &have).unwrap();
+            return;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            let first = have.lines().zip(want.lines()).position(|(a, b)| a != b);
+            panic!(
+                "the --help tree differs from {} (first different line: {:?}); if the change is \
+                 meant, rewrite it with CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree",
+                path.display(),
+                first.map(|i| i + 1)
+            );
+        }
+    }
+
+    /// The options every command takes are listed under their own heading, once.
+    #[test]
+    fn global_options_have_their_own_heading() {
+        let help = help_tree();
+        let ocr = help.split("===== corpus ocr --help").nth(1).unwrap();
+        let ocr = ocr.split("=====").next().unwrap();
+        assert_eq!(ocr.matches("Global options:").count(), 1, "{ocr}");
+        let global = ocr.split("Global options:").nth(1).unwrap();
+        assert!(global.contains("--db <DB>") && global.contains("--quiet"), "{global}");
+    }
+
+    /// Values that come from this build's lists are listed in `--help`.
+    #[test]
+    fn listed_values_appear_in_help() {
+        let help = help_tree();
+        for f in corpus::truth::TruthFormat::ALL {
+            assert!(help.contains(f.as_str()), "{}", f.as_str());
+        }
+        assert!(help.contains("olmocr-bench"));
+        for id in corpus::providers::known_ids() {
+            assert!(help.contains(id), "{id}");
+        }
     }
 }

@@ -18,7 +18,7 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 pub struct OcrArgs {
     /// The provider to run (see `corpus providers`); `truth` stores each ground truth as a Doc;
     /// `command` runs an external tool (see --name, --version, --argv, --output-format)
-    #[arg(long, default_value = "pdfium")]
+    #[arg(long, default_value = "pdfium", value_parser = super::values::ocr_provider())]
     provider: String,
     /// Only documents of this dataset
     #[arg(long)]
@@ -56,8 +56,8 @@ pub struct OcrArgs {
     #[arg(long)]
     argv: Option<String>,
     /// With --provider command: the format of what the tool writes (a file under {outdir},
-    /// else its stdout): docling-json, markdown, grobid-tei, peerread or text
-    #[arg(long, value_parser = corpus::import::ImportFormat::parse, requires = "argv")]
+    /// else its stdout)
+    #[arg(long, value_parser = super::values::import_format(), requires = "argv")]
     output_format: Option<corpus::import::ImportFormat>,
     #[command(flatten)]
     shard: super::shard::ShardArgs,
@@ -69,35 +69,35 @@ pub struct OcrArgs {
 pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     if a.provider == corpus::providers::truth::ID {
         if a.shard.into.is_some() {
-            anyhow::bail!(
+            usage_bail!(
                 "--provider truth is not sharded (it reads no PDF and takes seconds): run it without --shard/--into"
             );
         }
         return run_truth(g, a);
     }
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
-        anyhow::bail!("--timeout must be a positive number of seconds");
+        usage_bail!("--timeout must be a positive number of seconds");
     }
     let command;
     let provider: &dyn corpus::providers::Provider = if a.provider == command::ID {
         let (Some(name), Some(version), Some(argv), Some(format)) =
             (&a.name, &a.tool_version, &a.argv, a.output_format)
         else {
-            anyhow::bail!("--provider command needs --name, --version, --argv and --output-format");
+            usage_bail!("--provider command needs --name, --version, --argv and --output-format");
         };
         let timeout = Duration::from_secs_f64(a.timeout);
         command = CommandProvider::new(name, version, argv, format, timeout)?;
         &command
     } else {
         if a.argv.is_some() {
-            anyhow::bail!("--argv is for --provider command only");
+            usage_bail!("--argv is for --provider command only");
         }
         find(&a.provider)?
     };
     use corpus::providers::layout::runtime::Device;
     if a.device != Device::Cpu {
         if provider.id() != corpus::providers::layout::ID {
-            anyhow::bail!("--device {} is for model-based providers (layout)", a.device.as_str());
+            usage_bail!("--device {} is for model-based providers (layout)", a.device.as_str());
         }
         // Fail here, once, with the reason, rather than in every worker.
         corpus::providers::layout::check_device(a.device)?;

@@ -14,8 +14,8 @@ use super::GlobalArgs;
 /// Arguments of `corpus report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Only this suite's scores (paper, ...)
-    #[arg(long)]
+    /// Only this suite's scores
+    #[arg(long, value_parser = super::values::stored_suite())]
     suite: Option<String>,
     /// Only this provider's scores
     #[arg(long)]
@@ -54,7 +54,7 @@ pub struct ReportArgs {
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     if a.format == ReportFormat::Parquet && a.output.is_none() {
-        anyhow::bail!("--format parquet writes a binary file: give --output FILE");
+        usage_bail!("--format parquet writes a binary file: give --output FILE");
     }
     let store =
         Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
@@ -136,7 +136,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         };
         let r = render(&t, a.format)?;
         if let (Rendered::Bytes(_), None) = (&r, &a.output) {
-            anyhow::bail!("binary output needs --output FILE");
+            usage_bail!("binary output needs --output FILE");
         }
         report::render::write(&r, &mut out)?;
     }

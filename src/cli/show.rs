@@ -36,7 +36,7 @@ pub struct ShowArgs {
     #[arg(long)]
     metric: Option<String>,
     /// Show every score of this suite (newest suite version first) instead of the output
-    #[arg(long)]
+    #[arg(long, value_parser = super::values::stored_suite())]
     suite: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]

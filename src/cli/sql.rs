@@ -70,10 +70,10 @@ pub fn run(g: &GlobalArgs, a: &SqlArgs) -> anyhow::Result<ExitCode> {
     let sql =
         if a.query == "-" { std::io::read_to_string(std::io::stdin())? } else { a.query.clone() };
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
-        anyhow::bail!("--timeout must be a positive number of seconds");
+        usage_bail!("--timeout must be a positive number of seconds");
     }
     if a.format == SqlFormat::Parquet && a.output.is_none() {
-        anyhow::bail!("--format parquet writes a binary file: give --output FILE");
+        usage_bail!("--format parquet writes a binary file: give --output FILE");
     }
     let r = Store::query_read_only(&g.db, &sql, &a.params, Duration::from_secs_f64(a.timeout))?;
     let via_report = match a.format {
@@ -117,7 +117,7 @@ pub fn runs(g: &GlobalArgs, a: &RunsArgs) -> anyhow::Result<ExitCode> {
     let params = [("limit".to_string(), a.limit.to_string())];
     let r = Store::query_read_only(&g.db, sql, &params, Duration::from_secs(30))?;
     if matches!(a.format, SqlFormat::Markdown | SqlFormat::Parquet) {
-        anyhow::bail!("corpus runs prints table, json, ndjson or csv; use corpus sql for more");
+        usage_bail!("corpus runs prints table, json, ndjson or csv; use corpus sql for more");
     }
     print(&r, a.format, &mut std::io::stdout().lock())?;
     Ok(ExitCode::SUCCESS)

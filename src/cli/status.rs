@@ -74,6 +74,12 @@ pub fn providers(a: &OutputArgs) -> anyhow::Result<ExitCode> {
         corpus::providers::truth::ADAPTER_VERSION,
         "the document's own ground truth as a Doc (GT-vs-GT sanity)".into(),
     ));
+    all.push((
+        corpus::providers::command::ID.into(),
+        corpus::providers::command::ADAPTER_VERSION,
+        "any command-line parser, cached under --name and --version (see `corpus ocr --help`)"
+            .into(),
+    ));
     match a.format {
         Format::Json => print_json(
             &all.iter()

@@ -95,12 +95,22 @@ pub fn registry() -> Vec<&'static dyn Provider> {
 static ALL: &[&dyn Provider] =
     &[&builtin::PdfiumProvider, &layout::LayoutProvider, &testing::FaultyProvider];
 
-/// Finds a provider by id, with an error that lists the known ones.
+/// Every id `corpus ocr --provider` takes: the registry's providers, then `command` (an
+/// external tool) and `truth` (each ground truth as a Doc), which are not in the registry
+/// because they need more than an id to run.
+pub fn known_ids() -> Vec<&'static str> {
+    let mut ids: Vec<&'static str> = registry().iter().map(|p| p.id()).collect();
+    ids.extend([command::ID, truth::ID]);
+    ids
+}
+
+/// Finds a registry provider by id, with an error that lists every known id.
 pub fn find(id: &str) -> Result<&'static dyn Provider> {
-    let all = registry();
-    all.iter().copied().find(|p| p.id() == id).ok_or_else(|| {
-        let known: Vec<&str> = all.iter().map(|p| p.id()).collect();
-        Error::Usage(format!("unknown provider {id:?}; known providers: {}", known.join(", ")))
+    registry().iter().copied().find(|p| p.id() == id).ok_or_else(|| {
+        Error::Usage(format!(
+            "unknown provider {id:?}; known providers: {}",
+            known_ids().join(", ")
+        ))
     })
 }
 

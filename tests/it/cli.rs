@@ -217,14 +217,37 @@ fn kill_9_mid_run_then_a_rerun_completes_with_a_sound_store() {
 fn usage_errors_are_clear() {
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("c.db");
+    // A value not in this build's lists: exit 2, and the valid values named.
     let out = run(corpus(&db).args(["ocr", "--provider", "nope"]));
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .contains("unknown provider \"nope\"; known providers: pdfium"));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("'nope'") && err.contains("pdfium, layout"), "{err}");
+    assert!(err.contains("command") && err.contains("truth"), "{err}");
     let out = run(corpus(&db).args(["ingest", "x", "--truth", "nope"]));
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(err.contains("olmocr-bench") && err.contains("icdar2013"), "{err}");
+    let out = run(corpus(&db).args(["eval", "--suite", "nope"]));
     assert_eq!(out.status.code(), Some(2));
     let out = run(corpus(&db).args(["status"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no store there"));
+    // Options that parse but do not fit together: exit 2 too, with what to give.
+    ingest_tiny(&db, &d.path().join("in"), &[("a", "")]);
+    for (args, says) in [
+        (&["eval", "--suite", "table"][..], "give --provider"),
+        (&["eval", "--suite", "omnidoc"][..], "give --provider"),
+        (&["ocr", "--timeout", "0"][..], "positive number of seconds"),
+        (&["ocr", "--provider", "command"][..], "needs --name"),
+        (&["report", "--format", "parquet"][..], "give --output FILE"),
+    ] {
+        let out = run(corpus(&db).args(args));
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    // A missing document is not a usage error.
+    let out = run(corpus(&db).args(["show", "nope"]));
+    assert_eq!(out.status.code(), Some(1));
 }
 
 #[test]

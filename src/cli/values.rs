@@ -1,0 +1,37 @@
+//! Value parsers for the options whose values come from one of this build's lists (truth
+//! formats, import formats, suites, providers), so that a wrong value is a usage error
+//! (exit 2) naming the valid ones, and `--help` lists them.
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use corpus::import::ImportFormat;
+use corpus::truth::TruthFormat;
+
+/// `--truth`: every [`TruthFormat`].
+pub fn truth_format() -> impl TypedValueParser<Value = TruthFormat> {
+    PossibleValuesParser::new(TruthFormat::ALL.map(TruthFormat::as_str))
+        .map(|s| TruthFormat::parse(&s).expect("a listed truth format parses"))
+}
+
+/// `import --format` and `--output-format`: every [`ImportFormat`].
+pub fn import_format() -> impl TypedValueParser<Value = ImportFormat> {
+    PossibleValuesParser::new(ImportFormat::ALL.map(ImportFormat::as_str))
+        .map(|s| ImportFormat::parse(&s).expect("a listed import format parses"))
+}
+
+/// `eval --suite`: the suites this build runs.
+pub fn suite() -> PossibleValuesParser {
+    PossibleValuesParser::new(corpus::suites::SUITES.iter().copied())
+}
+
+/// `--suite` where stored scores are read: the suites, and the names some of them store
+/// under (`olmocr-exact` for `eval --suite olmocr --math exact`).
+pub fn stored_suite() -> PossibleValuesParser {
+    let mut ids: Vec<&'static str> = corpus::suites::SUITES.to_vec();
+    ids.push(corpus::suites::olmocr::SUITE_EXACT);
+    PossibleValuesParser::new(ids)
+}
+
+/// `ocr --provider`: the registry's providers, `command` and `truth`.
+pub fn ocr_provider() -> PossibleValuesParser {
+    PossibleValuesParser::new(corpus::providers::known_ids())
+}
