@@ -12,8 +12,6 @@ providers=${PROVIDERS:-pdfium layout}
 [ -d "$data/grobid-gold/pdf" ] && [ -d "$data/s2orc" ] \
     || { echo "paper_fields: needs $data/grobid-gold and $data/s2orc" >&2; exit 1; }
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
-cargo build -q --bin corpus
-bin="$CARGO_TARGET_DIR/debug/corpus"
 if [ -n "${1:-}" ]; then
     out=$1
     mkdir -p "$out"
@@ -21,6 +19,8 @@ else
     out=$(mktemp -d)
     trap 'rm -rf "$out"' EXIT
 fi
+. bench/exe.sh
+bin=$(exe "$out" --bin corpus) || exit 1
 export CORPUS_DB="$out/bench.db"
 rm -f "$CORPUS_DB" "$CORPUS_DB-wal" "$CORPUS_DB-shm"
 

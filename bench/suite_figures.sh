@@ -14,12 +14,12 @@ out=${1:?usage: bench/suite_figures.sh OUT_DIR [DATA_DIR]}
 data=${2:-../shared/data}
 providers=${PROVIDERS:-pdfium}
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
-cargo build -q --bin corpus || exit 1
-bin="$CARGO_TARGET_DIR/debug/corpus"
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+. bench/exe.sh
+bin=$(exe "$work" --bin corpus) || exit 1
 export CORPUS_DB="$work/figures.db"
 codes="$out/exit-codes.txt"
 : >"$codes"
