@@ -9,7 +9,7 @@ use corpus::import::{ImportFormat, ImportOptions};
 use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format};
-use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+use super::{argv, GlobalArgs, UsageError, EXIT_SOME_FAILED};
 
 /// Arguments of `corpus import`.
 #[derive(Args, Debug)]
@@ -50,7 +50,7 @@ pub struct ImportArgs {
 
 /// Runs `corpus import`.
 pub fn run(g: &GlobalArgs, a: &ImportArgs) -> anyhow::Result<ExitCode> {
-    corpus::import::check_provider_id(&a.provider)?;
+    corpus::import::check_provider_id(&a.provider).map_err(|e| UsageError(e.to_string()))?;
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("import", &argv())?;
     let opts = ImportOptions {

@@ -152,12 +152,11 @@ impl std::fmt::Display for UsageError {
 impl std::error::Error for UsageError {}
 
 /// Whether an error is the user's command line (exit 2) rather than a failure (exit 1): a
-/// [`UsageError`] of the CLI, or the library's [`corpus::Error::Usage`], anywhere in its chain.
+/// [`UsageError`] anywhere in its chain. The library's own `Error::Usage` also covers a store
+/// or a blob that is not there, so it is not taken as one; the CLI wraps the library errors
+/// that are about the command line (a `--argv` template, say) in a [`UsageError`].
 fn is_usage(e: &anyhow::Error) -> bool {
-    e.chain().any(|c| {
-        c.is::<UsageError>()
-            || matches!(c.downcast_ref::<corpus::Error>(), Some(corpus::Error::Usage(_)))
-    })
+    e.chain().any(|c| c.is::<UsageError>())
 }
 
 /// Sets up tracing on stderr: `CORPUS_LOG` if set, else from -q/-v.

@@ -11,7 +11,7 @@ use corpus::providers::{find, PageSelection};
 use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format, OutputArgs};
-use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+use super::{argv, GlobalArgs, UsageError, EXIT_SOME_FAILED};
 
 /// Arguments of `corpus ocr`.
 #[derive(Args, Debug)]
@@ -86,7 +86,8 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
             usage_bail!("--provider command needs --name, --version, --argv and --output-format");
         };
         let timeout = Duration::from_secs_f64(a.timeout);
-        command = CommandProvider::new(name, version, argv, format, timeout)?;
+        command = CommandProvider::new(name, version, argv, format, timeout)
+            .map_err(|e| UsageError(e.to_string()))?;
         &command
     } else {
         if a.argv.is_some() {

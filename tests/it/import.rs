@@ -185,7 +185,7 @@ fn zip_input_is_read_in_memory_and_escaping_paths_are_refused() {
     let out = run(corpus(&db)
         .args(["import", "--provider", "pdfium", "--format", "markdown"])
         .arg(&zpath));
-    assert_eq!(out.status.code(), Some(1), "a built-in provider's id is refused");
+    assert_eq!(out.status.code(), Some(2), "a built-in provider's id is refused (a usage error)");
 }
 
 #[test]

@@ -190,7 +190,7 @@ fn csv_and_parquet_round_trip() {
         .collect();
     assert_eq!(lines.len(), 6);
     let out = run(corpus(&db).args(["report", "--format", "parquet"]));
-    assert_eq!(out.status.code(), Some(1), "parquet needs --output");
+    assert_eq!(out.status.code(), Some(2), "parquet needs --output (a usage error)");
     let out = run(corpus(&db).args([
         "sql",
         "SELECT metric, avg(value) AS v FROM v_latest_scores GROUP BY 1 ORDER BY 1",
