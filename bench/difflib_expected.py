@@ -1,4 +1,4 @@
-"""Prints CPython difflib values used as expected values in src/difflib.rs tests."""
+"""Prints CPython difflib values used as expected values in src/metrics/difflib.rs tests."""
 import difflib, sys
 
 def show(a, b, autojunk=True):

@@ -241,8 +241,8 @@ def random_pair(rng, pid, rows, cols, level=1.0, bare=False, spans=None):
 
 
 def big_pair(rng, pid, rows, cols):
-    """Like the anchors §8 setup: thead with <b>, one colspan=3, one rowspan=3, ~10% OCR
-    errors, one row dropped, spans partly wrong."""
+    """The timing pairs of docs/table-metrics.md §3: thead with <b>, one colspan=3, one
+    rowspan=3, ~10% OCR errors, one row dropped, spans partly wrong."""
     owner = [[None] * cols for _ in range(rows)]
     cs_cell = {"r": 3, "c": 1, "rs": 1, "cs": 3, "text": cell_text(rng, 1)}
     rs_cell = {"r": 6, "c": 0, "rs": 3, "cs": 1, "text": cell_text(rng, 0)}

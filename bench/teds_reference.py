@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference TEDS / TEDS-S for the cross-check: a harness that follows PubTabNet's
 `src/metric.py` (class TEDS; OmniDocBench `metrics/table_metric.py` is a verbatim copy using
-python-Levenshtein), written from its description in anchors.md §2.1 on top of the same
+python-Levenshtein), written from its description in docs/table-metrics.md §1 on top of the same
 libraries: lxml (parsing), apted (tree edit distance), Levenshtein or distance (cells).
 
   score PAIRS.jsonl [--lev levenshtein|distance] [--ids a,b] [--times]

@@ -1,14 +1,14 @@
 //! Ratcliff/Obershelp "gestalt" matching exactly as CPython's `difflib.SequenceMatcher`
 //! (`Lib/difflib.py`: `__chain_b`, `find_longest_match`, `get_matching_blocks`, `ratio`).
 //!
-//! GriTS_Con (table-transformer `src/grits.py::lcs_similarity`, anchors §2.2) scores two cell
-//! texts with `SequenceMatcher(None, a, b)`, so this module reproduces that call: no `isjunk`
-//! predicate, and the default **autojunk** heuristic. When `b` has at least 200 items, every
-//! element that occurs more than `len(b) / 100 + 1` times in `b` is "popular": it is dropped
-//! from the index used to *seed* matches, but a found match is still extended over equal
-//! popular elements on both ends (CPython extends over everything that is not junk, and with
-//! no `isjunk` nothing is junk). Ties are broken as CPython does: the longest block whose end
-//! comes first in `a`, then first in `b`.
+//! GriTS_Con (table-transformer `src/grits.py::lcs_similarity`, `docs/table-metrics.md` §2) scores
+//! two cell texts with `SequenceMatcher(None, a, b)`, so this module reproduces that call: no
+//! `isjunk` predicate, and the default **autojunk** heuristic. When `b` has at least 200 items,
+//! every element that occurs more than `len(b) / 100 + 1` times in `b` is "popular": it is dropped
+//! from the index used to *seed* matches, but a found match is still extended over equal popular
+//! elements on both ends (CPython extends over everything that is not junk, and with no `isjunk`
+//! nothing is junk). Ties are broken as CPython does: the longest block whose end comes first in
+//! `a`, then first in `b`.
 //!
 //! For `b` shorter than 200 items there are no popular elements, and the longest match is found
 //! by direct comparison of `a[i]` with `b[j]` in the same `(i, j)` order CPython visits through

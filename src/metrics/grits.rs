@@ -1,5 +1,5 @@
 //! GriTS (grid table similarity) exactly as microsoft/table-transformer's `src/grits.py`
-//! computes it (commit `ef21069`, anchors §2.2): GriTS_Top, GriTS_Con and GriTS_Loc.
+//! computes it (commit `ef21069`, `docs/table-metrics.md` §2): GriTS_Top, GriTS_Con and GriTS_Loc.
 //!
 //! A table becomes a grid with one entry per row × column slot, a spanning cell repeated at
 //! every slot it covers (`cells_to_grid`, `cells_to_relspan_grid`):

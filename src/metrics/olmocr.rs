@@ -1,6 +1,6 @@
 //! olmOCR-bench unit-test scoring, reproduced from `allenai/olmocr` snapshot `f7cfe4c`
 //! (`olmocr/bench/tests.py`, `olmocr/bench/table_parsing.py`, `olmocr/repeatdetect.py`,
-//! `olmocr/bench/benchmark.py`, `olmocr/bench/utils.py`; see anchors §4).
+//! `olmocr/bench/benchmark.py`, `olmocr/bench/utils.py`; rules in `docs/olmocr-bench.md`).
 //!
 //! A test file is JSONL, one test per line, of type `present`, `absent`, `order`, `table`,
 //! `math`, `baseline`, `format` or `footnote`. Each test runs on one page's Markdown and passes

@@ -1,11 +1,11 @@
-//! The `paper` suite's metrics (spec `paper-suite.md` §3–§5): six headline metrics, the detail
+//! The `paper` suite's metrics (`docs/paper-suite.md` §3–§5): six headline metrics, the detail
 //! metrics, each with a JSON trace that says what was missed.
 //!
 //! Both sides are normalized alike (§3). A metric whose GT side is empty, or whose GT lacks the
 //! field (`None`, e.g. a header-only truth has no sections), is `null`. Mentions are rebuilt
 //! from both papers here with the one extractor, whatever the papers carry.
 //!
-//! Two detail metrics go beyond the spec's list so that a header-only truth scores something:
+//! Two of the detail metrics exist so that a header-only truth scores something:
 //! `title_chr` (char similarity of the squashed titles) and `abstract_r` (token recall of the GT
 //! abstract against the predicted abstract). After them come GROBID's field scores
 //! ([`super::fields`]): header and citation fields under four matchings, with micro and macro

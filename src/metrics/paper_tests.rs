@@ -1,5 +1,5 @@
-//! Acceptance tests of the paper suite (spec §3–§6) on hand-made papers, plus GT-vs-GT on the
-//! shared GROBID data when it is present.
+//! Acceptance tests of the paper suite (`docs/paper-suite.md` §3–§6) on hand-made papers, plus
+//! GT-vs-GT on the shared GROBID data when it is present.
 
 use super::*;
 use crate::paper::{

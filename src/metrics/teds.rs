@@ -1,7 +1,7 @@
 //! TEDS and TEDS-S (tree-edit-distance-based similarity of HTML tables), as computed by the
 //! PubTabNet reference `src/metric.py` (class `TEDS`, ibm-aur-nlp/PubTabNet @ 8ffde90) and by
 //! OmniDocBench's verbatim copy `metrics/table_metric.py` (python-Levenshtein instead of
-//! `distance`; same scores). See anchors.md §2.1 and §8.
+//! `distance`; same scores). See `docs/table-metrics.md` §1 (the rules) and §3 (the checks).
 //!
 //! What is reproduced:
 //! * Parsing: the reference parses with `lxml.html.fromstring` (libxml2) and scores only a

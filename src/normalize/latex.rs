@@ -1,4 +1,4 @@
-//! LaTeX to plain Unicode, just enough to match a PDF text layer (paper suite §2): the
+//! LaTeX to plain Unicode, just enough to match a PDF text layer (`docs/paper-suite.md` §2): the
 //! linearizer's formula rule, shared by the Markdown and Docling importers and the suites.
 //!
 //! Not a renderer: Greek letters and operators become their symbols, `\frac{a}{b}` becomes

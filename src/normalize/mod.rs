@@ -1,4 +1,4 @@
-//! Text normalization shared by the metric suites (paper suite §3–§4).
+//! Text normalization shared by the metric suites (`docs/paper-suite.md` §3 and §4.1).
 //!
 //! Every function here is pure and line-based. The rules are part of every metric's meaning:
 //! change one and bump [`NORMALIZE_VERSION`], which is part of the metric cache keys.
@@ -117,7 +117,7 @@ pub fn is_cjk(c: char) -> bool {
         | 0xFF00..=0xFFEF | 0x20000..=0x2FA1F)
 }
 
-/// What the §3–§4 line rules say about one line, computed in one pass.
+/// What the line rules (`docs/paper-suite.md` §3, §4.1) say about one line, in one pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineInfo<'a> {
     /// The line is a junk line (see [`is_junk_line`]).
@@ -222,7 +222,7 @@ pub fn is_data_value(t: &str) -> bool {
     frac.is_some() || pct || int.len() >= 2
 }
 
-/// Returns the data values of a text (paper suite §4), in order, with repeats: every
+/// Returns the data values of a text (`docs/paper-suite.md` §4.1), in order, with repeats: every
 /// whitespace-separated token that, with its surrounding punctuation trimmed, is a data value.
 /// Single digits never count.
 pub fn data_values(text: &str) -> Vec<&str> {

@@ -1,4 +1,4 @@
-//! A provider's [`Doc`] to a [`Paper`] (the linearizer of paper suite §2), and back.
+//! A provider's [`Doc`] to a [`Paper`] (the linearizer of `docs/paper-suite.md` §2), and back.
 //!
 //! | block | becomes |
 //! |---|---|
@@ -90,7 +90,7 @@ fn after_abstract_word(t: &str) -> Option<&str> {
     Some(rest.trim_start_matches(|c: char| c.is_whitespace() || ".:-–—".contains(c)))
 }
 
-/// Returns the paper a provider's document holds (paper suite §2).
+/// Returns the paper a provider's document holds (`docs/paper-suite.md` §2).
 pub fn from_doc(doc: &Doc) -> Paper {
     let mut title: Option<String> = None;
     let mut abstract_parts: Vec<String> = Vec::new();
@@ -248,7 +248,7 @@ fn level_of(heading: &str) -> u8 {
 /// Returns the paper as a document (the `truth` provider, and importers of structured
 /// formats): the title, the text before the first heading, an `Abstract` heading and its lines,
 /// each section's heading (with its level) and lines (table lines as table blocks: the paper's
-/// own tables, each as many times as it is listed, or the §4 table lines when it marks none),
+/// own tables, each as many times as it is listed, or the §4.1 table lines when it marks none),
 /// then a `References` heading and one reference block per entry, in ACL form and with its
 /// fields; authors and keywords go in the Doc's `meta`.
 pub fn to_doc(paper: &Paper) -> Doc {

@@ -1,4 +1,4 @@
-//! The one citation-mention extractor (paper suite §2.2), run on GT and prediction alike.
+//! The one citation-mention extractor (`docs/paper-suite.md` §2.2), run on GT and prediction alike.
 //!
 //! For each reference the citation forms are built from its authors' last names and its year
 //! as cited (`2016a` keeps its letter):

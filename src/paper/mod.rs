@@ -1,4 +1,5 @@
-//! The `Paper` model of the paper suite and its readers and writers (spec `paper-suite.md`).
+//! The `Paper` model of the paper suite and its readers and writers (rules in
+//! `docs/paper-suite.md`).
 //!
 //! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, JATS XML, a provider's [`Doc`](crate::doc::Doc)) is read into one
 //! [`Paper`]. A field that a source does not have is `None`, which is not the same as present
@@ -70,7 +71,7 @@ pub struct Paper {
     pub mentions: Vec<Mention>,
     /// The flattened tables, each also a line of some section's text; `None` where the source
     /// does not mark its tables (PeerRead text), in which case the suite finds table lines with
-    /// the §4 heuristic.
+    /// the heuristic of `docs/paper-suite.md` §4.1.
     pub tables: Option<Vec<String>>,
     /// Author names of the paper itself (empty for anonymised submissions).
     pub authors: Vec<String>,

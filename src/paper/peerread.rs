@@ -1,4 +1,4 @@
-//! PeerRead / science-parse JSON (paper suite §1.1): reader and writer.
+//! PeerRead / science-parse JSON (`docs/paper-suite.md` §1.1): reader and writer.
 //!
 //! The reader keeps the text as stored (line numbers, mojibake and all: normalization deals
 //! with them), takes a year's letter from `citeRegEx` (`\Q2016a\E`), and ignores the stored

@@ -1,5 +1,5 @@
 //! Reference-list entries: diacritic repair, author splitting, last names and parsing
-//! (paper suite §2.1).
+//! (`docs/paper-suite.md` §2.1).
 //!
 //! ACL author-year entries are `Authors. Year. Title. Venue.`; numbered entries
 //! (`[1] A. Smith and B. Jones. Title. Venue, 2014.`) are read with the same pieces, the year

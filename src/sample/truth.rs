@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::source::{clean, Item, Reference, Source};
 
 /// A PeerRead file. Fields serialize in declaration order, which is the schema's key order
-/// (`paper-suite.md` §1.1), whatever serde_json's map ordering.
+/// (`docs/paper-suite.md` §1.1), whatever serde_json's map ordering.
 #[derive(Serialize)]
 struct PeerRead {
     name: String,

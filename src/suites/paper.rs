@@ -1,5 +1,5 @@
-//! The `paper` suite (spec `paper-suite.md`): every output of a provider against every
-//! PeerRead, GROBID TEI, S2ORC or JATS truth of the same document.
+//! The `paper` suite (rules in `docs/paper-suite.md`): every output of a provider against every
+//! PeerRead, GROBID TEI, S2ORC, JATS or Docling truth of the same document.
 
 use std::collections::HashMap;
 use std::time::Instant;

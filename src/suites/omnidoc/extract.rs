@@ -1,5 +1,5 @@
-//! Prediction parsing of the OmniDocBench v1.5 evaluator: `utils/extract.py::md_tex_filter`
-//! (with `utils/table_utils.py::convert_markdown_to_html` for pipe tables), anchors.md §1.2.
+//! Prediction parsing of the OmniDocBench v1.5 evaluator: `utils/extract.py::md_tex_filter` (with
+//! `utils/table_utils.py::convert_markdown_to_html` for pipe tables), `docs/omnidocbench.md` §2.
 //!
 //! Order, as in the reference: remove images, Markdown fences, collapse `_{4,}` and ` {4,}`,
 //! drop `<html>/<body>`; LaTeX tables; HTML tables; display and inline math; Markdown pipe tables

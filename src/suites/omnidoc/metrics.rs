@@ -1,7 +1,7 @@
-//! Metrics of the OmniDocBench v1.5 end-to-end evaluator (anchors.md §1.5): `metrics/cal_metric.py`
-//! (`call_Edit_dist`, `call_TEDS`), `dataset/end2end_dataset.py` (`get_order_paired`, the
-//! formula→text "hybrid matching" and the table sample set) and `metrics/show_result.py`
-//! (`get_full_labels_results` = "group", `get_page_split` = "page").
+//! Metrics of the OmniDocBench v1.5 end-to-end evaluator (`docs/omnidocbench.md` §5):
+//! `metrics/cal_metric.py` (`call_Edit_dist`, `call_TEDS`), `dataset/end2end_dataset.py`
+//! (`get_order_paired`, the formula→text "hybrid matching" and the table sample set) and
+//! `metrics/show_result.py` (`get_full_labels_results` = "group", `get_page_split` = "page").
 //!
 //! TEDS is supplied by the caller (`teds(pred, gt, structure_only)`), so this module stays free of
 //! tree-edit code.

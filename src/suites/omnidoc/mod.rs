@@ -1,5 +1,5 @@
 //! The `omnidoc` suite: OmniDocBench v1.5's end-to-end evaluation (opendatalab/OmniDocBench
-//! @ 7bd6c2e, `configs/end2end.yaml`), reproduced exactly (anchors §1).
+//! @ 7bd6c2e, `configs/end2end.yaml`), reproduced exactly (rules in `docs/omnidocbench.md`).
 //!
 //! - [`gt`]: the ground-truth JSON; [`extract`]: the prediction Markdown split as
 //!   `md_tex_filter` does; [`normalize`]: text, formula and table normalization (with a port

@@ -1,5 +1,5 @@
-//! Block alignment of the OmniDocBench v1.5 evaluator (anchors.md §1.4): `utils/match_quick.py`
-//! (`match_gt2pred_quick`, the "adjacency search match"), `utils/match.py`
+//! Block alignment of the OmniDocBench v1.5 evaluator (`docs/omnidocbench.md` §4):
+//! `utils/match_quick.py` (`match_gt2pred_quick`, the "adjacency search match"), `utils/match.py`
 //! (`match_gt2pred_simple`, `match_gt2pred_no_split`, `get_gt_pred_lines`), and the page-level
 //! driver `dataset/end2end_dataset.py` (`get_page_elements`, `process_get_matched_elements`,
 //! `get_matched_elements`).

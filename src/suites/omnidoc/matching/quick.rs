@@ -1,8 +1,9 @@
-//! `utils/match_quick.py::match_gt2pred_quick` (the "adjacency search match", anchors.md §1.4):
-//! ignore categories first (cost < 0.25), truncated-prediction merging (`deal_with_truncated`,
-//! `judge_pred_merge` with the 0.6 fuzzy rule, `get_final_subset`), Hungarian assignment,
-//! rejection above 0.7, the 0.4 substring rescue, recalculation, leftover pairing and the
-//! post-processing that builds the reported entries (see the parent module for the quirks kept).
+//! `utils/match_quick.py::match_gt2pred_quick` (the "adjacency search match",
+//! `docs/omnidocbench.md` §4): ignore categories first (cost < 0.25), truncated-prediction merging
+//! (`deal_with_truncated`, `judge_pred_merge` with the 0.6 fuzzy rule, `get_final_subset`),
+//! Hungarian assignment, rejection above 0.7, the 0.4 substring rescue, recalculation, leftover
+//! pairing and the post-processing that builds the reported entries (see the parent module for the
+//! quirks kept).
 
 use super::*;
 

@@ -1,7 +1,7 @@
-//! String normalization of the OmniDocBench v1.5 end-to-end evaluator
-//! (`utils/data_preprocess.py` at opendatalab/OmniDocBench 7bd6c2e, anchors.md §1.3):
-//! `textblock2unicode` + `clean_string` for text, `normalized_formula` for display formulas,
-//! `normalized_html_table` for tables.
+//! String normalization of the OmniDocBench v1.5 end-to-end evaluator (`utils/data_preprocess.py`
+//! at opendatalab/OmniDocBench 7bd6c2e, `docs/omnidocbench.md` §3): `textblock2unicode` +
+//! `clean_string` for text, `normalized_formula` for display formulas, `normalized_html_table` for
+//! tables.
 //!
 //! All functions are pure. String lengths and indices follow Python (code points).
 //!
