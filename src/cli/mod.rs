@@ -48,7 +48,13 @@ pub struct Cli {
 #[command(next_help_heading = "Global options")]
 pub struct GlobalArgs {
     /// The store file
-    #[arg(long, global = true, env = "CORPUS_DB", hide_env_values = true, default_value = "corpus.db")]
+    #[arg(
+        long,
+        global = true,
+        env = "CORPUS_DB",
+        hide_env_values = true,
+        default_value = "corpus.db"
+    )]
     pub db: PathBuf,
     /// Print no progress and no warnings
     #[arg(short, long, global = true)]
@@ -149,7 +155,8 @@ impl std::error::Error for UsageError {}
 /// [`UsageError`] of the CLI, or the library's [`corpus::Error::Usage`], anywhere in its chain.
 fn is_usage(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
-        c.is::<UsageError>() || matches!(c.downcast_ref::<corpus::Error>(), Some(corpus::Error::Usage(_)))
+        c.is::<UsageError>()
+            || matches!(c.downcast_ref::<corpus::Error>(), Some(corpus::Error::Usage(_)))
     })
 }
 
@@ -233,7 +240,8 @@ mod tests {
     /// with `CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree`.
     #[test]
     fn help_tree_matches_its_snapshot() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
         let have = help_tree();
         if std::env::var("CORPUS_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -267,7 +275,7 @@ mod tests {
     #[test]
     fn listed_values_appear_in_help() {
         let help = help_tree();
-        for f in corpus::truth::TruthFormat::ALL {
+        for f in corpus::formats::TruthFormat::ALL {
             assert!(help.contains(f.as_str()), "{}", f.as_str());
         }
         assert!(help.contains("olmocr-bench"));

@@ -10,12 +10,10 @@ use serde_json::Value;
 
 use super::{FileError, IngestSummary};
 use crate::error::{Error, Result};
+use crate::formats::omnidocbench::Page;
+use crate::formats::TruthFormat;
 use crate::progress::Progress;
 use crate::store::{IngestDoc, RunId, Store, TruthFile};
-use crate::suites::omnidoc::gt::Page;
-
-/// The truth format's name.
-pub const FORMAT: &str = "omnidocbench";
 
 /// An attribute value as the store keeps it: strings as they are, lists joined by `,`.
 fn attribute_text(v: &Value) -> String {
@@ -81,7 +79,7 @@ pub fn ingest_omnidocbench(
                     pdf: crate::store::PdfData::Bytes(&pixels),
                     pages: 1,
                     truths: &[TruthFile {
-                        format: FORMAT,
+                        format: TruthFormat::OmniDocBench.as_str(),
                         part: "",
                         bytes: &truth,
                         source_path: &json_path,

@@ -8,6 +8,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::{Format, FormatError};
+
 /// One page of the benchmark.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Page {
@@ -107,6 +109,13 @@ impl Page {
             _ => name,
         }
     }
+}
+
+/// Reads one page of the ground truth (as the store keeps it, one page per truth).
+pub fn read_page(bytes: &[u8]) -> Result<Page, FormatError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        FormatError::new(Format::OmniDocBench, format!("not an OmniDocBench page: {e}"))
+    })
 }
 
 /// Parses the ground-truth JSON (a list of pages).
