@@ -2,10 +2,9 @@
 //! file per format, one name and one media type per format ([`Format`]), and one error type
 //! for every reader ([`FormatError`]).
 //!
-//! Readers turn bytes into corpus's own types ([`Doc`](crate::doc::Doc),
-//! [`Paper`](crate::paper::Paper), tables) and know nothing of files on disk, the store or the
-//! suites: `truth`, `import` and `ingest` find the files, call these readers and store what
-//! they give. Parsers that copy one evaluator's quirks on purpose (TEDS's lxml-like tree,
+//! Readers turn bytes into corpus's own types ([`Doc`], [`Paper`], tables) and know nothing of
+//! files on disk, the store or the suites: `truth`, `import` and `ingest` find the files, call
+//! these readers and store what they give. Parsers that copy one evaluator's quirks on purpose (TEDS's lxml-like tree,
 //! GriTS's, olmOCR-bench's test loader, OmniDocBench's `html.parser` and pylatexenc ports) are
 //! not here: they stay beside the metric whose numbers they must reproduce.
 
