@@ -7,9 +7,10 @@
 use std::time::Instant;
 
 use corpus::doc::Doc;
+use corpus::formats::TruthFormat;
 use corpus::metrics::paper::score;
 use corpus::store::Store;
-use corpus::truth::{truth_groups, TruthFormat};
+use corpus::truth::truth_groups;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);

@@ -5,7 +5,7 @@
 //! whole evaluation (GT JSON parse, extraction, matching, metrics, TEDS), as the official
 //! evaluator's ≈ 6.5 s CPU covers the same work (plus ≈ 4.3 s of Python imports).
 
-use corpus::suites::omnidoc::gt::parse_pages;
+use corpus::formats::omnidocbench::parse_pages;
 use corpus::suites::omnidoc::matching::MatchMethod;
 use corpus::suites::omnidoc::metrics::{evaluate, ElementResult, Sample};
 use serde_json::Value;

@@ -10,11 +10,13 @@
 pub mod cluster;
 pub mod doc;
 pub mod error;
+pub mod formats;
 pub mod import;
 pub mod ingest;
 pub mod metrics;
 pub mod normalize;
 pub mod paper;
+pub mod process;
 pub mod progress;
 pub mod providers;
 pub mod report;

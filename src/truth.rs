@@ -1,53 +1,17 @@
-//! Ground-truth formats: where each one's files sit beside a PDF, how they are validated on
-//! ingest, and how the suites read them. Truths are stored verbatim, one blob per file; a
-//! truth kept in several files (GROBID's header and fulltext TEI) is stored as named parts.
+//! Ground truths: where each format's files sit beside a PDF, what ingest records when one does
+//! not read, and how the suites load them from the store. The formats and their readers are
+//! in [`crate::formats`]. Truths are stored verbatim, one blob per file; a truth kept in
+//! several files (GROBID's header and fulltext TEI) is stored as named parts.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::formats::tei::group_tei_files;
+use crate::formats::TruthFormat;
+use crate::formats::TEI_PARTS;
 use crate::paper::{self, Paper};
 use crate::store::{Store, TruthRow};
-
-/// A ground-truth format that `ingest --truth` understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TruthFormat {
-    /// PeerRead / science-parse JSON: `<name>.pdf.json` beside the PDF or in a sibling
-    /// `parsed_pdfs/` folder.
-    PeerRead,
-    /// GROBID TEI: `<stem>.tei.xml` (GROBID output), or `<stem>.header.tei.xml` +
-    /// `<stem>.fulltext.tei.xml` (+ `<stem>.references.tei.xml`), beside the PDF or in a
-    /// sibling `tei/` folder, where GROBID's training names
-    /// (`header__corpus__<stem>.training.header.tei.xml`, ...) are understood too.
-    GrobidTei,
-    /// S2ORC JSON: `<stem>.json` beside the PDF.
-    S2orc,
-    /// JATS (or NLM) XML, as PubMed Central gives its articles: `<stem>.nxml`, else
-    /// `<stem>.xml`, beside the PDF.
-    Jats,
-    /// DoclingDocument JSON, `<stem>.json` beside the PDF or in a sibling `groundtruth/`
-    /// folder: a parser's output used as the reference, so scores measure agreement with
-    /// Docling, not accuracy.
-    Docling,
-    /// OmniDocBench JSON: a list of pages, each with its layout blocks (`corpus ingest
-    /// OmniDocBench.json --truth omnidocbench --images DIR`); scored by the omnidoc suite.
-    OmniDocBench,
-    /// olmOCR-bench unit tests: `*.jsonl` beside a `pdfs/` folder, each line naming its PDF
-    /// (see [`crate::ingest::olmocr`]); one part per JSONL file, named by the file's stem (the
-    /// tests' group).
-    OlmocrBench,
-    /// pdf-parse-bench tables: `<stem>.json`, a list in page order of `{type: table|text,
-    /// data, complexity?}` whose tables are LaTeX `tabular` source, in `ground_truth/` beside
-    /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
-    /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
-    LatexTables,
-    /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
-    /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
-    Icdar2013,
-}
-
-/// The parts of a GROBID truth, in the order their fields take precedence when merged.
-const TEI_PARTS: [&str; 4] = ["full", "header", "fulltext", "references"];
 
 /// Remembers folder listings while one ingest looks up truths for many PDFs.
 #[derive(Debug, Default)]
@@ -73,51 +37,6 @@ impl DirCache {
 }
 
 impl TruthFormat {
-    /// Every format.
-    pub const ALL: [TruthFormat; 9] = [
-        TruthFormat::PeerRead,
-        TruthFormat::GrobidTei,
-        TruthFormat::S2orc,
-        TruthFormat::Jats,
-        TruthFormat::Docling,
-        TruthFormat::OmniDocBench,
-        TruthFormat::OlmocrBench,
-        TruthFormat::LatexTables,
-        TruthFormat::Icdar2013,
-    ];
-
-    /// Returns the format's name as stored and typed (`peerread`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TruthFormat::PeerRead => "peerread",
-            TruthFormat::GrobidTei => "grobid-tei",
-            TruthFormat::S2orc => "s2orc",
-            TruthFormat::Jats => "jats",
-            TruthFormat::Docling => "docling",
-            TruthFormat::OmniDocBench => "omnidocbench",
-            TruthFormat::OlmocrBench => "olmocr-bench",
-            TruthFormat::LatexTables => "latex-tables",
-            TruthFormat::Icdar2013 => "icdar2013",
-        }
-    }
-
-    /// Returns whether the paper suite reads this format.
-    pub fn is_paper(self) -> bool {
-        matches!(
-            self,
-            TruthFormat::PeerRead
-                | TruthFormat::GrobidTei
-                | TruthFormat::S2orc
-                | TruthFormat::Jats
-                | TruthFormat::Docling
-        )
-    }
-
-    /// Parses a format name.
-    pub fn parse(s: &str) -> Option<TruthFormat> {
-        TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)
-    }
-
     /// Finds the truth file(s) for a PDF: (part, path) pairs, empty if there is none.
     /// olmOCR-bench tests are found per folder, not per PDF ([`crate::ingest::olmocr`]): none
     /// here.
@@ -188,8 +107,7 @@ impl TruthFormat {
                 folders.extend(dir.parent().map(|p| p.join("tei")));
                 for folder in folders {
                     let names: Vec<&str> = dirs.names(&folder).iter().map(String::as_str).collect();
-                    let Some(g) =
-                        paper::group_tei_files(&names).into_iter().find(|g| g.paper == stem)
+                    let Some(g) = group_tei_files(&names).into_iter().find(|g| g.paper == stem)
                     else {
                         continue;
                     };
@@ -206,73 +124,10 @@ impl TruthFormat {
         }
     }
 
-    /// Checks that one file's bytes are well-formed for this format.
+    /// Checks that one file's bytes are well-formed for this format; the error is the
+    /// message ingest records for the file.
     pub fn validate(self, bytes: &[u8]) -> Result<(), String> {
-        if self == TruthFormat::OlmocrBench {
-            let text = std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"))?;
-            return crate::metrics::olmocr::load_tests(text).map(|_| ()).map_err(|e| e.0);
-        }
-        self.read_one(bytes).map(|_| ())
-    }
-
-    /// Returns the document attributes a truth file implies: for `latex-tables`,
-    /// `complexity` = the class its tables share, or `mixed`.
-    pub fn attributes(self, bytes: &[u8]) -> Vec<(String, String)> {
-        match self {
-            TruthFormat::LatexTables => crate::suites::table::read_truth(bytes)
-                .ok()
-                .and_then(|t| crate::suites::table::complexity_attribute(&t))
-                .map(|c| vec![("complexity".to_string(), c)])
-                .unwrap_or_default(),
-            _ => Vec::new(),
-        }
-    }
-
-    fn read_one(self, bytes: &[u8]) -> Result<Paper, String> {
-        let r = match self {
-            TruthFormat::PeerRead => paper::read_peerread(bytes),
-            TruthFormat::GrobidTei => paper::read_grobid_tei(bytes),
-            TruthFormat::S2orc => paper::read_s2orc(bytes),
-            TruthFormat::Jats => paper::read_jats(bytes),
-            TruthFormat::Docling => {
-                return crate::import::docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc))
-            }
-            TruthFormat::OmniDocBench => {
-                return serde_json::from_slice::<crate::suites::omnidoc::gt::Page>(bytes)
-                    .map(|_| Paper::default())
-                    .map_err(|e| format!("not an OmniDocBench page: {e}"))
-            }
-            TruthFormat::OlmocrBench => {
-                return Err("olmocr-bench tests are not a paper truth".into())
-            }
-            TruthFormat::LatexTables => {
-                return crate::suites::table::read_truth(bytes).map(|_| Paper::default())
-            }
-            TruthFormat::Icdar2013 => {
-                // Each part alone: a region file or a structure file, well-formed.
-                let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-                return crate::suites::icdar2013::read_structure(text).map(|_| Paper::default());
-            }
-        };
-        r.map_err(|e| e.to_string())
-    }
-
-    /// Reads a stored truth (its parts as (part, bytes)) into a [`Paper`], as its format's
-    /// reader gives it (the `truth` provider renders this; the suite scores
-    /// [`paper::canonical`] of it, see [`TruthGroup::load_paper`]).
-    pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, String> {
-        if let [(_, bytes)] = parts {
-            let mut p = self.read_one(bytes)?;
-            p.rebuild_mentions();
-            return Ok(p);
-        }
-        let mut ordered: Vec<&(&str, &[u8])> = parts.iter().collect();
-        ordered.sort_by_key(|(part, _)| TEI_PARTS.iter().position(|p| p == part).unwrap_or(99));
-        let papers = ordered
-            .into_iter()
-            .map(|(part, bytes)| self.read_one(bytes).map_err(|e| format!("part {part}: {e}")))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(paper::merge(papers))
+        self.check(bytes).map_err(|e| e.to_string())
     }
 }
 
@@ -325,9 +180,9 @@ impl TruthGroup {
             blobs.push((p.part.as_str(), bytes));
         }
         let parts: Vec<(&str, &[u8])> = blobs.iter().map(|(p, b)| (*p, b.as_slice())).collect();
-        self.format.to_paper(&parts).map_err(|msg| Error::BadInput {
+        self.format.to_paper(&parts).map_err(|e| Error::BadInput {
             path: format!("truth {} of document {}", self.format.as_str(), self.document).into(),
-            msg,
+            msg: e.to_string(),
         })
     }
 }

@@ -50,7 +50,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitCode> {
             let d: Doc = serde_json::from_slice(&bytes)?;
             let paper = corpus::paper::from_doc(&d);
             let name = format!("{}.pdf", doc.name.rsplit('/').next().unwrap_or(&doc.name));
-            writeln!(out, "{}", corpus::paper::write_peerread(&paper, &name))?;
+            writeln!(out, "{}", corpus::formats::peerread::write_peerread(&paper, &name))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::import::{ImportFormat, ImportOptions};
+use corpus::formats::ImportFormat;
+use corpus::import::ImportOptions;
 use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format};
@@ -50,7 +51,7 @@ pub struct ImportArgs {
 
 /// Runs `corpus import`.
 pub fn run(g: &GlobalArgs, a: &ImportArgs) -> anyhow::Result<ExitCode> {
-    corpus::import::check_provider_id(&a.provider).map_err(|e| UsageError(e.to_string()))?;
+    corpus::providers::check_provider_id(&a.provider).map_err(|e| UsageError(e.to_string()))?;
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("import", &argv())?;
     let opts = ImportOptions {

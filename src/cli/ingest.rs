@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
+use corpus::formats::TruthFormat;
 use corpus::ingest::isolated::IsolatedPageCounter;
-use corpus::ingest::{IngestOptions, TruthFormat};
+use corpus::ingest::IngestOptions;
 use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format, OutputArgs};

@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn listed_values_appear_in_help() {
         let help = help_tree();
-        for f in corpus::truth::TruthFormat::ALL {
+        for f in corpus::formats::TruthFormat::ALL {
             assert!(help.contains(f.as_str()), "{}", f.as_str());
         }
         assert!(help.contains("olmocr-bench"));

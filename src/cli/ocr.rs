@@ -58,7 +58,7 @@ pub struct OcrArgs {
     /// With --provider command: the format of what the tool writes (a file under {outdir},
     /// else its stdout)
     #[arg(long, value_parser = super::values::import_format(), requires = "argv")]
-    output_format: Option<corpus::import::ImportFormat>,
+    output_format: Option<corpus::formats::ImportFormat>,
     #[command(flatten)]
     shard: super::shard::ShardArgs,
     #[command(flatten)]

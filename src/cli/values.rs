@@ -3,8 +3,7 @@
 //! (exit 2) naming the valid ones, and `--help` lists them.
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use corpus::import::ImportFormat;
-use corpus::truth::TruthFormat;
+use corpus::formats::{ImportFormat, TruthFormat};
 
 /// `--truth`: every [`TruthFormat`].
 pub fn truth_format() -> impl TypedValueParser<Value = TruthFormat> {

@@ -13,11 +13,9 @@
 //!   file's blake3 as the model digest, the page, and a config holding the format, the
 //!   declared provider and model versions and the repeat. Importing the same file again
 //!   changes nothing; a changed file is a new output, and the older one stays in the history.
-
-pub mod docling;
-pub mod html;
-pub mod latex_table;
-pub mod markdown;
+//!
+//! The files are read by the readers in [`crate::formats`]; this module finds them, matches
+//! them to documents and stores what the readers give.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Read;
@@ -26,8 +24,9 @@ use std::path::{Component, Path, PathBuf};
 use serde::Serialize;
 use serde_json::json;
 
-use crate::doc::{BBox, Block, BlockKind, Doc};
 use crate::error::{Error, Result};
+use crate::formats::docling::is_not_docling;
+use crate::formats::ImportFormat;
 use crate::progress::Progress;
 use crate::providers::key::{canonical_json, CacheKey, PageSelection};
 use crate::store::{DocumentRow, NewOutput, RunId, Store};
@@ -40,116 +39,14 @@ pub const IMPORT_ADAPTER_VERSION: u32 = 3;
 /// The largest file (or zip entry) an import reads.
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
-/// A format `corpus import` (and the `command` provider) reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ImportFormat {
-    /// DoclingDocument JSON.
-    DoclingJson,
-    /// Markdown (with pipe and HTML tables, math).
-    Markdown,
-    /// GROBID output TEI XML.
-    GrobidTei,
-    /// PeerRead / science-parse JSON.
-    PeerRead,
-    /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
-    Text,
-}
-
-/// A file read into a Doc.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Parsed {
-    /// The document.
-    pub doc: Doc,
-    /// The PDF's SHA-256 low 64 bits, where the file records it (Docling).
-    pub binary_hash: Option<u64>,
-}
-
-impl ImportFormat {
-    /// Every format.
-    pub const ALL: [ImportFormat; 5] = [
-        ImportFormat::DoclingJson,
-        ImportFormat::Markdown,
-        ImportFormat::GrobidTei,
-        ImportFormat::PeerRead,
-        ImportFormat::Text,
-    ];
-
-    /// The format's name as typed (`docling-json`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ImportFormat::DoclingJson => "docling-json",
-            ImportFormat::Markdown => "markdown",
-            ImportFormat::GrobidTei => "grobid-tei",
-            ImportFormat::PeerRead => "peerread",
-            ImportFormat::Text => "text",
-        }
-    }
-
-    /// Parses a format name.
-    pub fn parse(s: &str) -> std::result::Result<ImportFormat, String> {
-        ImportFormat::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| {
-            let names: Vec<&str> = ImportFormat::ALL.iter().map(|f| f.as_str()).collect();
-            format!("unknown format {s:?}; known formats: {}", names.join(", "))
-        })
-    }
-
-    /// File name endings this format's files have, longest first.
-    pub fn extensions(self) -> &'static [&'static str] {
-        match self {
-            ImportFormat::DoclingJson | ImportFormat::PeerRead => &[".json"],
-            ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
-            ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
-            ImportFormat::Text => &[".txt"],
-        }
-    }
-
-    /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
-    pub fn read(self, bytes: &[u8], page: u32) -> std::result::Result<Parsed, String> {
-        let text = || std::str::from_utf8(bytes).map_err(|e| format!("not UTF-8: {e}"));
-        let paper =
-            |p: crate::paper::Paper| Parsed { doc: crate::paper::to_doc(&p), binary_hash: None };
-        match self {
-            ImportFormat::DoclingJson => docling::read_docling(bytes)
-                .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
-            ImportFormat::Markdown => {
-                let src = text()?;
-                let mut doc = markdown::read_markdown(src, page);
-                doc.markdown = Some(src.to_string());
-                Ok(Parsed { doc, binary_hash: None })
-            }
-            ImportFormat::GrobidTei => {
-                crate::paper::read_grobid_tei(bytes).map(paper).map_err(|e| e.to_string())
-            }
-            ImportFormat::PeerRead => {
-                crate::paper::read_peerread(bytes).map(paper).map_err(|e| e.to_string())
-            }
-            ImportFormat::Text => Ok(Parsed { doc: read_text(text()?, page), binary_hash: None }),
-        }
-    }
-
-    /// Whether a file is of this format by its name, and its name without the ending.
-    fn strip(self, name: &str) -> Option<&str> {
-        let lower = name.to_ascii_lowercase();
-        self.extensions()
-            .iter()
-            .find(|e| lower.ends_with(*e) && lower.len() > e.len())
-            .map(|e| &name[..name.len() - e.len()])
-    }
-}
-
-/// Plain text into paragraphs (split on blank lines), pages split on form feeds.
-pub fn read_text(text: &str, first_page: u32) -> Doc {
-    let mut blocks = Vec::new();
-    for (i, page) in text.split('\u{c}').enumerate() {
-        for para in page.split("\n\n") {
-            let t = crate::normalize::collapse_ws(para);
-            if !t.is_empty() {
-                let p = first_page + i as u32;
-                blocks.push(Block::new(BlockKind::Paragraph, p, BBox::default(), t));
-            }
-        }
-    }
-    Doc { pages: Vec::new(), blocks, markdown: None, meta: None }
+/// Whether a file is of `format` by its name, and its name without the ending.
+fn strip(format: ImportFormat, name: &str) -> Option<&str> {
+    let lower = name.to_ascii_lowercase();
+    format
+        .extensions()
+        .iter()
+        .find(|e| lower.ends_with(*e) && lower.len() > e.len())
+        .map(|e| &name[..name.len() - e.len()])
 }
 
 /// What a file's name says about the document and page it holds.
@@ -168,7 +65,7 @@ pub struct FileName {
 /// Reads a relative path (`/`-separated) as a file name of `format`; `None` if the file is
 /// not of that format.
 pub fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
-    let base = format.strip(rel)?;
+    let base = strip(format, rel)?;
     let mut base = base.to_string();
     for ext in [".pdf", ".png", ".jpg", ".jpeg"] {
         if base.to_ascii_lowercase().ends_with(ext) && base.len() > ext.len() {
@@ -472,24 +369,6 @@ pub struct ImportSummary {
     pub errors: Vec<Skipped>,
 }
 
-/// Returns an error if `id` names a built-in provider, whose outputs an import must not mix
-/// with.
-pub fn check_provider_id(id: &str) -> Result<()> {
-    let builtin = crate::providers::registry().iter().any(|p| p.id() == id)
-        || matches!(id, "truth" | "command");
-    if builtin {
-        return Err(Error::Usage(format!(
-            "{id:?} is a built-in provider; imported outputs need a name of their own (e.g. docling-2.14)"
-        )));
-    }
-    if id.is_empty() || id.chars().any(|c| c.is_whitespace() || c == '@') {
-        return Err(Error::Usage(format!(
-            "provider id {id:?} must be non-empty, without spaces or '@'"
-        )));
-    }
-    Ok(())
-}
-
 /// Imports every file of `opts.inputs`. Per-file problems are collected in the summary and
 /// recorded in the store's error log; they never stop the import.
 pub fn import(
@@ -497,7 +376,7 @@ pub fn import(
     opts: &ImportOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<ImportSummary> {
-    check_provider_id(opts.provider)?;
+    crate::providers::check_provider_id(opts.provider)?;
     let mut summary = ImportSummary::default();
     let mut files = Vec::new();
     for input in opts.inputs {
@@ -531,12 +410,12 @@ fn import_one(
     let page0 = name.page.map_or(0, |p| p - 1);
     let parsed = match opts.format.read(&f.bytes, page0) {
         Ok(p) => p,
-        Err(e) if e == docling::NOT_DOCLING => {
-            summary.skipped.push(Skipped { file: f.display.clone(), reason: e });
+        Err(e) if is_not_docling(&e) => {
+            summary.skipped.push(Skipped { file: f.display.clone(), reason: e.to_string() });
             return Ok(false);
         }
         Err(e) => {
-            summary.errors.push(Skipped { file: f.display.clone(), reason: e });
+            summary.errors.push(Skipped { file: f.display.clone(), reason: e.to_string() });
             return Ok(false);
         }
     };
@@ -618,13 +497,6 @@ mod tests {
         assert!(!safe_entry_name("a/../../b.md"));
         assert!(!safe_entry_name("/etc/passwd"));
         assert!(!safe_entry_name("a\\..\\b.md"));
-    }
-
-    #[test]
-    fn text_splits_paragraphs_and_pages() {
-        let d = read_text("One\nline.\n\nTwo.\u{c}Three.\n", 0);
-        let got: Vec<(u32, &str)> = d.blocks.iter().map(|b| (b.page, b.text.as_str())).collect();
-        assert_eq!(got, [(0, "One line."), (0, "Two."), (1, "Three.")]);
     }
 
     #[test]

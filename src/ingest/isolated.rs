@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use super::PageCounter;
 use crate::error::{Error, Result};
-use crate::providers::process::WorkerProc;
+use crate::process::WorkerProc;
 
 /// Counts pages in a `corpus __pages` worker, restarting it after a crash or a time-out.
 pub struct IsolatedPageCounter {

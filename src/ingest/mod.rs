@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::formats::TruthFormat;
 use crate::progress::Progress;
 use crate::store::{IngestDoc, RunId, Store, TruthFile};
 use crate::truth::DirCache;
-pub use crate::truth::TruthFormat;
 
 pub mod isolated;
 pub mod olmocr;

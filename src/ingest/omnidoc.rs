@@ -10,12 +10,10 @@ use serde_json::Value;
 
 use super::{FileError, IngestSummary};
 use crate::error::{Error, Result};
+use crate::formats::omnidocbench::{read_page_list, Page};
+use crate::formats::TruthFormat;
 use crate::progress::Progress;
 use crate::store::{IngestDoc, RunId, Store, TruthFile};
-use crate::suites::omnidoc::gt::Page;
-
-/// The truth format's name.
-pub const FORMAT: &str = "omnidocbench";
 
 /// An attribute value as the store keeps it: strings as they are, lists joined by `,`.
 fn attribute_text(v: &Value) -> String {
@@ -41,8 +39,7 @@ pub fn ingest_omnidocbench(
     let bad = |msg: String| Error::BadInput { path: json.into(), msg };
     let bytes = crate::walk::read_regular(json, crate::walk::MAX_TEXT_FILE, "a ground-truth file")
         .map_err(bad)?;
-    let raw: Vec<Value> = serde_json::from_slice(&bytes)
-        .map_err(|e| bad(format!("not an OmniDocBench JSON list of pages: {e}")))?;
+    let raw = read_page_list(&bytes).map_err(|e| bad(e.to_string()))?;
     let default_images = json.parent().unwrap_or(Path::new(".")).join("images");
     let images = images.unwrap_or(&default_images);
     let mut summary = IngestSummary::default();
@@ -81,7 +78,7 @@ pub fn ingest_omnidocbench(
                     pdf: crate::store::PdfData::Bytes(&pixels),
                     pages: 1,
                     truths: &[TruthFile {
-                        format: FORMAT,
+                        format: TruthFormat::OmniDocBench.as_str(),
                         part: "",
                         bytes: &truth,
                         source_path: &json_path,

@@ -2,10 +2,10 @@
 //! GT-vs-GT on the shared GROBID data when it is present.
 
 use super::*;
-use crate::paper::{
-    from_doc, group_tei_files, merge, read_grobid_tei, read_peerread, read_s2orc, to_doc,
-    write_peerread, Reference, Section,
-};
+use crate::formats::peerread::{read_peerread, write_peerread};
+use crate::formats::s2orc::read_s2orc;
+use crate::formats::tei::{group_tei_files, read_grobid_tei};
+use crate::paper::{from_doc, merge, to_doc, Reference, Section};
 
 /// A PeerRead GT in science-parse's shape, with its quirks: a line-number section, a stray
 /// `.` on a name, `\Q..\E` years with letters, mojibake, a junk line, table rows.
@@ -647,7 +647,7 @@ fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
     for f in files {
         let xml = std::fs::read_to_string(&f).unwrap();
         let want = jats_counts(&xml);
-        let p = crate::paper::read_jats(xml.as_bytes()).unwrap();
+        let p = crate::formats::jats::read_jats(xml.as_bytes()).unwrap();
         let name = f.display().to_string();
         assert_eq!(p.title.as_deref(), Some(want.title.as_str()), "{name}");
         let s = p.sections.as_ref().unwrap();

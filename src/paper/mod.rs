@@ -1,59 +1,23 @@
-//! The `Paper` model of the paper suite and its readers and writers (rules in
-//! `docs/paper-suite.md`).
+//! The `Paper` model of the paper suite (rules in `docs/paper-suite.md`): the paper, its reference
+//! strings, its mentions, and the linearizer between a [`Doc`](crate::doc::Doc) and a paper.
 //!
-//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, JATS XML, a provider's [`Doc`](crate::doc::Doc)) is read into one
-//! [`Paper`]. A field that a source does not have is `None`, which is not the same as present
-//! but empty: a header-only truth has `sections: None`, and the metrics that need sections are
-//! then null rather than zero.
+//! Every source (PeerRead JSON, GROBID TEI, S2ORC JSON, JATS XML, read in
+//! [`crate::formats`]; a provider's [`Doc`](crate::doc::Doc)) is read into one [`Paper`]. A
+//! field that a source does not have is `None`, which is not the same as present but empty: a
+//! header-only truth has `sections: None`, and the metrics that need sections are then null
+//! rather than zero.
 //!
 //! Mentions are never taken from a file: [`Paper::rebuild_mentions`] derives them from the text
 //! and the references with the one extractor in [`mentions`], on every side alike.
 
-pub mod jats;
 pub mod linearize;
 pub mod mentions;
-pub mod peerread;
 pub mod references;
-pub mod s2orc;
-pub mod tei;
-mod xml;
-
-#[cfg(test)]
-mod props_tests;
 
 use serde::{Deserialize, Serialize};
 
 pub use crate::doc::Reference;
-pub use jats::read_jats;
 pub use linearize::{canonical, from_doc, to_doc};
-pub use peerread::{read_peerread, write_peerread};
-pub use s2orc::read_s2orc;
-pub use tei::{group_tei_files, read_grobid_tei, TeiFiles};
-
-/// What can go wrong reading a paper. The caller adds the file path.
-#[derive(Debug, thiserror::Error)]
-pub enum PaperError {
-    /// The bytes are not JSON.
-    #[error("invalid JSON: {0}")]
-    Json(#[source] serde_json::Error),
-    /// The JSON or XML does not have the shape the format requires.
-    #[error("expected {expected} at {path}")]
-    Shape {
-        /// What was expected (`object`, `string or null`, ...).
-        expected: &'static str,
-        /// Where, as a JSON-path-like string (`metadata.sections[3]`).
-        path: String,
-    },
-    /// The bytes are not well-formed XML (or not UTF-8).
-    #[error("invalid XML: {0}")]
-    Xml(String),
-    /// The XML is not one of the TEI flavours that are read.
-    #[error("not a GROBID TEI document: {0}")]
-    NotTei(String),
-    /// The XML is not a JATS (or NLM) article.
-    #[error("not a JATS article: {0}")]
-    NotJats(String),
-}
 
 /// A paper as the paper suite compares it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 use super::{Engine, PageSelection, Provider};
 use crate::doc::Doc;
 use crate::error::{Error, Result};
-use crate::import::ImportFormat;
+use crate::formats::ImportFormat;
 
 /// The provider id users type to select this provider.
 pub const ID: &str = "command";
@@ -54,7 +54,7 @@ impl CommandProvider {
         format: ImportFormat,
         timeout: Duration,
     ) -> Result<CommandProvider> {
-        crate::import::check_provider_id(name)?;
+        super::check_provider_id(name)?;
         if version.trim().is_empty() {
             return Err(Error::Usage("--version must name the tool's version".into()));
         }

@@ -12,7 +12,6 @@ pub mod key;
 pub mod layout;
 pub mod manifest;
 pub mod pdfium;
-pub mod process;
 pub mod runner;
 pub mod testing;
 pub mod truth;
@@ -102,6 +101,23 @@ pub fn known_ids() -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = registry().iter().map(|p| p.id()).collect();
     ids.extend([command::ID, truth::ID]);
     ids
+}
+
+/// Returns an error if `id` names a built-in provider, whose outputs an import (or a
+/// `command` provider) must not mix with, or is not a usable id.
+pub fn check_provider_id(id: &str) -> Result<()> {
+    let builtin = registry().iter().any(|p| p.id() == id) || matches!(id, "truth" | "command");
+    if builtin {
+        return Err(Error::Usage(format!(
+            "{id:?} is a built-in provider; imported outputs need a name of their own (e.g. docling-2.14)"
+        )));
+    }
+    if id.is_empty() || id.chars().any(|c| c.is_whitespace() || c == '@') {
+        return Err(Error::Usage(format!(
+            "provider id {id:?} must be non-empty, without spaces or '@'"
+        )));
+    }
+    Ok(())
 }
 
 /// Finds a registry provider by id, with an error that lists every known id.

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::key::{canonical_json, CacheKey, PageSelection};
-use super::process::WorkerProc;
 use super::worker::{run_one, Reply};
 use super::Provider;
 use crate::error::{Error, Result};
+use crate::process::WorkerProc;
 use crate::progress::Progress;
 use crate::store::{DocumentRow, NewOutput, RunId, Store};
 

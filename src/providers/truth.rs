@@ -12,9 +12,10 @@ use serde_json::json;
 
 use super::key::CacheKey;
 use crate::error::Result;
+use crate::formats::TruthFormat;
 use crate::paper;
 use crate::store::{NewOutput, RunId, Store};
-use crate::truth::{truth_groups, TruthFormat};
+use crate::truth::truth_groups;
 
 /// The provider id.
 pub const ID: &str = "truth";

@@ -157,7 +157,7 @@ mod tests {
             let top: Vec<&String> = v.as_object().unwrap().keys().collect();
             assert_eq!(top, ["name", "metadata"]);
             let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();
-            assert_eq!(keys, crate::paper::peerread::METADATA_KEYS);
+            assert_eq!(keys, crate::formats::peerread::METADATA_KEYS);
             let r: Vec<&String> =
                 v["metadata"]["references"][0].as_object().unwrap().keys().collect();
             assert_eq!(r, ["title", "author", "venue", "citeRegEx", "shortCiteRegEx", "year"]);
@@ -246,8 +246,10 @@ mod tests {
     /// too (the integration tests check pdfium's).
     #[test]
     fn jats_and_peerread_truths_score_alike() {
+        use crate::formats::jats::read_jats;
+        use crate::formats::peerread::read_peerread;
         use crate::metrics::paper::score;
-        use crate::paper::{canonical, from_doc, read_jats, read_peerread};
+        use crate::paper::{canonical, from_doc};
         for p in papers() {
             let jats = canonical(&read_jats(p.jats_xml.as_bytes()).unwrap());
             let peer = canonical(&read_peerread(p.truth_json.as_bytes()).unwrap());

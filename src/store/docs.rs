@@ -187,7 +187,7 @@ impl Store {
             };
         let mut new_truths = 0;
         for t in doc.truths {
-            let blob = put_blob(&tx, t.bytes, media_type_of(t.format))?;
+            let blob = put_blob(&tx, t.bytes, crate::formats::media_type_of(t.format))?;
             new_truths += tx
                 .prepare_cached(
                     "INSERT INTO truths (document, dataset, format, part, blob, source_path, created_at)
@@ -357,17 +357,6 @@ fn document_media_type(bytes: &[u8]) -> &'static str {
         "application/pdf"
     }
 }
-
-fn media_type_of(format: &str) -> &'static str {
-    match format {
-        "peerread" | "s2orc" | "docling" | "omnidocbench" | "latex-tables" | "olmocr-bench" => {
-            "application/json"
-        }
-        "grobid-tei" | "jats" | "icdar2013" => "application/xml",
-        _ => "application/octet-stream",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

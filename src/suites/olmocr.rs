@@ -29,6 +29,7 @@ use serde_json::{json, Value};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
+use crate::formats::TruthFormat;
 use crate::metrics::olmocr::{
     best_matches, bootstrap_ci, default_baseline, group_scores, load_tests, overall_score,
     score_test, MathRenderer, Test, BASELINE_GROUP,
@@ -36,7 +37,7 @@ use crate::metrics::olmocr::{
 use crate::progress::Progress;
 use crate::providers::key::canonical_json;
 use crate::store::{PageOutput, RunId, Store};
-use crate::truth::{truth_groups, TruthFormat, TruthGroup};
+use crate::truth::{truth_groups, TruthGroup};
 
 /// The suite's id in the store.
 pub const SUITE: &str = "olmocr";

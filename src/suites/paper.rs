@@ -9,12 +9,13 @@ use serde::Serialize;
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
+use crate::formats::TruthFormat;
 use crate::metrics::fields::Pooled;
 use crate::metrics::paper::{score, HEADLINE, PAPER_SUITE_VERSION};
 use crate::paper::{from_doc, Paper};
 use crate::progress::Progress;
 use crate::store::{RunId, Store};
-use crate::truth::{truth_groups, TruthFormat};
+use crate::truth::truth_groups;
 
 /// The suite's id in the store.
 pub const SUITE: &str = "paper";

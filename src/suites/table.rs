@@ -3,7 +3,7 @@
 //! structure files (`icdar2013`, see [`crate::suites::icdar2013`]).
 //!
 //! Per document, the GT tables (each item of type `table` of the truth file, parsed by
-//! [`crate::import::latex_table`]) are paired with the provider's predicted tables (the
+//! [`crate::formats::latex_table`]) are paired with the provider's predicted tables (the
 //! output's blocks of kind `table` that carry cells) by content, with the Hungarian solver,
 //! never by index ([`crate::metrics::table::match_tables`]). Every GT table gets scores:
 //! `teds`, `teds_s`, `grits_top_p|r|f`, `grits_con_p|r|f`, `value_acc` (definitions in
@@ -30,18 +30,19 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::EvalFailure;
 use crate::doc::{BlockKind, Doc, Table};
 use crate::error::Result;
-use crate::import::latex_table::parse_latex_table;
+use crate::formats::pdf_parse_bench::{read_truth, GtTable};
+use crate::formats::TruthFormat;
 use crate::metrics::table::{match_tables, score_pair, similarity, TableScores};
 use crate::progress::Progress;
 use crate::store::{RunId, Store};
 use crate::suites::icdar2013::{self, Detection};
-use crate::truth::{truth_groups, TruthFormat, TruthGroup};
+use crate::truth::{truth_groups, TruthGroup};
 
 /// The suite's id in the store.
 pub const SUITE: &str = "table";
@@ -79,54 +80,6 @@ pub const METRIC_IDS: [&str; 11] = [
     "det_p",
     "det_r",
 ];
-
-/// One ground-truth table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GtTable {
-    /// Its cells.
-    pub table: Table,
-    /// pdf-parse-bench's class (`simple`, `moderate`, `complex`), if given.
-    pub complexity: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Item {
-    #[serde(rename = "type")]
-    kind: String,
-    data: String,
-    #[serde(default)]
-    complexity: Option<String>,
-}
-
-/// Reads a `latex-tables` truth file: its tables in order, each parsed. Fails if the file is
-/// not a list of `{type, data}` items or any table does not parse.
-pub fn read_truth(bytes: &[u8]) -> std::result::Result<Vec<GtTable>, String> {
-    let items: Vec<Item> = serde_json::from_slice(bytes)
-        .map_err(|e| format!("not a list of {{type, data, complexity?}} items: {e}"))?;
-    let mut out = Vec::new();
-    for (i, it) in items.iter().enumerate() {
-        if it.kind != "table" {
-            continue;
-        }
-        let table = parse_latex_table(&it.data)
-            .map_err(|e| format!("table {} (item {i}) does not parse: {e}", out.len()))?;
-        out.push(GtTable { table, complexity: it.complexity.clone() });
-    }
-    Ok(out)
-}
-
-/// The document attribute `complexity`: the class every table shares, `mixed` when they
-/// differ, none without classes.
-pub fn complexity_attribute(tables: &[GtTable]) -> Option<String> {
-    let mut classes: Vec<&str> = tables.iter().filter_map(|t| t.complexity.as_deref()).collect();
-    classes.sort_unstable();
-    classes.dedup();
-    match classes.as_slice() {
-        [] => None,
-        [one] => Some(one.to_string()),
-        _ => Some("mixed".into()),
-    }
-}
 
 /// The predicted tables of a Doc: blocks of kind `table` with at least one cell, in order.
 pub fn predicted_tables(doc: &Doc) -> Vec<Table> {
@@ -291,7 +244,7 @@ pub struct GtDoc {
     /// Its tables.
     pub tables: Vec<GtTable>,
     /// Its table regions, when the truth has them (ICDAR 2013).
-    pub regions: Option<Vec<icdar2013::Region>>,
+    pub regions: Option<Vec<crate::formats::icdar2013::Region>>,
 }
 
 fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
@@ -305,18 +258,22 @@ fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc
     let part = |name: &str| parts.iter().find(|(n, _)| *n == name).map(|(_, b)| b.as_slice());
     Ok(match t.format {
         TruthFormat::Icdar2013 => match (part("reg"), part("str")) {
-            (Some(reg), Some(st)) => icdar2013::read_truth(reg, st).map(|i| GtDoc {
-                tables: i
-                    .tables
-                    .into_iter()
-                    .map(|table| GtTable { table, complexity: None })
-                    .collect(),
-                regions: Some(i.regions),
-            }),
+            (Some(reg), Some(st)) => crate::formats::icdar2013::read_truth(reg, st)
+                .map_err(|e| e.to_string())
+                .map(|i| GtDoc {
+                    tables: i
+                        .tables
+                        .into_iter()
+                        .map(|table| GtTable { table, complexity: None })
+                        .collect(),
+                    regions: Some(i.regions),
+                }),
             _ => Err("needs both the reg and the str part".into()),
         },
         _ => match part("") {
-            Some(b) => read_truth(b).map(|tables| GtDoc { tables, regions: None }),
+            Some(b) => read_truth(b)
+                .map_err(|e| e.to_string())
+                .map(|tables| GtDoc { tables, regions: None }),
             None => Err("no truth file".into()),
         },
     })
@@ -523,23 +480,6 @@ mod tests {
         {"type": "text", "data": "Some prose."},
         {"type": "table", "data": "\\begin{tabular}{ll} p & q \\\\ r & s \\\\ \\end{tabular}", "complexity": "complex"}
     ]"#;
-
-    #[test]
-    fn truth_reads_tables_in_order_with_their_class() {
-        let t = read_truth(TRUTH.as_bytes()).unwrap();
-        assert_eq!(t.len(), 2);
-        assert_eq!(
-            t[0].table.cells.iter().map(|c| c.text.as_str()).collect::<Vec<_>>(),
-            ["A", "B", "x", "1.5", "y", "2"]
-        );
-        assert_eq!(t[1].complexity.as_deref(), Some("complex"));
-        assert_eq!(complexity_attribute(&t).as_deref(), Some("mixed"));
-        assert_eq!(complexity_attribute(&t[..1]).as_deref(), Some("simple"));
-        let bad = r#"[{"type": "table", "data": "\\begin{tabular}{l} a \\\\"}]"#;
-        let e = read_truth(bad.as_bytes()).unwrap_err();
-        assert!(e.contains("table 0 (item 0) does not parse"), "{e}");
-        assert!(read_truth(b"{}").unwrap_err().contains("not a list"));
-    }
 
     #[test]
     fn a_missed_table_scores_zero_and_an_extra_one_is_a_false_positive() {

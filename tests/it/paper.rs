@@ -82,7 +82,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     let exported =
         run(corpus(&db).args(["export", "101", "--provider", "pdfium", "--format", "peerread"]));
     assert!(exported.status.success());
-    let paper = corpus::paper::read_peerread(&exported.stdout).unwrap();
+    let paper = corpus::formats::peerread::read_peerread(&exported.stdout).unwrap();
     assert_eq!(paper.title.as_deref(), Some("Robust Sequence Tagging for Noisy Scanned Text"));
     let v: serde_json::Value = serde_json::from_slice(&exported.stdout).unwrap();
     let keys: Vec<&String> = v["metadata"].as_object().unwrap().keys().collect();

@@ -6,7 +6,7 @@
 //! TEDS is supplied by the caller (`teds(pred, gt, structure_only)`), so this module stays free of
 //! tree-edit code.
 
-use crate::suites::omnidoc::gt::Page;
+use crate::formats::omnidocbench::Page;
 use crate::suites::omnidoc::matching::{
     lev_chars, levenshtein, match_page, MatchEntry, MatchMethod,
 };
@@ -490,7 +490,7 @@ mod tests {
     }
 
     fn toy_pages() -> Vec<Page> {
-        crate::suites::omnidoc::gt::parse_pages(
+        crate::formats::omnidocbench::parse_pages(
             r#"[{"layout_dets":[
                 {"category_type":"title","order":1,"anno_id":1,"text":"A Title"},
                 {"category_type":"text_block","order":2,"anno_id":2,"text":"First part of a"},
@@ -559,7 +559,7 @@ mod tests {
             let stem = p.file_stem().unwrap().to_string_lossy().to_string();
             preds.insert(stem, std::fs::read_to_string(&p).unwrap());
         }
-        let pages = crate::suites::omnidoc::gt::parse_pages(&gt).unwrap();
+        let pages = crate::formats::omnidocbench::parse_pages(&gt).unwrap();
         let r = evaluate(&pages, &preds, MatchMethod::Quick, None);
         let reference: Value = serde_json::from_str(
             &std::fs::read_to_string(

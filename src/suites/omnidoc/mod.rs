@@ -15,7 +15,6 @@
 //!   `(1 − text_edit)·100`, formula CDM and table TEDS) is therefore null, never a number.
 
 pub mod extract;
-pub mod gt;
 pub mod matching;
 pub mod metrics;
 pub mod normalize;
@@ -27,6 +26,7 @@ use serde_json::{json, Value};
 
 use super::EvalFailure;
 use crate::error::Result;
+use crate::formats::omnidocbench as gt;
 use crate::progress::Progress;
 use crate::store::{RunId, Store};
 pub use matching::MatchMethod;
@@ -134,7 +134,7 @@ pub fn eval(
     let truths: Vec<_> = store
         .truths(opts.dataset)?
         .into_iter()
-        .filter(|t| t.format == crate::ingest::omnidoc::FORMAT)
+        .filter(|t| t.format == crate::formats::TruthFormat::OmniDocBench.as_str())
         .collect();
     summary.pages = truths.len() as u64;
     let mut pages = Vec::new();

@@ -25,8 +25,8 @@
 //! Submodules: `edit` (Levenshtein, bit-parallel, window tests), `quick` (the quick matcher),
 //! `page` (the per-page driver).
 
+use crate::formats::omnidocbench::{LayoutDet, Page};
 use crate::suites::omnidoc::extract::{md_tex_filter, PredBlock, PredCategory, PredPage};
-use crate::suites::omnidoc::gt::{LayoutDet, Page};
 use crate::suites::omnidoc::normalize::{
     self, find_all, normalize_text, normalized_formula, parse_html, tag_string,
 };

@@ -9,10 +9,14 @@
 
 use serde_json::Value;
 
-use super::{Paper, PaperError, Reference, Section};
+use super::{Format, FormatError};
+use crate::paper::{Paper, Reference, Section};
 
-fn shape(expected: &'static str, path: impl Into<String>) -> PaperError {
-    PaperError::Shape { expected, path: path.into() }
+/// The format this file reads.
+const FORMAT: Format = Format::S2orc;
+
+fn shape(expected: &'static str, path: impl Into<String>) -> FormatError {
+    FormatError::shape(FORMAT, expected, path)
 }
 
 fn text_of(v: Option<&Value>) -> Option<String> {
@@ -36,7 +40,7 @@ fn people(v: Option<&Value>) -> (Vec<String>, Option<Vec<String>>) {
             continue;
         }
         let name = parts.join(" ");
-        surnames.push(last.unwrap_or_else(|| super::references::last_name(&name)));
+        surnames.push(last.unwrap_or_else(|| crate::paper::references::last_name(&name)));
         names.push(name);
     }
     let surnames = (!names.is_empty()).then_some(surnames);
@@ -44,11 +48,11 @@ fn people(v: Option<&Value>) -> (Vec<String>, Option<Vec<String>>) {
 }
 
 /// Reads an S2ORC JSON file.
-pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
-    let root: Value = serde_json::from_slice(bytes).map_err(PaperError::Json)?;
+pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, FormatError> {
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(FORMAT, e))?;
     let root = root.as_object().ok_or_else(|| shape("object", "$"))?;
     let parse = root.get("pdf_parse").and_then(Value::as_object);
-    let paragraphs = |key: &str| -> Result<Vec<(String, String)>, PaperError> {
+    let paragraphs = |key: &str| -> Result<Vec<(String, String)>, FormatError> {
         let Some(v) = parse.and_then(|p| p.get(key)) else {
             return Ok(Vec::new());
         };
@@ -82,7 +86,7 @@ pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, PaperError> {
             last = Some(heading);
         }
         // A section was opened just above for the first heading: never a new one here.
-        super::push_line(&mut sections, &text);
+        crate::paper::push_line(&mut sections, &text);
     }
     let mut references = Vec::new();
     if let Some(bib) = parse.and_then(|p| p.get("bib_entries")) {

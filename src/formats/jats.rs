@@ -22,20 +22,28 @@
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use super::references::{find_doi, find_years, last_name, parse_reference};
 use super::xml::{child, children, non_empty};
-use super::{Paper, PaperError, Reference, Section};
+use super::{Format, FormatError};
 use crate::normalize::{collapse_ws, latex_to_plain};
+use crate::paper::references::{find_doi, find_years, last_name, parse_reference};
+use crate::paper::{Paper, Reference, Section};
+
+/// The format this file reads.
+const FORMAT: Format = Format::Jats;
+
+/// The error for well-formed XML that is not a JATS (or NLM) article.
+fn not_jats(what: impl std::fmt::Display) -> FormatError {
+    FormatError::new(FORMAT, format!("not a JATS article: {what}"))
+}
 
 /// Reads a JATS / NLM article.
-pub fn read_jats(bytes: &[u8]) -> Result<Paper, PaperError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| PaperError::Xml(e.to_string()))?;
+pub fn read_jats(bytes: &[u8]) -> Result<Paper, FormatError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| FormatError::xml(FORMAT, e))?;
     let opts = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
-    let doc =
-        Document::parse_with_options(text, opts).map_err(|e| PaperError::Xml(e.to_string()))?;
+    let doc = Document::parse_with_options(text, opts).map_err(|e| FormatError::xml(FORMAT, e))?;
     let root = doc.root_element();
     if root.tag_name().name() != "article" {
-        return Err(PaperError::NotJats(format!("root element is <{}>", root.tag_name().name())));
+        return Err(not_jats(format!("root element is <{}>", root.tag_name().name())));
     }
     let meta = child(root, "front").and_then(|f| child(f, "article-meta"));
     let title = meta
@@ -378,7 +386,7 @@ impl Body {
     }
 
     fn line(&mut self, t: &str) {
-        super::push_line(&mut self.sections, &collapse_ws(t));
+        crate::paper::push_line(&mut self.sections, &collapse_ws(t));
     }
 
     fn table_line(&mut self, t: &str) {

@@ -14,25 +14,33 @@
 //!   abstract, authors and keywords; the fulltext
 //!   model (`head`, `p`, `formula`, `figure`, `list/item`) only sections; the
 //!   reference-segmenter model (`listBibl/bibl`) only references. Combine them with
-//!   [`merge`](super::merge) after grouping the file names with [`group_tei_files`].
+//!   [`merge`](crate::paper::merge) after grouping the file names with [`group_tei_files`].
 
 use roxmltree::{Document, Node, ParsingOptions};
 
-use super::references::{find_doi, find_years, parse_reference, split_authors};
 use super::xml::{child, children, descendant, non_empty};
-use super::{Paper, PaperError, Reference, Section};
+use super::{Format, FormatError};
 use crate::normalize::collapse_ws;
+use crate::paper::references::{find_doi, find_years, parse_reference, split_authors};
+use crate::paper::{Paper, Reference, Section};
+
+/// The format this file reads.
+const FORMAT: Format = Format::GrobidTei;
+
+/// The error for well-formed XML that is not one of the TEI flavours read here.
+fn not_tei(what: impl std::fmt::Display) -> FormatError {
+    FormatError::new(FORMAT, format!("not a GROBID TEI document: {what}"))
+}
 
 /// Reads a GROBID TEI file, output or training flavour (detected from the root element).
-pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, PaperError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| PaperError::Xml(e.to_string()))?;
+pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, FormatError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| FormatError::xml(FORMAT, e))?;
     let opts = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
-    let doc =
-        Document::parse_with_options(text, opts).map_err(|e| PaperError::Xml(e.to_string()))?;
+    let doc = Document::parse_with_options(text, opts).map_err(|e| FormatError::xml(FORMAT, e))?;
     let root = doc.root_element();
     let name = root.tag_name().name();
     if !name.eq_ignore_ascii_case("tei") {
-        return Err(PaperError::NotTei(format!("root element is <{name}>")));
+        return Err(not_tei(format!("root element is <{name}>")));
     }
     let mut p = if name == "TEI" || root.tag_name().namespace().is_some() {
         read_output(root)
@@ -85,7 +93,7 @@ impl Body {
     }
 
     fn text(&mut self, t: &str) {
-        super::push_line(&mut self.sections, t);
+        crate::paper::push_line(&mut self.sections, t);
     }
 
     fn table(&mut self, line: String) {
@@ -196,7 +204,7 @@ fn split_persons(persons: Vec<(String, Option<String>)>) -> (Vec<String>, Option
     let surnames = marked.then(|| {
         persons
             .iter()
-            .map(|(n, s)| s.clone().unwrap_or_else(|| super::references::last_name(n)))
+            .map(|(n, s)| s.clone().unwrap_or_else(|| crate::paper::references::last_name(n)))
             .collect()
     });
     (persons.into_iter().map(|(n, _)| n).collect(), surnames)
@@ -337,8 +345,8 @@ fn bibl_struct(b: Node) -> Reference {
 // ---------------------------------------------------------------------------------------------
 // Training TEI
 
-fn read_training(root: Node) -> Result<Paper, PaperError> {
-    let text = child(root, "text").ok_or_else(|| PaperError::NotTei("no <text> element".into()))?;
+fn read_training(root: Node) -> Result<Paper, FormatError> {
+    let text = child(root, "text").ok_or_else(|| not_tei("no <text> element"))?;
     if let Some(front) = child(text, "front") {
         let title = descendant(front, "docTitle")
             .map(|d| {
@@ -376,8 +384,8 @@ fn read_training(root: Node) -> Result<Paper, PaperError> {
         .children()
         .any(|c| c.is_element() && matches!(c.tag_name().name(), "head" | "p" | "div"));
     if !has_body {
-        return Err(PaperError::NotTei(
-            "a training TEI of a model that holds no header, body or reference list".into(),
+        return Err(not_tei(
+            "a training TEI of a model that holds no header, body or reference list",
         ));
     }
     let mut body = Body::default();

@@ -18,8 +18,12 @@ use std::collections::HashSet;
 use serde::Deserialize;
 use serde_json::Value;
 
+use super::{Format, FormatError};
 use crate::doc::{BBox, Block, BlockKind, Cell, Doc, Page, Table};
 use crate::normalize::{collapse_ws, latex_to_plain};
+
+/// The format this file reads.
+const FORMAT: Format = Format::Docling;
 
 /// What the Docling reader found besides the blocks.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -35,6 +39,12 @@ pub struct DoclingFile {
 /// The error for JSON that is not a DoclingDocument at all (an import skips such files).
 pub const NOT_DOCLING: &str = "not a DoclingDocument (no schema_name)";
 
+/// Returns whether `e` says the file is JSON of some other kind (no `schema_name`), which an
+/// import leaves alone rather than counting as broken.
+pub fn is_not_docling(e: &FormatError) -> bool {
+    e.format == FORMAT && e.source.to_string() == NOT_DOCLING
+}
+
 #[derive(Deserialize)]
 struct RefItem {
     #[serde(rename = "$ref")]
@@ -42,17 +52,18 @@ struct RefItem {
 }
 
 /// Reads a DoclingDocument JSON file.
-pub fn read_docling(bytes: &[u8]) -> Result<DoclingFile, String> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| format!("not JSON: {e}"))?;
+pub fn read_docling(bytes: &[u8]) -> Result<DoclingFile, FormatError> {
+    let err = |msg: String| FormatError::new(FORMAT, msg);
+    let v: Value = serde_json::from_slice(bytes).map_err(|e| err(format!("not JSON: {e}")))?;
     let schema = v.get("schema_name").and_then(Value::as_str);
     if schema != Some("DoclingDocument") {
-        return Err(match schema {
+        return Err(err(match schema {
             Some(s) => format!("schema_name is {s:?}, not \"DoclingDocument\""),
             None => NOT_DOCLING.into(),
-        });
+        }));
     }
     if !v.get("body").is_some_and(Value::is_object) {
-        return Err("DoclingDocument without a body".into());
+        return Err(err("DoclingDocument without a body".into()));
     }
     let mut pages = Vec::new();
     let mut heights = Vec::new();
@@ -367,10 +378,10 @@ mod tests {
 
     #[test]
     fn rejects_other_json() {
-        let e = read_docling(b"[{\"num_cells\": 1}]").unwrap_err();
+        let e = read_docling(b"[{\"num_cells\": 1}]").unwrap_err().to_string();
         assert!(e.contains("not a DoclingDocument"), "{e}");
-        let e = read_docling(b"{\"schema_name\": \"Other\"}").unwrap_err();
+        let e = read_docling(b"{\"schema_name\": \"Other\"}").unwrap_err().to_string();
         assert!(e.contains("\"Other\""), "{e}");
-        assert!(read_docling(b"{").unwrap_err().starts_with("not JSON"));
+        assert!(read_docling(b"{").unwrap_err().to_string().starts_with("not JSON"));
     }
 }

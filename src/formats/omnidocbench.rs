@@ -8,6 +8,8 @@
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::{Format, FormatError};
+
 /// One page of the benchmark.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Page {
@@ -107,6 +109,24 @@ impl Page {
             _ => name,
         }
     }
+}
+
+/// Reads a whole ground-truth file as its list of page objects, each left as it is: the store
+/// keeps every page's object verbatim, as that page's truth.
+pub fn read_page_list(bytes: &[u8]) -> Result<Vec<Value>, FormatError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        FormatError::new(
+            Format::OmniDocBench,
+            format!("not an OmniDocBench JSON list of pages: {e}"),
+        )
+    })
+}
+
+/// Reads one page of the ground truth (as the store keeps it, one page per truth).
+pub fn read_page(bytes: &[u8]) -> Result<Page, FormatError> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        FormatError::new(Format::OmniDocBench, format!("not an OmniDocBench page: {e}"))
+    })
 }
 
 /// Parses the ground-truth JSON (a list of pages).

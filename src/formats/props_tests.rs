@@ -7,9 +7,9 @@
 use serde_json::{json, Value};
 
 use crate::doc::Doc;
+use crate::formats::TruthFormat;
 use crate::metrics::paper::score;
 use crate::paper::{canonical, from_doc, to_doc, Paper};
-use crate::truth::TruthFormat;
 
 /// A small deterministic generator (xorshift64*).
 struct Rng(u64);
@@ -619,7 +619,7 @@ fn every_shared_and_sample_truth_scores_one() {
         let names: Vec<String> =
             rd.flatten().map(|e| e.path().to_string_lossy().into_owned()).collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
-        for g in crate::paper::group_tei_files(&refs) {
+        for g in crate::formats::tei::group_tei_files(&refs) {
             let files = [
                 ("full", &g.full),
                 ("header", &g.header),

@@ -7,14 +7,18 @@
 
 use serde_json::{Map, Value};
 
-use super::{Paper, PaperError, Reference, Section};
+use super::{Format, FormatError};
+use crate::paper::{Paper, Reference, Section};
+
+/// The format this file reads and writes.
+const FORMAT: Format = Format::PeerRead;
 use crate::normalize::heading_key;
 
-fn shape(expected: &'static str, path: impl Into<String>) -> PaperError {
-    PaperError::Shape { expected, path: path.into() }
+fn shape(expected: &'static str, path: impl Into<String>) -> FormatError {
+    FormatError::shape(FORMAT, expected, path)
 }
 
-fn opt_str(v: Option<&Value>, path: &str) -> Result<Option<String>, PaperError> {
+fn opt_str(v: Option<&Value>, path: &str) -> Result<Option<String>, FormatError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.clone())),
@@ -22,7 +26,7 @@ fn opt_str(v: Option<&Value>, path: &str) -> Result<Option<String>, PaperError> 
     }
 }
 
-fn str_list(v: Option<&Value>, path: &str) -> Result<Vec<String>, PaperError> {
+fn str_list(v: Option<&Value>, path: &str) -> Result<Vec<String>, FormatError> {
     match v {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => a
@@ -37,7 +41,7 @@ fn str_list(v: Option<&Value>, path: &str) -> Result<Vec<String>, PaperError> {
     }
 }
 
-fn opt_year(v: Option<&Value>, path: &str) -> Result<Option<i64>, PaperError> {
+fn opt_year(v: Option<&Value>, path: &str) -> Result<Option<i64>, FormatError> {
     match v {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => n.as_i64().map(Some).ok_or_else(|| shape("integer year", path)),
@@ -75,8 +79,8 @@ pub const METADATA_KEYS: [&str; 10] = [
 ];
 
 /// Reads a PeerRead / science-parse JSON file.
-pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
-    let root: Value = serde_json::from_slice(bytes).map_err(PaperError::Json)?;
+pub fn read_peerread(bytes: &[u8]) -> Result<Paper, FormatError> {
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(FORMAT, e))?;
     let root = root.as_object().ok_or_else(|| shape("object", "$"))?;
     let meta = root
         .get("metadata")
@@ -96,7 +100,7 @@ pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
                         text: opt_str(o.get("text"), &format!("{path}.text"))?.unwrap_or_default(),
                     })
                 })
-                .collect::<Result<Vec<_>, PaperError>>()?,
+                .collect::<Result<Vec<_>, FormatError>>()?,
         ),
         Some(_) => return Err(shape("array", "metadata.sections")),
     };
@@ -106,7 +110,7 @@ pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
             a.iter()
                 .enumerate()
                 .map(|(i, r)| read_reference(r, &format!("metadata.references[{i}]")))
-                .collect::<Result<Vec<_>, PaperError>>()?,
+                .collect::<Result<Vec<_>, FormatError>>()?,
         ),
         Some(_) => return Err(shape("array", "metadata.references")),
     };
@@ -129,7 +133,7 @@ pub fn read_peerread(bytes: &[u8]) -> Result<Paper, PaperError> {
     Ok(p)
 }
 
-fn read_reference(v: &Value, path: &str) -> Result<Reference, PaperError> {
+fn read_reference(v: &Value, path: &str) -> Result<Reference, FormatError> {
     let o = v.as_object().ok_or_else(|| shape("object", path))?;
     let year = opt_year(o.get("year"), &format!("{path}.year"))?;
     let cite = opt_str(o.get("citeRegEx"), &format!("{path}.citeRegEx"))?;
@@ -155,7 +159,7 @@ fn cite_regexes(r: &Reference) -> (Value, Value) {
     let names: Vec<String> = r
         .authors
         .iter()
-        .map(|a| super::references::last_name(a))
+        .map(|a| crate::paper::references::last_name(a))
         .filter(|l| !l.is_empty())
         .collect();
     let short = match names.len() {
@@ -184,8 +188,8 @@ pub fn write_peerread(paper: &Paper, name: &str) -> String {
             ss.iter()
                 .filter(|s| {
                     let k = s.heading.as_deref().map(heading_key).unwrap_or_default();
-                    !super::linearize::is_abstract_key(&k)
-                        && !super::linearize::is_references_key(&k)
+                    !crate::paper::linearize::is_abstract_key(&k)
+                        && !crate::paper::linearize::is_references_key(&k)
                 })
                 .map(|s| {
                     let mut o = Map::new();

@@ -1,0 +1,454 @@
+//! Every outside format corpus reads (and PeerRead, which it also writes), in one place: one
+//! file per format, one name and one media type per format ([`Format`]), and one error type
+//! for every reader ([`FormatError`]).
+//!
+//! Readers turn bytes into corpus's own types ([`Doc`], [`Paper`], tables) and know nothing of
+//! files on disk, the store or the suites: `truth`, `import` and `ingest` find the files, call
+//! these readers and store what they give. Parsers that copy one evaluator's quirks on purpose (TEDS's lxml-like tree,
+//! GriTS's, olmOCR-bench's test loader, OmniDocBench's `html.parser` and pylatexenc ports) are
+//! not here: they stay beside the metric whose numbers they must reproduce.
+
+pub mod docling;
+pub mod html;
+pub mod icdar2013;
+pub mod jats;
+pub mod latex_table;
+pub mod markdown;
+pub mod olmocr_bench;
+pub mod omnidocbench;
+pub mod pdf_parse_bench;
+pub mod peerread;
+pub mod s2orc;
+pub mod tei;
+pub mod text;
+mod xml;
+
+#[cfg(test)]
+mod props_tests;
+
+use std::path::PathBuf;
+
+use crate::doc::Doc;
+use crate::paper::{self, Paper};
+
+/// An outside format: a file layout that some other tool or benchmark writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// PeerRead / science-parse JSON ([`peerread`]).
+    PeerRead,
+    /// GROBID TEI XML, output or training flavour ([`tei`]).
+    GrobidTei,
+    /// S2ORC JSON, `s2orc-doc2json` output ([`s2orc`]).
+    S2orc,
+    /// JATS (or NLM) XML ([`jats`]).
+    Jats,
+    /// DoclingDocument JSON ([`docling`]).
+    Docling,
+    /// OmniDocBench ground-truth JSON, one page per object ([`omnidocbench`]).
+    OmniDocBench,
+    /// olmOCR-bench unit tests, JSON lines ([`olmocr_bench`]).
+    OlmocrBench,
+    /// pdf-parse-bench tables: a JSON list whose tables are LaTeX `tabular` source
+    /// ([`pdf_parse_bench`], [`latex_table`]).
+    LatexTables,
+    /// ICDAR 2013 table competition region and structure XML ([`icdar2013`]).
+    Icdar2013,
+    /// Markdown with pipe and HTML tables and math ([`markdown`], [`html`]).
+    Markdown,
+    /// Plain text, pages split on form feeds ([`text`]).
+    Text,
+}
+
+/// The one table of format names and media types: the name is what `--truth` and `--format`
+/// take and what the store's `truths.format` column holds; the media type is what the store
+/// records for a truth blob of the format.
+const FORMATS: [(Format, &str, &str); 11] = [
+    (Format::PeerRead, "peerread", "application/json"),
+    (Format::GrobidTei, "grobid-tei", "application/xml"),
+    (Format::S2orc, "s2orc", "application/json"),
+    (Format::Jats, "jats", "application/xml"),
+    (Format::Docling, "docling", "application/json"),
+    (Format::OmniDocBench, "omnidocbench", "application/json"),
+    (Format::OlmocrBench, "olmocr-bench", "application/json"),
+    (Format::LatexTables, "latex-tables", "application/json"),
+    (Format::Icdar2013, "icdar2013", "application/xml"),
+    (Format::Markdown, "markdown", "text/markdown"),
+    (Format::Text, "text", "text/plain"),
+];
+
+impl Format {
+    fn row(self) -> &'static (Format, &'static str, &'static str) {
+        FORMATS.iter().find(|(f, _, _)| *f == self).expect("every format is in the table")
+    }
+
+    /// Returns the format's name (`grobid-tei`).
+    pub fn name(self) -> &'static str {
+        self.row().1
+    }
+
+    /// Returns the media type of the format's files (`application/xml`).
+    pub fn media_type(self) -> &'static str {
+        self.row().2
+    }
+
+    /// Returns the format of a name, if any format has it.
+    pub fn from_name(name: &str) -> Option<Format> {
+        FORMATS.iter().find(|(_, n, _)| *n == name).map(|(f, _, _)| *f)
+    }
+}
+
+/// Returns the media type of files of the format named `name`; `application/octet-stream` for
+/// a name no format has.
+pub fn media_type_of(name: &str) -> &'static str {
+    Format::from_name(name).map_or("application/octet-stream", Format::media_type)
+}
+
+/// What went wrong reading a file of an outside format. Readers fill in the format, the cause
+/// and, where they can tell, the place in the file; callers that know them add the file and
+/// the truth part. The message reads `[path: ][part: ]cause[ at place]`.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}{source}{}", prefix(.path.as_ref().map(|p| p.display())), prefix(.part.as_ref()), place(.at))]
+pub struct FormatError {
+    /// The format being read.
+    pub format: Format,
+    /// The file, where the caller knows it.
+    pub path: Option<PathBuf>,
+    /// The truth part (`header`, `reg`), where a truth has several files.
+    pub part: Option<String>,
+    /// Where in the file, as the format names places (`metadata.sections[3]`).
+    pub at: Option<String>,
+    /// What is wrong.
+    pub source: Box<dyn std::error::Error + Send + Sync>,
+}
+
+fn prefix(x: Option<impl std::fmt::Display>) -> String {
+    x.map(|x| format!("{x}: ")).unwrap_or_default()
+}
+
+fn place(at: &Option<String>) -> String {
+    at.as_ref().map(|a| format!(" at {a}")).unwrap_or_default()
+}
+
+impl FormatError {
+    /// An error of `format` for `source` (a message or an underlying error).
+    pub fn new(
+        format: Format,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> Self {
+        FormatError { format, path: None, part: None, at: None, source: source.into() }
+    }
+
+    /// Bytes that are not JSON.
+    pub fn json(format: Format, e: serde_json::Error) -> Self {
+        FormatError::new(format, format!("invalid JSON: {e}"))
+    }
+
+    /// Bytes that are not well-formed XML (or not UTF-8).
+    pub fn xml(format: Format, e: impl std::fmt::Display) -> Self {
+        FormatError::new(format, format!("invalid XML: {e}"))
+    }
+
+    /// Text that is not UTF-8.
+    pub fn utf8(format: Format, e: std::str::Utf8Error) -> Self {
+        FormatError::new(format, format!("not UTF-8: {e}"))
+    }
+
+    /// A value of the wrong shape (`expected object at metadata.sections[3]`).
+    pub fn shape(format: Format, expected: &'static str, at: impl Into<String>) -> Self {
+        FormatError::new(format, format!("expected {expected}")).at(at)
+    }
+
+    /// Names the place in the file.
+    pub fn at(mut self, at: impl Into<String>) -> Self {
+        self.at = Some(at.into());
+        self
+    }
+
+    /// Names the truth part the file is.
+    pub fn in_part(mut self, part: impl Into<String>) -> Self {
+        self.part = Some(part.into());
+        self
+    }
+
+    /// Names the file.
+    pub fn in_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+}
+
+/// A ground-truth format that `ingest --truth` understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TruthFormat {
+    /// PeerRead / science-parse JSON: `<name>.pdf.json` beside the PDF or in a sibling
+    /// `parsed_pdfs/` folder.
+    PeerRead,
+    /// GROBID TEI: `<stem>.tei.xml` (GROBID output), or `<stem>.header.tei.xml` +
+    /// `<stem>.fulltext.tei.xml` (+ `<stem>.references.tei.xml`), beside the PDF or in a
+    /// sibling `tei/` folder, where GROBID's training names
+    /// (`header__corpus__<stem>.training.header.tei.xml`, ...) are understood too.
+    GrobidTei,
+    /// S2ORC JSON: `<stem>.json` beside the PDF.
+    S2orc,
+    /// JATS (or NLM) XML, as PubMed Central gives its articles: `<stem>.nxml`, else
+    /// `<stem>.xml`, beside the PDF.
+    Jats,
+    /// DoclingDocument JSON, `<stem>.json` beside the PDF or in a sibling `groundtruth/`
+    /// folder: a parser's output used as the reference, so scores measure agreement with
+    /// Docling, not accuracy.
+    Docling,
+    /// OmniDocBench JSON: a list of pages, each with its layout blocks (`corpus ingest
+    /// OmniDocBench.json --truth omnidocbench --images DIR`); scored by the omnidoc suite.
+    OmniDocBench,
+    /// olmOCR-bench unit tests: `*.jsonl` beside a `pdfs/` folder, each line naming its PDF
+    /// (see `ingest::olmocr`); one part per JSONL file, named by the file's stem (the tests'
+    /// group).
+    OlmocrBench,
+    /// pdf-parse-bench tables: `<stem>.json`, a list in page order of `{type: table|text,
+    /// data, complexity?}` whose tables are LaTeX `tabular` source, in `ground_truth/` beside
+    /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
+    /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
+    LatexTables,
+    /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
+    /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
+    Icdar2013,
+}
+
+/// The parts of a GROBID truth, in the order their fields take precedence when merged.
+pub const TEI_PARTS: [&str; 4] = ["full", "header", "fulltext", "references"];
+
+impl TruthFormat {
+    /// Every format.
+    pub const ALL: [TruthFormat; 9] = [
+        TruthFormat::PeerRead,
+        TruthFormat::GrobidTei,
+        TruthFormat::S2orc,
+        TruthFormat::Jats,
+        TruthFormat::Docling,
+        TruthFormat::OmniDocBench,
+        TruthFormat::OlmocrBench,
+        TruthFormat::LatexTables,
+        TruthFormat::Icdar2013,
+    ];
+
+    /// Returns the outside format.
+    pub fn format(self) -> Format {
+        match self {
+            TruthFormat::PeerRead => Format::PeerRead,
+            TruthFormat::GrobidTei => Format::GrobidTei,
+            TruthFormat::S2orc => Format::S2orc,
+            TruthFormat::Jats => Format::Jats,
+            TruthFormat::Docling => Format::Docling,
+            TruthFormat::OmniDocBench => Format::OmniDocBench,
+            TruthFormat::OlmocrBench => Format::OlmocrBench,
+            TruthFormat::LatexTables => Format::LatexTables,
+            TruthFormat::Icdar2013 => Format::Icdar2013,
+        }
+    }
+
+    /// Returns the format's name as stored and typed (`peerread`).
+    pub fn as_str(self) -> &'static str {
+        self.format().name()
+    }
+
+    /// Returns whether the paper suite reads this format.
+    pub fn is_paper(self) -> bool {
+        matches!(
+            self,
+            TruthFormat::PeerRead
+                | TruthFormat::GrobidTei
+                | TruthFormat::S2orc
+                | TruthFormat::Jats
+                | TruthFormat::Docling
+        )
+    }
+
+    /// Parses a format name.
+    pub fn parse(s: &str) -> Option<TruthFormat> {
+        TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)
+    }
+
+    /// Checks that one file's bytes are well-formed for this format, as its reader reads
+    /// them.
+    pub fn check(self, bytes: &[u8]) -> Result<(), FormatError> {
+        if self == TruthFormat::OlmocrBench {
+            return olmocr_bench::read_tests(bytes).map(|_| ());
+        }
+        self.read_one(bytes).map(|_| ())
+    }
+
+    /// Returns the document attributes a truth file implies: for `latex-tables`,
+    /// `complexity` = the class its tables share, or `mixed`.
+    pub fn attributes(self, bytes: &[u8]) -> Vec<(String, String)> {
+        match self {
+            TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes)
+                .ok()
+                .and_then(|t| pdf_parse_bench::complexity_attribute(&t))
+                .map(|c| vec![("complexity".to_string(), c)])
+                .unwrap_or_default(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn read_one(self, bytes: &[u8]) -> Result<Paper, FormatError> {
+        match self {
+            TruthFormat::PeerRead => peerread::read_peerread(bytes),
+            TruthFormat::GrobidTei => tei::read_grobid_tei(bytes),
+            TruthFormat::S2orc => s2orc::read_s2orc(bytes),
+            TruthFormat::Jats => jats::read_jats(bytes),
+            TruthFormat::Docling => docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc)),
+            TruthFormat::OmniDocBench => omnidocbench::read_page(bytes).map(|_| Paper::default()),
+            TruthFormat::OlmocrBench => Err(FormatError::new(
+                Format::OlmocrBench,
+                "olmocr-bench tests are not a paper truth",
+            )),
+            TruthFormat::LatexTables => {
+                pdf_parse_bench::read_truth(bytes).map(|_| Paper::default())
+            }
+            // Each part alone: a region file or a structure file, well-formed.
+            TruthFormat::Icdar2013 => std::str::from_utf8(bytes)
+                .map_err(|e| FormatError::new(Format::Icdar2013, e.to_string()))
+                .and_then(icdar2013::read_structure)
+                .map(|_| Paper::default()),
+        }
+    }
+
+    /// Reads a truth (its parts as (part, bytes)) into a [`Paper`], as its format's reader
+    /// gives it; several parts (GROBID's header and fulltext) are merged in [`TEI_PARTS`]
+    /// order.
+    pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, FormatError> {
+        if let [(_, bytes)] = parts {
+            let mut p = self.read_one(bytes)?;
+            p.rebuild_mentions();
+            return Ok(p);
+        }
+        let mut ordered: Vec<&(&str, &[u8])> = parts.iter().collect();
+        ordered.sort_by_key(|(part, _)| TEI_PARTS.iter().position(|p| p == part).unwrap_or(99));
+        let papers = ordered
+            .into_iter()
+            .map(|(part, bytes)| self.read_one(bytes).map_err(|e| e.in_part(*part)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(paper::merge(papers))
+    }
+}
+
+/// A format `corpus import` (and the `command` provider) reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ImportFormat {
+    /// DoclingDocument JSON.
+    DoclingJson,
+    /// Markdown (with pipe and HTML tables, math).
+    Markdown,
+    /// GROBID output TEI XML.
+    GrobidTei,
+    /// PeerRead / science-parse JSON.
+    PeerRead,
+    /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
+    Text,
+}
+
+/// A file read into a Doc.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The document.
+    pub doc: Doc,
+    /// The PDF's SHA-256 low 64 bits, where the file records it (Docling).
+    pub binary_hash: Option<u64>,
+}
+
+impl ImportFormat {
+    /// Every format.
+    pub const ALL: [ImportFormat; 5] = [
+        ImportFormat::DoclingJson,
+        ImportFormat::Markdown,
+        ImportFormat::GrobidTei,
+        ImportFormat::PeerRead,
+        ImportFormat::Text,
+    ];
+
+    /// Returns the outside format.
+    pub fn format(self) -> Format {
+        match self {
+            ImportFormat::DoclingJson => Format::Docling,
+            ImportFormat::Markdown => Format::Markdown,
+            ImportFormat::GrobidTei => Format::GrobidTei,
+            ImportFormat::PeerRead => Format::PeerRead,
+            ImportFormat::Text => Format::Text,
+        }
+    }
+
+    /// The format's name as typed (`markdown`): its [`Format::name`], except Docling's, which
+    /// `import` has always called `docling-json` (the name is part of the cache key of every
+    /// imported Docling output, so it cannot change).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportFormat::DoclingJson => "docling-json",
+            f => f.format().name(),
+        }
+    }
+
+    /// Parses a format name.
+    pub fn parse(s: &str) -> std::result::Result<ImportFormat, String> {
+        ImportFormat::ALL.into_iter().find(|f| f.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = ImportFormat::ALL.iter().map(|f| f.as_str()).collect();
+            format!("unknown format {s:?}; known formats: {}", names.join(", "))
+        })
+    }
+
+    /// File name endings this format's files have, longest first.
+    pub fn extensions(self) -> &'static [&'static str] {
+        match self {
+            ImportFormat::DoclingJson | ImportFormat::PeerRead => &[".json"],
+            ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
+            ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
+            ImportFormat::Text => &[".txt"],
+        }
+    }
+
+    /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
+    pub fn read(self, bytes: &[u8], page: u32) -> Result<Parsed, FormatError> {
+        let utf8 = || std::str::from_utf8(bytes).map_err(|e| FormatError::utf8(self.format(), e));
+        let paper = |p: Paper| Parsed { doc: paper::to_doc(&p), binary_hash: None };
+        match self {
+            ImportFormat::DoclingJson => docling::read_docling(bytes)
+                .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
+            ImportFormat::Markdown => {
+                let src = utf8()?;
+                let mut doc = markdown::read_markdown(src, page);
+                doc.markdown = Some(src.to_string());
+                Ok(Parsed { doc, binary_hash: None })
+            }
+            ImportFormat::GrobidTei => tei::read_grobid_tei(bytes).map(paper),
+            ImportFormat::PeerRead => peerread::read_peerread(bytes).map(paper),
+            ImportFormat::Text => {
+                Ok(Parsed { doc: text::read_text(utf8()?, page), binary_hash: None })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_has_one_name_and_a_media_type() {
+        for (f, name, media) in FORMATS {
+            assert_eq!(Format::from_name(name), Some(f));
+            assert_eq!(media_type_of(name), media);
+        }
+        for f in TruthFormat::ALL {
+            assert_eq!(TruthFormat::parse(f.format().name()), Some(f));
+        }
+        assert_eq!(media_type_of("s2orc"), "application/json");
+        assert_eq!(media_type_of("nope"), "application/octet-stream");
+    }
+
+    #[test]
+    fn errors_read_file_part_cause_place() {
+        let e = FormatError::shape(Format::PeerRead, "object", "$");
+        assert_eq!(e.to_string(), "expected object at $");
+        let e = e.in_part("header").in_file("a.json");
+        assert_eq!(e.to_string(), "a.json: header: expected object at $");
+    }
+}
