@@ -24,8 +24,8 @@
 //!
 //! The ordered tree edit distance is Zhang–Shasha (keyroots, flat postorder arrays), which
 //! gives the same optimum as APTED; sums of fractional costs may differ from APTED's in the
-//! last bit. Cell Levenshtein runs over interned token ids (Myers/Hyyrö bit-parallel for
-//! cells of up to 64 tokens), once per distinct pair of cell contents.
+//! last bit. Cell Levenshtein runs over interned token ids (the bit-parallel core of
+//! `metrics::levenshtein`, global mode), once per distinct pair of cell contents.
 //!
 //! Parsing reproduces libxml2's tree, which an HTML5 parser does not build: html5ever inserts
 //! `tbody` (and `tr`), foster-parents content placed outside cells, reopens misnested inline
@@ -49,6 +49,8 @@ use std::collections::HashMap;
 use std::fmt;
 
 use scraper::{ElementRef, Html, Node as DomNode};
+
+use crate::metrics::levenshtein::Peq;
 
 /// Deepest element nesting accepted (the tree walks are recursive).
 const MAX_DEPTH: usize = 512;
@@ -1030,37 +1032,23 @@ impl<'f> CostModel<'f> {
         let (a_index, a_ids) = dense(a);
         let (b_index, b_ids) = dense(b);
         let mut cell = Vec::with_capacity(a_ids.len() * b_ids.len());
-        {
-            let mut scratch = Vec::new();
-            // Pattern bit masks of the current `a` content, indexed by token id.
-            let mut peq = vec![0u64; interner.tokens.len()];
-            for &x in &a_ids {
-                let sx = &interner.sequences[x as usize];
-                let word = !sx.is_empty() && sx.len() <= 64;
-                if word {
-                    for (k, &t) in sx.iter().enumerate() {
-                        peq[t as usize] |= 1 << k;
-                    }
-                }
-                for &y in &b_ids {
-                    let sy = &interner.sequences[y as usize];
-                    let longest = sx.len().max(sy.len());
-                    cell.push(if x == y {
-                        0.0
-                    } else if sx.is_empty() || sy.is_empty() {
-                        // lev = the other length = max(len).
-                        1.0
-                    } else if word {
-                        myers_peq(&peq, sx.len(), sy) as f64 / longest as f64
-                    } else {
-                        levenshtein_ids(sx, sy, &mut scratch) as f64 / longest as f64
-                    });
-                }
-                if word {
-                    for &t in sx {
-                        peq[t as usize] = 0;
-                    }
-                }
+        // Pattern bit masks of the current `a` content over every token id, re-targeted per
+        // content.
+        let mut peq = Peq::new(Vec::new(), interner.tokens.len());
+        for &x in &a_ids {
+            let sx = &interner.sequences[x as usize];
+            peq.set(sx);
+            for &y in &b_ids {
+                let sy = &interner.sequences[y as usize];
+                let longest = sx.len().max(sy.len());
+                cell.push(if x == y {
+                    0.0
+                } else if sx.is_empty() || sy.is_empty() {
+                    // lev = the other length = max(len).
+                    1.0
+                } else {
+                    peq.global(sy.iter().copied()) as f64 / longest as f64
+                });
             }
         }
         CostModel { a, b, a_index, b_index, b_count: b_ids.len(), cell }
@@ -1301,68 +1289,6 @@ fn forest_table<C: Costs>(
         }
         x += 1;
     }
-}
-
-/// Levenshtein distance between two token-id sequences.
-fn levenshtein_ids(a: &[u32], b: &[u32], scratch: &mut Vec<usize>) -> usize {
-    let (a, b) = crate::metrics::levenshtein::trim_common(a, b);
-    let (p, t) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    if p.is_empty() {
-        return t.len();
-    }
-    if p.len() <= 64 {
-        return myers_64(p, t);
-    }
-    // Two-row dynamic programme for patterns longer than one machine word.
-    scratch.clear();
-    scratch.extend(0..=p.len());
-    for (j, &tc) in t.iter().enumerate() {
-        let mut diag = scratch[0];
-        scratch[0] = j + 1;
-        for (k, &pc) in p.iter().enumerate() {
-            let up = scratch[k + 1];
-            scratch[k + 1] = (diag + usize::from(pc != tc)).min(up + 1).min(scratch[k] + 1);
-            diag = up;
-        }
-    }
-    scratch[p.len()]
-}
-
-/// Myers' bit-parallel Levenshtein with the pattern's bit masks `peq` (by token id) for a
-/// pattern of `m` (1..=64) tokens.
-fn myers_peq(peq: &[u64], m: usize, t: &[u32]) -> usize {
-    myers(m, t.iter().map(|&c| peq[c as usize]))
-}
-
-/// Myers' bit-parallel Levenshtein (Hyyrö's formulation) for a pattern of 1..=64 tokens.
-fn myers_64(p: &[u32], t: &[u32]) -> usize {
-    let eq = |c: u32| p.iter().enumerate().fold(0u64, |m, (k, &x)| m | u64::from(x == c) << k);
-    myers(p.len(), t.iter().map(|&c| eq(c)))
-}
-
-/// The bit-parallel recurrence over the text's match masks (bit k: pattern token k equals
-/// this text token), for a pattern of `m` (1..=64) tokens.
-fn myers(m: usize, eqs: impl Iterator<Item = u64>) -> usize {
-    let last = 1u64 << (m - 1);
-    let mut pv = u64::MAX;
-    let mut mv = 0u64;
-    let mut score = m;
-    for eq in eqs {
-        let xv = eq | mv;
-        let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
-        let ph = mv | !(xh | pv);
-        let mh = pv & xh;
-        if ph & last != 0 {
-            score += 1;
-        } else if mh & last != 0 {
-            score -= 1;
-        }
-        let ph = (ph << 1) | 1;
-        let mh = mh << 1;
-        pv = mh | !(xv | ph);
-        mv = ph & xv;
-    }
-    score
 }
 
 #[cfg(test)]
@@ -1667,34 +1593,5 @@ mod tests {
             &Table { root: cell(&["a", "x", "c", "d"]), n_elements: 2 },
         );
         assert!(close(both.0, 0.75) && both.1 == 1.0);
-    }
-
-    #[test]
-    fn bit_parallel_levenshtein_matches_dp() {
-        let mut seed = 12345u64;
-        let mut next = |k: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % k
-        };
-        let dp = |a: &[u32], b: &[u32]| {
-            let mut row: Vec<usize> = (0..=b.len()).collect();
-            for (i, &x) in a.iter().enumerate() {
-                let mut diag = row[0];
-                row[0] = i + 1;
-                for (j, &y) in b.iter().enumerate() {
-                    let up = row[j + 1];
-                    row[j + 1] = (diag + usize::from(x != y)).min(up + 1).min(row[j] + 1);
-                    diag = up;
-                }
-            }
-            row[b.len()]
-        };
-        let mut scratch = Vec::new();
-        for round in 0..600 {
-            let max = if round % 3 == 0 { 140 } else { 70 };
-            let a: Vec<u32> = (0..next(max)).map(|_| next(4) as u32).collect();
-            let b: Vec<u32> = (0..next(max)).map(|_| next(4) as u32).collect();
-            assert_eq!(levenshtein_ids(&a, &b, &mut scratch), dp(&a, &b), "{a:?} {b:?}");
-        }
     }
 }

@@ -1,176 +1,11 @@
 //! Edit distances used by the matcher and the metrics: python-`Levenshtein.distance` semantics
-//! (unit costs, code points), computed with the bit-parallel algorithm of Myers (1999) in the
-//! block form of Hyyrö (2003), plus the fixed-window substring test behind the reference's
+//! (unit costs, code points), computed by the bit-parallel core of `metrics::levenshtein`
+//! (global and semi-global modes), plus the fixed-window substring test behind the reference's
 //! `sub_pred_fuzzy_matching` / `sub_gt_fuzzy_matching` (`utils/match_quick.py`).
 //!
 //! All results equal the textbook dynamic program (checked by the tests); only speed differs.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiplicative hasher for `char` keys (SipHash dominated the profile).
-#[derive(Default)]
-struct CharHasher(u64);
-
-impl Hasher for CharHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(*b)).wrapping_mul(0x517c_c1b7_2722_0a95);
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.0 = u64::from(i).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-type CharMap<V> = HashMap<char, V, BuildHasherDefault<CharHasher>>;
-
-/// Dense ids for the distinct characters of a pattern.
-struct Alphabet {
-    ascii: [u32; 128],
-    other: CharMap<u32>,
-    len: u32,
-}
-
-const ABSENT: u32 = u32::MAX;
-
-impl Alphabet {
-    fn new(p: &[char]) -> Self {
-        let mut a = Alphabet { ascii: [ABSENT; 128], other: CharMap::default(), len: 0 };
-        for c in p {
-            if a.id(*c) == ABSENT {
-                let id = a.len;
-                a.len += 1;
-                if c.is_ascii() {
-                    a.ascii[*c as usize] = id;
-                } else {
-                    a.other.insert(*c, id);
-                }
-            }
-        }
-        a
-    }
-
-    #[inline]
-    fn id(&self, c: char) -> u32 {
-        if c.is_ascii() {
-            self.ascii[c as usize]
-        } else {
-            self.other.get(&c).copied().unwrap_or(ABSENT)
-        }
-    }
-}
-
-/// A pattern prepared for bit-parallel Levenshtein: `O(n · ⌈m/64⌉)` per comparison.
-pub struct Pattern {
-    m: usize,
-    blocks: usize,
-    alphabet: Alphabet,
-    /// `peq[id * blocks + b]`: bit i set where pattern[64·b + i] has that id.
-    peq: Vec<u64>,
-}
-
-impl Pattern {
-    /// Prepares `p` (the vertical side of the dynamic program).
-    pub fn new(p: &[char]) -> Self {
-        let blocks = p.len().div_ceil(64).max(1);
-        let alphabet = Alphabet::new(p);
-        let mut peq = vec![0u64; alphabet.len as usize * blocks];
-        for (i, c) in p.iter().enumerate() {
-            let id = alphabet.id(*c) as usize;
-            peq[id * blocks + i / 64] |= 1u64 << (i % 64);
-        }
-        Pattern { m: p.len(), blocks, alphabet, peq }
-    }
-
-    /// Levenshtein distance between the pattern and `text`.
-    pub fn distance(&self, text: &[char]) -> usize {
-        self.run(text, true, |_, _| ())
-    }
-
-    /// For every prefix end `j` of `text`, the smallest distance between the pattern and any
-    /// substring of `text` ending at `j` (approximate search; a lower bound of any window).
-    fn search_profile(&self, text: &[char]) -> Vec<usize> {
-        let mut out = Vec::with_capacity(text.len());
-        self.run(text, false, |_, s| out.push(s));
-        out
-    }
-
-    fn run(&self, text: &[char], global: bool, mut each: impl FnMut(usize, usize)) -> usize {
-        if self.m == 0 {
-            return if global { text.len() } else { 0 };
-        }
-        let high_last = 1u64 << ((self.m - 1) % 64);
-        let mut score = self.m;
-        if self.blocks == 1 {
-            let (mut pv, mut mv) = (!0u64, 0u64);
-            for (j, c) in text.iter().enumerate() {
-                let id = self.alphabet.id(*c);
-                let eq = if id == ABSENT { 0 } else { self.peq[id as usize] };
-                let xv = eq | mv;
-                let xh = ((eq & pv).wrapping_add(pv) ^ pv) | eq;
-                let mut ph = mv | !(xh | pv);
-                let mut mh = pv & xh;
-                if ph & high_last != 0 {
-                    score += 1;
-                } else if mh & high_last != 0 {
-                    score -= 1;
-                }
-                ph <<= 1;
-                mh <<= 1;
-                if global {
-                    ph |= 1;
-                }
-                pv = mh | !(xv | ph);
-                mv = ph & xv;
-                each(j, score);
-            }
-            return score;
-        }
-        let mut pv = vec![!0u64; self.blocks];
-        let mut mv = vec![0u64; self.blocks];
-        let last = self.blocks - 1;
-        for (j, c) in text.iter().enumerate() {
-            let id = self.alphabet.id(*c);
-            let mut hin: i32 = if global { 1 } else { 0 };
-            for b in 0..self.blocks {
-                let high = if b == last { high_last } else { 1u64 << 63 };
-                let mut eq = if id == ABSENT { 0 } else { self.peq[id as usize * self.blocks + b] };
-                let (p, m) = (pv[b], mv[b]);
-                let xv = eq | m;
-                if hin < 0 {
-                    eq |= 1;
-                }
-                let xh = ((eq & p).wrapping_add(p) ^ p) | eq;
-                let mut ph = m | !(xh | p);
-                let mut mh = p & xh;
-                let hout = if ph & high != 0 {
-                    1
-                } else if mh & high != 0 {
-                    -1
-                } else {
-                    0
-                };
-                ph <<= 1;
-                mh <<= 1;
-                if hin < 0 {
-                    mh |= 1;
-                } else if hin > 0 {
-                    ph |= 1;
-                }
-                pv[b] = mh | !(xv | ph);
-                mv[b] = ph & xv;
-                hin = hout;
-            }
-            score = (score as i64 + i64::from(hin)) as usize;
-            each(j, score);
-        }
-        score
-    }
-}
+use crate::metrics::levenshtein::Pattern;
 
 /// Levenshtein distance over any comparable sequence (python-`Levenshtein.distance`), by the
 /// two-row dynamic program. Used for integer lists (reading order) and as the test oracle.
@@ -239,15 +74,16 @@ pub fn window_within(hay: &[char], needle: &[char], t: f64, inclusive: bool) -> 
     if !profile[n - 1..].iter().any(|d| ok(*d)) {
         return false;
     }
-    let ids: Vec<u32> = hay.iter().map(|c| pat.alphabet.id(*c)).collect();
-    let mut want = vec![0i32; pat.alphabet.len as usize];
-    for c in needle {
-        want[pat.alphabet.id(*c) as usize] += 1;
+    // Id 0 stands for every char absent from the needle: it is skipped, as it never overlaps.
+    let ids: Vec<u32> = hay.iter().map(|c| pat.id(*c)).collect();
+    let mut want = vec![0i32; pat.symbols()];
+    for id in pat.ids() {
+        want[*id as usize] += 1;
     }
     let mut have = vec![0i32; want.len()];
     let mut overlap = 0usize;
     for id in &ids[..n] {
-        if *id != ABSENT {
+        if *id != 0 {
             let k = *id as usize;
             if have[k] < want[k] {
                 overlap += 1;
@@ -258,7 +94,7 @@ pub fn window_within(hay: &[char], needle: &[char], t: f64, inclusive: bool) -> 
     for i in 0..=hay.len() - n {
         if i > 0 {
             let out = ids[i - 1];
-            if out != ABSENT {
+            if out != 0 {
                 let k = out as usize;
                 have[k] -= 1;
                 if have[k] < want[k] {
@@ -266,7 +102,7 @@ pub fn window_within(hay: &[char], needle: &[char], t: f64, inclusive: bool) -> 
                 }
             }
             let inc = ids[i + n - 1];
-            if inc != ABSENT {
+            if inc != 0 {
                 let k = inc as usize;
                 if have[k] < want[k] {
                     overlap += 1;

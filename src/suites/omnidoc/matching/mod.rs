@@ -22,10 +22,11 @@
 //! crashes on it (it iterates the returned tuple); `no_split` follows `match_gt2pred_no_split`
 //! although the reference calls `get_gt_pred_lines` with a missing argument.
 //!
-//! Submodules: `edit` (Levenshtein, bit-parallel, window tests), `quick` (the quick matcher),
-//! `page` (the per-page driver).
+//! Submodules: `edit` (Levenshtein on the core of `metrics::levenshtein`, window tests), `quick`
+//! (the quick matcher), `page` (the per-page driver).
 
 use crate::formats::omnidocbench::{LayoutDet, Page};
+use crate::metrics::levenshtein::Pattern;
 use crate::suites::omnidoc::extract::{md_tex_filter, PredBlock, PredCategory, PredPage};
 use crate::suites::omnidoc::normalize::{
     self, find_all, normalize_text, normalized_formula, parse_html, tag_string,
@@ -39,7 +40,7 @@ mod edit;
 mod page;
 mod quick;
 
-pub use edit::{lev_chars, levenshtein, norm_dist, window_within, Pattern};
+pub use edit::{lev_chars, levenshtein, norm_dist, window_within};
 pub use page::{match_page, page_elements, PageMatches};
 pub use quick::match_quick;
 
