@@ -20,7 +20,7 @@
 //!   as printed, and the suite's one mention extractor finds the mentions there, as it does on
 //!   every side.
 
-use roxmltree::{Document, Node, ParsingOptions};
+use roxmltree::Node;
 
 use super::xml::{child, children, non_empty};
 use super::{Format, FormatError};
@@ -38,9 +38,7 @@ fn not_jats(what: impl std::fmt::Display) -> FormatError {
 
 /// Reads a JATS / NLM article.
 pub fn read_jats(bytes: &[u8]) -> Result<Paper, FormatError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| FormatError::xml(FORMAT, e))?;
-    let opts = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
-    let doc = Document::parse_with_options(text, opts).map_err(|e| FormatError::xml(FORMAT, e))?;
+    let doc = super::xml::parse(bytes, FORMAT)?;
     let root = doc.root_element();
     if root.tag_name().name() != "article" {
         return Err(not_jats(format!("root element is <{}>", root.tag_name().name())));

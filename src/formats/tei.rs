@@ -16,7 +16,7 @@
 //!   reference-segmenter model (`listBibl/bibl`) only references. Combine them with
 //!   [`merge`](crate::paper::merge) after grouping the file names with [`group_tei_files`].
 
-use roxmltree::{Document, Node, ParsingOptions};
+use roxmltree::Node;
 
 use super::xml::{child, children, descendant, non_empty};
 use super::{Format, FormatError};
@@ -34,9 +34,7 @@ fn not_tei(what: impl std::fmt::Display) -> FormatError {
 
 /// Reads a GROBID TEI file, output or training flavour (detected from the root element).
 pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, FormatError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| FormatError::xml(FORMAT, e))?;
-    let opts = ParsingOptions { allow_dtd: true, ..ParsingOptions::default() };
-    let doc = Document::parse_with_options(text, opts).map_err(|e| FormatError::xml(FORMAT, e))?;
+    let doc = super::xml::parse(bytes, FORMAT)?;
     let root = doc.root_element();
     let name = root.tag_name().name();
     if !name.eq_ignore_ascii_case("tei") {
