@@ -292,7 +292,8 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<OlmocrItem>> {
-        self.groups = truth_groups(store, self.opts.dataset, |f| f == TruthFormat::OlmocrBench)?;
+        let formats = self.formats();
+        self.groups = truth_groups(store, self.opts.dataset, |f| formats.contains(&f))?;
         let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
         for (i, g) in self.groups.iter().enumerate() {
             by_doc.entry(g.document).or_default().push(i);

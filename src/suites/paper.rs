@@ -160,7 +160,8 @@ impl Suite for PaperSuite<'_> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<PaperItem>> {
-        self.groups = truth_groups(store, self.opts.dataset, TruthFormat::is_paper)?;
+        let formats = self.formats();
+        self.groups = truth_groups(store, self.opts.dataset, |f| formats.contains(&f))?;
         let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
         for (i, g) in self.groups.iter().enumerate() {
             by_doc.entry(g.document).or_default().push(i);

@@ -425,7 +425,8 @@ impl Suite for TableSuite<'_> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<TruthGroup>> {
-        truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))
+        let formats = self.formats();
+        truth_groups(store, self.opts.dataset, |f| formats.contains(&f))
     }
 
     fn about<'a>(&'a self, t: &'a TruthGroup) -> About<'a> {
