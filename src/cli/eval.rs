@@ -3,8 +3,11 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use corpus::metrics::katex::KatexRenderer;
 use corpus::store::Store;
-use corpus::suites::paper::{eval, EvalOptions, COLUMNS};
+use corpus::suites::driver::Summary;
+use corpus::suites::paper::COLUMNS;
+use corpus::suites::{olmocr, omnidoc, paper, table, EvalFailure};
 
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
@@ -58,97 +61,149 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     }
     let mut store = super::shard::open(g, task.as_ref())?;
     let run = store.start_run("eval", &argv())?;
-    if a.suite == corpus::suites::omnidoc::SUITE {
-        return run_omnidoc(g, a, &mut store, run);
-    }
-    if a.suite == corpus::suites::olmocr::SUITE {
-        return run_olmocr(g, a, &mut store, run);
-    }
-    if a.suite == corpus::suites::table::SUITE {
-        return run_table(g, a, &mut store, run);
-    }
-    if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
-        corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
-    }
-    let opts = EvalOptions {
-        provider: a.provider.as_deref(),
-        dataset: a.dataset.as_deref(),
-        run: Some(run),
-    };
+    let store = &mut store;
     let bar = super::progress::Bar::new("eval", g.quiet);
-    let sum = eval(&mut store, &opts, &bar)?;
-    let counts = serde_json::json!({
-        "suite": sum.suite, "suite_version": sum.suite_version, "pairs": sum.pairs,
-        "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
-    });
-    store.finish_run(run, &counts, sum.failures.len() as u64)?;
-    if store.shard().is_some() {
-        return shard_summary(
-            g,
-            a,
-            &store,
-            &counts,
-            sum.failures.iter().map(|f| (&f.document, &f.error)),
-        );
-    }
-    match a.output.format {
-        Format::Json => print_json(&sum)?,
-        Format::Table => {
-            let several = sum.rows.iter().any(|r| r.provider != sum.rows[0].provider);
-            // Header-only truths have no headline metric: show what they do score.
-            let mut columns = COLUMNS.to_vec();
-            if sum.rows.iter().any(|r| COLUMNS.iter().all(|(_, id)| r.get(id).is_none())) {
-                columns.extend([("Title", "title_chr"), ("Abstract", "abstract_r")]);
-            }
-            let mut headers = vec!["ID"];
-            if several {
-                headers.push("Provider");
-            }
-            headers.extend(columns.iter().map(|(h, _)| *h));
-            let mut rows: Vec<Vec<String>> = sum
-                .rows
-                .iter()
-                .map(|r| {
-                    let mut cells = vec![r.document.clone()];
-                    if several {
-                        cells.push(format!("{}@{}", r.provider, r.provider_version));
-                    }
-                    cells.extend(columns.iter().map(|(_, id)| fmt_value(r.get(id))));
-                    cells
-                })
-                .collect();
-            if !rows.is_empty() {
-                let mut avg = vec!["AVG".to_string()];
-                if several {
-                    avg.push(String::new());
+    let dataset = a.dataset.as_deref();
+    match a.suite.as_str() {
+        omnidoc::SUITE => {
+            let Some(provider) = a.provider.as_deref() else {
+                usage_bail!("--suite omnidoc scores one provider: give --provider");
+            };
+            let opts =
+                omnidoc::OmnidocOptions { provider, dataset, method: a.method, run: Some(run) };
+            let sum = omnidoc::eval(store, &opts, &bar)?;
+            finish(g, a, store, run, &sum)
+        }
+        olmocr::SUITE => {
+            let katex = a.math == "katex";
+            let suite = if katex { olmocr::SUITE } else { olmocr::SUITE_EXACT };
+            let opts = olmocr::EvalOptions {
+                provider: a.provider.as_deref(),
+                dataset,
+                run: Some(run),
+                suite,
+            };
+            let sum = if katex {
+                let dir = std::env::var_os("CORPUS_KATEX_DIR")
+                    .map(std::path::PathBuf::from)
+                    .unwrap_or_else(KatexRenderer::default_dir);
+                let renderer = KatexRenderer::start(&dir).map_err(|e| {
+                    anyhow::anyhow!("{e}; or score math by exact match only with --math exact")
+                })?;
+                let sum = olmocr::eval(store, &opts, &renderer, &bar)?;
+                if let Some(e) = renderer.failure() {
+                    anyhow::bail!("KaTeX stopped during the run: {e}");
                 }
-                avg.extend(columns.iter().map(|(_, id)| {
-                    fmt_value(sum.average.iter().find(|(m, _)| m == id).and_then(|(_, v)| *v))
-                }));
-                rows.push(avg);
+                sum
+            } else {
+                olmocr::eval(store, &opts, &corpus::metrics::olmocr::ExactMathOnly, &bar)?
+            };
+            finish(g, a, store, run, &sum)
+        }
+        table::SUITE => {
+            let Some(provider) = a.provider.as_deref() else {
+                usage_bail!("--suite table scores one provider: give --provider");
+            };
+            let opts = table::TableOptions { provider, dataset, run: Some(run) };
+            let sum = table::eval(store, &opts, &bar)?;
+            finish(g, a, store, run, &sum)
+        }
+        _ => {
+            if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
+                corpus::providers::truth::materialize(store, dataset, Some(run))?;
             }
-            print_table(&headers, &rows)?;
-            if a.fields {
-                print_fields(&sum.fields)?;
-            }
-            if !g.quiet {
-                eprintln!(
-                    "{} pairs: {} scored now, {} already scored by paper v{}{}.",
-                    sum.pairs,
-                    sum.scored,
-                    sum.cached,
-                    sum.suite_version,
-                    sum.score_ms_per_paper
-                        .map(|ms| format!(" ({ms:.2} ms per paper)"))
-                        .unwrap_or_default()
-                );
-                for f in &sum.failures {
-                    eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
-                }
-            }
+            let opts =
+                paper::EvalOptions { provider: a.provider.as_deref(), dataset, run: Some(run) };
+            let sum = paper::eval(store, &opts, &bar)?;
+            finish(g, a, store, run, &sum)
         }
     }
-    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// How a suite's summary prints as a table; `--format json` prints the summary itself.
+trait Render: Summary {
+    /// Prints the table (stdout) and the counts and failures (stderr, unless quiet).
+    fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()>;
+}
+
+/// The one way every suite's run ends: the run's record, then the shard task's counts, the
+/// JSON summary or the table, and exit code 3 when any item could not be scored.
+fn finish<S: Render>(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+    sum: &S,
+) -> anyhow::Result<ExitCode> {
+    let failures = sum.failures();
+    store.finish_run(run, &sum.run_counts(), failures.len() as u64)?;
+    if store.shard().is_some() {
+        return shard_summary(g, a, store, &sum.shard_counts(), failures);
+    }
+    match a.output.format {
+        Format::Json => print_json(sum)?,
+        Format::Table => sum.render(g, a)?,
+    }
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+impl Render for paper::EvalSummary {
+    fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let several = sum.rows.iter().any(|r| r.provider != sum.rows[0].provider);
+        // Header-only truths have no headline metric: show what they do score.
+        let mut columns = COLUMNS.to_vec();
+        if sum.rows.iter().any(|r| COLUMNS.iter().all(|(_, id)| r.get(id).is_none())) {
+            columns.extend([("Title", "title_chr"), ("Abstract", "abstract_r")]);
+        }
+        let mut headers = vec!["ID"];
+        if several {
+            headers.push("Provider");
+        }
+        headers.extend(columns.iter().map(|(h, _)| *h));
+        let mut rows: Vec<Vec<String>> = sum
+            .rows
+            .iter()
+            .map(|r| {
+                let mut cells = vec![r.document.clone()];
+                if several {
+                    cells.push(format!("{}@{}", r.provider, r.provider_version));
+                }
+                cells.extend(columns.iter().map(|(_, id)| fmt_value(r.get(id))));
+                cells
+            })
+            .collect();
+        if !rows.is_empty() {
+            let mut avg = vec!["AVG".to_string()];
+            if several {
+                avg.push(String::new());
+            }
+            avg.extend(columns.iter().map(|(_, id)| {
+                fmt_value(sum.average.iter().find(|(m, _)| m == id).and_then(|(_, v)| *v))
+            }));
+            rows.push(avg);
+        }
+        print_table(&headers, &rows)?;
+        if a.fields {
+            print_fields(&sum.fields)?;
+        }
+        if !g.quiet {
+            eprintln!(
+                "{} pairs: {} scored now, {} already scored by paper v{}{}.",
+                sum.counts.pairs,
+                sum.counts.scored,
+                sum.counts.cached,
+                sum.counts.suite_version,
+                sum.score_ms_per_paper
+                    .map(|ms| format!(" ({ms:.2} ms per paper)"))
+                    .unwrap_or_default()
+            );
+            for f in sum.failures() {
+                eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Prints the pooled field scores: per provider version, dataset and field group, one row per
@@ -206,110 +261,31 @@ fn print_fields(reports: &[corpus::suites::paper::FieldReport]) -> anyhow::Resul
 }
 
 /// `eval --suite omnidoc`: the whole-run figures as OmniDocBench reports them.
-fn run_omnidoc(
-    g: &GlobalArgs,
-    a: &EvalArgs,
-    store: &mut Store,
-    run: corpus::store::RunId,
-) -> anyhow::Result<ExitCode> {
-    use corpus::suites::omnidoc::{eval, OmnidocOptions};
-    let Some(provider) = a.provider.as_deref() else {
-        usage_bail!("--suite omnidoc scores one provider: give --provider");
-    };
-    let opts = OmnidocOptions {
-        provider,
-        dataset: a.dataset.as_deref(),
-        method: a.method,
-        run: Some(run),
-    };
-    let bar = super::progress::Bar::new("eval", g.quiet);
-    let sum = eval(store, &opts, &bar)?;
-    store.finish_run(run, &serde_json::to_value(&sum)?, sum.failures.len() as u64)?;
-    if store.shard().is_some() {
-        let counts = serde_json::json!({
-            "suite": sum.suite, "suite_version": sum.suite_version, "pages": sum.pages,
-            "scored": sum.scored, "rows_written": sum.rows_written, "failed": sum.failures.len(),
-        });
-        return shard_summary(
-            g,
-            a,
-            store,
-            &counts,
-            sum.failures.iter().map(|f| (&f.document, &f.error)),
-        );
-    }
-    match a.output.format {
-        Format::Json => print_json(&sum)?,
-        Format::Table => {
-            let rows: Vec<Vec<String>> =
-                sum.figures.iter().map(|(m, v)| vec![m.clone(), fmt_value(*v)]).collect();
-            print_table(&["metric", provider], &rows)?;
-            if !g.quiet {
-                eprintln!(
-                    "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
-                    sum.scored, sum.pages, sum.method
-                );
-                for f in &sum.failures {
-                    eprintln!("corpus: {}: {}", f.document, f.error);
-                }
+impl Render for omnidoc::OmnidocSummary {
+    fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let rows: Vec<Vec<String>> =
+            sum.figures.iter().map(|(m, v)| vec![m.clone(), fmt_value(*v)]).collect();
+        print_table(&["metric", &sum.provider], &rows)?;
+        if !g.quiet {
+            eprintln!(
+                "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
+                sum.scored, sum.pages, sum.method
+            );
+            for f in sum.failures() {
+                eprintln!("corpus: {}: {}", f.document, f.error);
             }
         }
+        Ok(())
     }
-    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
 /// `corpus eval --suite olmocr`: per candidate, the pass rate of each group, the overall score
 /// with its interval, and the failing tests.
-fn run_olmocr(
-    g: &GlobalArgs,
-    a: &EvalArgs,
-    store: &mut Store,
-    run: corpus::store::RunId,
-) -> anyhow::Result<ExitCode> {
-    use corpus::metrics::katex::KatexRenderer;
-    use corpus::suites::olmocr::{eval, EvalOptions};
-    let katex = a.math == "katex";
-    let suite =
-        if katex { corpus::suites::olmocr::SUITE } else { corpus::suites::olmocr::SUITE_EXACT };
-    let opts = EvalOptions {
-        provider: a.provider.as_deref(),
-        dataset: a.dataset.as_deref(),
-        run: Some(run),
-        suite,
-    };
-    let bar = super::progress::Bar::new("eval", g.quiet);
-    let sum = if katex {
-        let dir = std::env::var_os("CORPUS_KATEX_DIR")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(KatexRenderer::default_dir);
-        let renderer = KatexRenderer::start(&dir).map_err(|e| {
-            anyhow::anyhow!("{e}; or score math by exact match only with --math exact")
-        })?;
-        let sum = eval(store, &opts, &renderer, &bar)?;
-        if let Some(e) = renderer.failure() {
-            anyhow::bail!("KaTeX stopped during the run: {e}");
-        }
-        sum
-    } else {
-        eval(store, &opts, &corpus::metrics::olmocr::ExactMathOnly, &bar)?
-    };
-    let counts = serde_json::json!({
-        "suite": sum.suite, "suite_version": sum.suite_version, "pairs": sum.pairs,
-        "scored": sum.scored, "cached": sum.cached, "failed": sum.failures.len(),
-    });
-    store.finish_run(run, &counts, sum.failures.len() as u64)?;
-    if store.shard().is_some() {
-        return shard_summary(
-            g,
-            a,
-            store,
-            &counts,
-            sum.failures.iter().map(|f| (&f.document, &f.error)),
-        );
-    }
-    if a.output.format == Format::Json {
-        print_json(&sum)?;
-    } else {
+impl Render for olmocr::EvalSummary {
+    fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let katex = a.math == "katex";
         let mut rows = Vec::new();
         let mut failing = Vec::new();
         for c in &sum.candidates {
@@ -359,14 +335,14 @@ fn run_olmocr(
             eprintln!(
                 "{} documents: {} scored now, {} already scored by {} v{}. Math tests: {} \
                  (overall = mean of the group pass rates).",
-                sum.pairs,
-                sum.scored,
-                sum.cached,
-                sum.suite,
-                sum.suite_version,
+                sum.counts.pairs,
+                sum.counts.scored,
+                sum.counts.cached,
+                sum.counts.suite,
+                sum.counts.suite_version,
                 if katex { "KaTeX MathML containment" } else { "exact matches only" }
             );
-            for f in &sum.failures {
+            for f in sum.failures() {
                 eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
             }
             for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
@@ -381,111 +357,75 @@ fn run_olmocr(
                 );
             }
         }
+        Ok(())
     }
-    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
 /// `eval --suite table`: per-document means, then table-level means overall and by complexity.
-fn run_table(
-    g: &GlobalArgs,
-    a: &EvalArgs,
-    store: &mut Store,
-    run: corpus::store::RunId,
-) -> anyhow::Result<ExitCode> {
-    use corpus::suites::table::{eval, TableOptions, METRIC_IDS};
-    let Some(provider) = a.provider.as_deref() else {
-        usage_bail!("--suite table scores one provider: give --provider");
-    };
-    let opts = TableOptions { provider, dataset: a.dataset.as_deref(), run: Some(run) };
-    let bar = super::progress::Bar::new("eval", g.quiet);
-    let sum = eval(store, &opts, &bar)?;
-    let counts = serde_json::json!({
-        "suite": sum.suite, "suite_version": sum.suite_version, "documents": sum.documents,
-        "scored": sum.scored, "rows_written": sum.rows_written, "tables": sum.tables,
-        "by_complexity": sum.by_complexity, "failed": sum.failures.len(),
-    });
-    store.finish_run(run, &counts, sum.failures.len() as u64)?;
-    if store.shard().is_some() {
-        let counts = serde_json::json!({
-            "suite": sum.suite, "suite_version": sum.suite_version, "documents": sum.documents,
-            "scored": sum.scored, "rows_written": sum.rows_written, "failed": sum.failures.len(),
-        });
-        return shard_summary(
-            g,
-            a,
-            store,
-            &counts,
-            sum.failures.iter().map(|f| (&f.document, &f.error)),
-        );
-    }
-    match a.output.format {
-        Format::Json => print_json(&sum)?,
-        Format::Table => {
-            let mut headers = vec!["ID", "gt", "pred", "matched"];
-            headers.extend(METRIC_IDS);
-            let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
-                v.iter().map(|(_, x)| fmt_value(*x)).collect()
+impl Render for table::TableSummary {
+    fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let mut headers = vec!["ID", "gt", "pred", "matched"];
+        headers.extend(table::METRIC_IDS);
+        let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
+            v.iter().map(|(_, x)| fmt_value(*x)).collect()
+        };
+        let mut rows: Vec<Vec<String>> = sum
+            .rows
+            .iter()
+            .map(|r| {
+                let mut c = vec![
+                    r.document.clone(),
+                    r.gt_tables.to_string(),
+                    r.pred_tables.to_string(),
+                    r.matched.to_string(),
+                ];
+                c.extend(vals(&r.values));
+                c
+            })
+            .collect();
+        if !rows.is_empty() {
+            let mut avg =
+                vec!["AVG (documents)".into(), String::new(), String::new(), String::new()];
+            avg.extend(vals(&sum.document_means));
+            rows.push(avg);
+            let group = |label: String, f: &table::GroupFigures| {
+                let mut c = vec![label, f.tables.to_string(), String::new(), f.matched.to_string()];
+                c.extend(vals(&f.values));
+                c
             };
-            let mut rows: Vec<Vec<String>> = sum
-                .rows
-                .iter()
-                .map(|r| {
-                    let mut c = vec![
-                        r.document.clone(),
-                        r.gt_tables.to_string(),
-                        r.pred_tables.to_string(),
-                        r.matched.to_string(),
-                    ];
-                    c.extend(vals(&r.values));
-                    c
-                })
-                .collect();
-            if !rows.is_empty() {
-                let mut avg =
-                    vec!["AVG (documents)".into(), String::new(), String::new(), String::new()];
-                avg.extend(vals(&sum.document_means));
-                rows.push(avg);
-                let group = |label: String, f: &corpus::suites::table::GroupFigures| {
-                    let mut c =
-                        vec![label, f.tables.to_string(), String::new(), f.matched.to_string()];
-                    c.extend(vals(&f.values));
-                    c
-                };
-                rows.push(group("ALL (tables)".into(), &sum.tables));
-                for (class, f) in &sum.by_complexity {
-                    rows.push(group(format!("complexity={class}"), f));
-                }
-            }
-            print_table(&headers, &rows)?;
-            if !g.quiet {
-                eprintln!(
-                    "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
-                    sum.scored, sum.documents, sum.rows_written, sum.suite_version
-                );
-                for f in &sum.failures {
-                    eprintln!("corpus: {}: {}", f.document, f.error);
-                }
+            rows.push(group("ALL (tables)".into(), &sum.tables));
+            for (class, f) in &sum.by_complexity {
+                rows.push(group(format!("complexity={class}"), f));
             }
         }
+        print_table(&headers, &rows)?;
+        if !g.quiet {
+            eprintln!(
+                "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
+                sum.scored, sum.documents, sum.rows_written, sum.suite_version
+            );
+            for f in sum.failures() {
+                eprintln!("corpus: {}: {}", f.document, f.error);
+            }
+        }
+        Ok(())
     }
-    Ok(if sum.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
 /// A task's `eval`: its counts only. Whole-set figures (means, OmniDocBench's run figures,
 /// olmOCR's group and overall scores) are over every document, so they come from `eval` or
 /// `report` on the merged store.
-fn shard_summary<'a>(
+fn shard_summary(
     g: &GlobalArgs,
     a: &EvalArgs,
     store: &Store,
     counts: &serde_json::Value,
-    failures: impl Iterator<Item = (&'a String, &'a String)>,
+    failures: &[EvalFailure],
 ) -> anyhow::Result<ExitCode> {
-    let mut failed = 0;
-    for (document, error) in failures {
-        failed += 1;
-        if !g.quiet {
-            eprintln!("corpus: {document}: {error}");
+    if !g.quiet {
+        for f in failures {
+            eprintln!("corpus: {}: {}", f.document, f.error);
         }
     }
     match a.output.format {
@@ -517,5 +457,5 @@ fn shard_summary<'a>(
             }
         );
     }
-    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+    Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }

@@ -4,7 +4,10 @@
 //! ([`crate::metrics`]) and writes one `metrics` row per (output, truth, metric), tagged with
 //! the suite's id and version. Scoring is idempotent per version: an (output, truth) pair
 //! already scored by this version is not scored again; a new version adds rows beside the old.
+//! Every suite runs through one loop, [`driver::run`]: the suite says what it scores and
+//! how, the driver does the reading, reuse, storing, progress and failures.
 
+pub mod driver;
 pub mod icdar2013;
 pub mod olmocr;
 pub mod omnidoc;

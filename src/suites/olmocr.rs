@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::driver::{self, About, Opening, PairCounts, Row, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -36,7 +37,7 @@ use crate::metrics::olmocr::{
 };
 use crate::progress::Progress;
 use crate::providers::key::canonical_json;
-use crate::store::{PageOutput, RunId, Store};
+use crate::store::{MetricRow, PageOutput, RunId, Store};
 use crate::truth::{truth_groups, TruthGroup};
 
 /// The suite's id in the store.
@@ -130,18 +131,9 @@ pub struct CandidateScore {
 /// What an evaluation did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EvalSummary {
-    /// Suite id.
-    pub suite: &'static str,
-    /// Suite version.
-    pub suite_version: u32,
-    /// (candidate, document) pairs considered.
-    pub pairs: u64,
-    /// Pairs scored now.
-    pub scored: u64,
-    /// Pairs already scored by this suite version.
-    pub cached: u64,
-    /// Pairs that could not be scored.
-    pub failures: Vec<EvalFailure>,
+    /// Suite id and version, pairs considered, scored now, already scored, and failures.
+    #[serde(flatten)]
+    pub counts: PairCounts,
     /// Per candidate and dataset.
     pub candidates: Vec<CandidateScore>,
 }
@@ -155,8 +147,9 @@ struct Candidate {
     config: String,
 }
 
-/// A candidate's outputs of one document: page selection -> repeat -> output (the newest).
-type Repeats<'a> = BTreeMap<String, BTreeMap<Option<i64>, &'a PageOutput>>;
+/// A candidate's outputs of one document: page selection -> repeat -> output (the newest),
+/// as an index into [`OlmocrSuite::outputs`].
+type Repeats = BTreeMap<String, BTreeMap<Option<i64>, usize>>;
 
 fn candidate_of(o: &PageOutput) -> (Candidate, Option<i64>) {
     let mut config: Value = serde_json::from_str(&o.config).unwrap_or(Value::Null);
@@ -178,115 +171,198 @@ pub fn eval<R: MathRenderer>(
     renderer: &R,
     progress: &dyn Progress,
 ) -> Result<EvalSummary> {
-    let groups = truth_groups(store, opts.dataset, |f| f == TruthFormat::OlmocrBench)?;
-    let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (i, g) in groups.iter().enumerate() {
-        by_doc.entry(g.document).or_default().push(i);
+    let suite =
+        OlmocrSuite { opts, renderer, groups: Vec::new(), outputs: Vec::new(), cands: Vec::new() };
+    driver::run(store, suite, opts.run, progress)
+}
+
+impl Summary for EvalSummary {
+    fn failures(&self) -> &[EvalFailure] {
+        &self.counts.failures
     }
-    let outputs: Vec<PageOutput> = store
-        .page_outputs(opts.provider)?
-        .into_iter()
-        .filter(|o| by_doc.contains_key(&o.document) && o.provider != crate::providers::truth::ID)
-        .collect();
-    let mut cands: BTreeMap<Candidate, HashMap<i64, Repeats<'_>>> = BTreeMap::new();
-    for o in &outputs {
-        let (c, repeat) = candidate_of(o);
-        let pages = cands.entry(c).or_default().entry(o.document).or_default();
-        // Outputs come in id order: a later one with the same repeat replaces the earlier.
-        pages.entry(o.pages.clone()).or_default().insert(repeat, o);
+
+    fn run_counts(&self) -> Value {
+        self.counts.to_json()
     }
-    let mut summary = EvalSummary {
-        suite: opts.suite,
-        suite_version: OLMOCR_SUITE_VERSION,
-        ..Default::default()
-    };
-    let total: usize =
-        cands.values().map(|docs| docs.keys().map(|d| by_doc[d].len()).sum::<usize>()).sum();
-    progress.start(total as u64);
-    for (cand, docs) in &cands {
-        // dataset -> (document id, name, truth id, output id, stored rows)
-        let mut per_dataset: BTreeMap<String, Vec<DocScore>> = BTreeMap::new();
-        let docs_have = |d: i64| docs.contains_key(&d);
-        let mut doc_ids: Vec<&i64> = docs.keys().collect();
-        doc_ids.sort();
-        for doc in doc_ids {
-            let repeats = &docs[doc];
-            for &gi in &by_doc[doc] {
-                let g = &groups[gi];
-                summary.pairs += 1;
-                let name = store.name_in(g.document, &g.dataset)?.unwrap_or_default();
-                match score_document(store, opts, renderer, g, &name, repeats, &mut summary) {
-                    Ok(d) => {
-                        progress.advance(&name, true);
-                        per_dataset.entry(g.dataset.clone()).or_default().push(d);
-                    }
-                    Err(error) => {
-                        progress.advance(&name, false);
-                        summary.failures.push(EvalFailure {
-                            document: name,
-                            provider: cand.provider.clone(),
-                            error,
-                        });
-                    }
-                }
-            }
-        }
-        for (dataset, mut docs) in per_dataset {
-            let mut score = aggregate(store, opts, cand, &dataset, &mut docs)?;
-            for g in groups.iter().filter(|g| g.dataset == dataset && !docs_have(g.document)) {
-                score.missing.push(store.name_in(g.document, &g.dataset)?.unwrap_or_default());
-            }
-            summary.candidates.push(score);
-        }
+
+    fn shard_counts(&self) -> Value {
+        self.run_counts()
     }
-    progress.finish();
-    Ok(summary)
+}
+
+/// The olmocr suite as the driver runs it: one item per (candidate, document, truth), in
+/// candidate then document order.
+struct OlmocrSuite<'a, R> {
+    opts: &'a EvalOptions<'a>,
+    renderer: &'a R,
+    groups: Vec<TruthGroup>,
+    outputs: Vec<PageOutput>,
+    /// Per candidate, in order: its repeats of each document.
+    cands: Vec<(Candidate, HashMap<i64, Repeats>)>,
+}
+
+/// One (candidate, document, truth) to score.
+struct OlmocrItem {
+    cand: usize,
+    document: i64,
+    group: usize,
+}
+
+/// A document's tests, read.
+struct Tests {
+    tests: Vec<(String, Test)>,
+    pages_of_doc: u32,
 }
 
 /// One document's stored results.
 struct DocScore {
+    cand: usize,
+    dataset: String,
     document: i64,
     truth: i64,
     output: i64,
     tests: Vec<TestResult>,
 }
 
-/// Scores one document (or reads its stored rows); an `Err` is the failure to report.
-fn score_document<R: MathRenderer>(
-    store: &mut Store,
-    opts: &EvalOptions<'_>,
-    renderer: &R,
-    g: &TruthGroup,
-    name: &str,
-    repeats: &Repeats<'_>,
-    summary: &mut EvalSummary,
-) -> std::result::Result<DocScore, String> {
-    let err = |e: crate::error::Error| e.to_string();
-    let mut tests: Vec<(String, Test)> = Vec::new();
-    for part in &g.parts {
-        let bytes = store.blob(&part.blob).map_err(err)?.ok_or("truth blob missing")?;
-        let text = String::from_utf8(bytes).map_err(|e| format!("truth is not UTF-8: {e}"))?;
-        let loaded = load_tests(&text).map_err(|e| format!("group {}: {e}", part.part))?;
-        tests.extend(loaded.into_iter().map(|t| (part.part.clone(), t)));
-    }
-    if !tests.iter().any(|(_, t)| matches!(t, Test::Baseline(_))) {
-        tests.push((BASELINE_GROUP.to_string(), default_baseline(&format!("{name}.pdf"))));
-    }
-    let pages_of_doc = store.document_pages(g.document).map_err(err)?;
-    // The outputs each page's tests read, and the newest of all of them: the rows' output.
-    let for_page = |page: i64| -> Vec<&PageOutput> {
+impl<R> OlmocrSuite<'_, R> {
+    /// The outputs each page's tests read.
+    fn for_page(&self, item: &OlmocrItem, page: i64) -> Vec<&PageOutput> {
+        let repeats = &self.cands[item.cand].1[&item.document];
         let exact = repeats.get(&page.to_string());
         let all = repeats.get("all");
-        exact.or(all).map(|r| r.values().copied().collect()).unwrap_or_default()
-    };
-    let used: Vec<&PageOutput> = tests.iter().flat_map(|(_, t)| for_page(t.base().page)).collect();
-    let Some(output) = used.iter().map(|o| o.id).max() else {
-        return Err("no output for the tested pages".into());
-    };
-    let stored =
-        store.metric_rows(output, g.id(), opts.suite, OLMOCR_SUITE_VERSION).map_err(err)?;
-    if !stored.is_empty() {
-        summary.cached += 1;
+        exact.or(all).map(|r| r.values().map(|&i| &self.outputs[i]).collect()).unwrap_or_default()
+    }
+
+    /// The newest output the tests read: the output the document's rows go on.
+    fn newest_used(&self, item: &OlmocrItem, tests: &[(String, Test)]) -> Option<i64> {
+        tests.iter().flat_map(|(_, t)| self.for_page(item, t.base().page)).map(|o| o.id).max()
+    }
+
+    fn kept(&self, item: &OlmocrItem, output: i64, tests: Vec<TestResult>) -> DocScore {
+        let g = &self.groups[item.group];
+        DocScore {
+            cand: item.cand,
+            dataset: g.dataset.clone(),
+            document: g.document,
+            truth: g.id(),
+            output,
+            tests,
+        }
+    }
+
+    /// A document's tests, with the added baseline; an `Err` is the failure to report.
+    fn read_tests(
+        &self,
+        store: &Store,
+        item: &OlmocrItem,
+        name: &str,
+    ) -> std::result::Result<Tests, String> {
+        let g = &self.groups[item.group];
+        let err = |e: crate::error::Error| e.to_string();
+        let mut tests: Vec<(String, Test)> = Vec::new();
+        for part in &g.parts {
+            let bytes = store.blob(&part.blob).map_err(err)?.ok_or("truth blob missing")?;
+            let text = String::from_utf8(bytes).map_err(|e| format!("truth is not UTF-8: {e}"))?;
+            let loaded = load_tests(&text).map_err(|e| format!("group {}: {e}", part.part))?;
+            tests.extend(loaded.into_iter().map(|t| (part.part.clone(), t)));
+        }
+        if !tests.iter().any(|(_, t)| matches!(t, Test::Baseline(_))) {
+            tests.push((BASELINE_GROUP.to_string(), default_baseline(&format!("{name}.pdf"))));
+        }
+        let pages_of_doc = store.document_pages(g.document).map_err(err)?;
+        Ok(Tests { tests, pages_of_doc })
+    }
+}
+
+impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
+    type Item = OlmocrItem;
+    type Unit = (i64, Tests);
+    type Kept = DocScore;
+    type Summary = EvalSummary;
+
+    fn id(&self) -> &'static str {
+        self.opts.suite
+    }
+
+    fn version(&self) -> u32 {
+        OLMOCR_SUITE_VERSION
+    }
+
+    fn formats(&self) -> &'static [TruthFormat] {
+        &[TruthFormat::OlmocrBench]
+    }
+
+    fn items(&mut self, store: &Store) -> Result<Vec<OlmocrItem>> {
+        let formats = self.formats();
+        self.groups = truth_groups(store, self.opts.dataset, |f| formats.contains(&f))?;
+        let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (i, g) in self.groups.iter().enumerate() {
+            by_doc.entry(g.document).or_default().push(i);
+        }
+        self.outputs = store
+            .page_outputs(self.opts.provider)?
+            .into_iter()
+            .filter(|o| {
+                by_doc.contains_key(&o.document) && o.provider != crate::providers::truth::ID
+            })
+            .collect();
+        let mut cands: BTreeMap<Candidate, HashMap<i64, Repeats>> = BTreeMap::new();
+        for (i, o) in self.outputs.iter().enumerate() {
+            let (c, repeat) = candidate_of(o);
+            let pages = cands.entry(c).or_default().entry(o.document).or_default();
+            // Outputs come in id order: a later one with the same repeat replaces the earlier.
+            pages.entry(o.pages.clone()).or_default().insert(repeat, i);
+        }
+        self.cands = cands.into_iter().collect();
+        let mut items = Vec::new();
+        for (cand, (_, docs)) in self.cands.iter().enumerate() {
+            let mut doc_ids: Vec<&i64> = docs.keys().collect();
+            doc_ids.sort();
+            for &document in doc_ids {
+                for &group in &by_doc[&document] {
+                    items.push(OlmocrItem { cand, document, group });
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    fn about<'a>(&'a self, item: &'a OlmocrItem) -> About<'a> {
+        let g = &self.groups[item.group];
+        let provider = &self.cands[item.cand].0.provider;
+        About { document: g.document, dataset: &g.dataset, provider }
+    }
+
+    fn open(
+        &mut self,
+        store: &Store,
+        item: &OlmocrItem,
+        name: &str,
+    ) -> Result<Opening<Self::Unit>> {
+        let tests = match self.read_tests(store, item, name) {
+            Ok(t) => t,
+            Err(e) => return Ok(Opening::Failed(e)),
+        };
+        Ok(match self.newest_used(item, &tests.tests) {
+            None => Opening::Failed("no output for the tested pages".into()),
+            Some(output) => {
+                let truth = self.groups[item.group].id();
+                Opening::Pair { output, truth, unit: (output, tests) }
+            }
+        })
+    }
+
+    fn reuses_stored(&self) -> bool {
+        true
+    }
+
+    fn reuse(
+        &mut self,
+        item: &OlmocrItem,
+        &(output, _): &Self::Unit,
+        name: &str,
+        stored: &[MetricRow],
+    ) -> Option<DocScore> {
         let tests = stored
             .iter()
             .filter(|r| r.metric.starts_with("pass:"))
@@ -303,77 +379,114 @@ fn score_document<R: MathRenderer>(
                 })
             })
             .collect();
-        return Ok(DocScore { document: g.document, truth: g.id(), output, tests });
+        Some(self.kept(item, output, tests))
     }
-    // Read each used output once.
-    let mut texts: HashMap<(i64, i64), Option<String>> = HashMap::new();
-    let mut docs: HashMap<i64, Option<Doc>> = HashMap::new();
-    let mut rows: Vec<(String, Option<f64>, String)> = Vec::new();
-    let mut results = Vec::new();
-    for (group, test) in &tests {
-        let b = test.base();
-        let outs = for_page(b.page);
-        let mut mds: Vec<Option<&str>> = Vec::new();
-        for o in &outs {
-            if let std::collections::hash_map::Entry::Vacant(slot) = texts.entry((o.id, b.page)) {
-                let doc = docs.entry(o.id).or_insert_with(|| {
-                    let bytes = store.blob(&o.blob).ok().flatten()?;
-                    serde_json::from_slice::<Doc>(&bytes).ok()
-                });
-                slot.insert(doc.as_ref().map(|d| page_text(d, &o.pages, b.page, pages_of_doc)));
-            }
-        }
-        for o in &outs {
-            mds.push(texts[&(o.id, b.page)].as_deref());
-        }
-        let outcome = score_test(test, &mds, renderer);
-        let per_repeat: Vec<Value> = outs
-            .iter()
-            .zip(&mds)
-            .map(|(o, md)| {
-                let (ok, why) = match md {
-                    Some(md) => test.run_with(md, renderer),
-                    None => (false, "output could not be read".to_string()),
-                };
-                let repeat = candidate_of(o).1;
-                json!({"output": o.id, "repeat": repeat, "passed": ok, "explanation": why})
-            })
-            .collect();
-        let mut trace = json!({
-            "id": b.id, "type": test.type_name(), "group": group, "page": b.page,
-            "passed": outcome.passed, "explanation": outcome.explanation, "repeats": per_repeat,
-        });
-        if !outcome.passed {
-            if let Some(md) = mds.iter().flatten().next() {
-                let m = best_matches(test, md);
-                if !m.is_empty() {
-                    trace["best_match"] = serde_json::to_value(m).unwrap_or(Value::Null);
+
+    fn score(
+        &mut self,
+        store: &Store,
+        item: &OlmocrItem,
+        (output, unit): Self::Unit,
+        name: &str,
+    ) -> Result<std::result::Result<Scored<DocScore>, String>> {
+        let Tests { tests, pages_of_doc } = unit;
+        // Read each used output once.
+        let mut texts: HashMap<(i64, i64), Option<String>> = HashMap::new();
+        let mut docs: HashMap<i64, Option<Doc>> = HashMap::new();
+        let mut rows: Vec<Row> = Vec::new();
+        let mut results = Vec::new();
+        for (group, test) in &tests {
+            let b = test.base();
+            let outs = self.for_page(item, b.page);
+            let mut mds: Vec<Option<&str>> = Vec::new();
+            for o in &outs {
+                if let std::collections::hash_map::Entry::Vacant(slot) = texts.entry((o.id, b.page))
+                {
+                    let doc = docs.entry(o.id).or_insert_with(|| {
+                        let bytes = store.blob(&o.blob).ok().flatten()?;
+                        serde_json::from_slice::<Doc>(&bytes).ok()
+                    });
+                    slot.insert(doc.as_ref().map(|d| page_text(d, &o.pages, b.page, pages_of_doc)));
                 }
             }
+            for o in &outs {
+                mds.push(texts[&(o.id, b.page)].as_deref());
+            }
+            let outcome = score_test(test, &mds, self.renderer);
+            let per_repeat: Vec<Value> = outs
+                .iter()
+                .zip(&mds)
+                .map(|(o, md)| {
+                    let (ok, why) = match md {
+                        Some(md) => test.run_with(md, self.renderer),
+                        None => (false, "output could not be read".to_string()),
+                    };
+                    let repeat = candidate_of(o).1;
+                    json!({"output": o.id, "repeat": repeat, "passed": ok, "explanation": why})
+                })
+                .collect();
+            let mut trace = json!({
+                "id": b.id, "type": test.type_name(), "group": group, "page": b.page,
+                "passed": outcome.passed, "explanation": outcome.explanation, "repeats": per_repeat,
+            });
+            if !outcome.passed {
+                if let Some(md) = mds.iter().flatten().next() {
+                    let m = best_matches(test, md);
+                    if !m.is_empty() {
+                        trace["best_match"] = serde_json::to_value(m).unwrap_or(Value::Null);
+                    }
+                }
+            }
+            rows.push((format!("pass:{}", b.id), Some(outcome.value), trace.to_string()));
+            results.push(TestResult {
+                document: name.to_string(),
+                id: b.id.clone(),
+                kind: test.type_name().to_string(),
+                group: group.clone(),
+                value: outcome.value,
+                passed: outcome.passed,
+                explanation: outcome.explanation,
+            });
         }
-        rows.push((format!("pass:{}", b.id), Some(outcome.value), trace.to_string()));
-        results.push(TestResult {
-            document: name.to_string(),
-            id: b.id.clone(),
-            kind: test.type_name().to_string(),
-            group: group.clone(),
-            value: outcome.value,
-            passed: outcome.passed,
-            explanation: outcome.explanation,
-        });
+        let passed = results.iter().filter(|t| t.passed).count();
+        let failing: Vec<&str> =
+            results.iter().filter(|t| !t.passed).map(|t| t.id.as_str()).collect();
+        let rate = passed as f64 / results.len() as f64;
+        let trace = json!({"tests": results.len(), "passed": passed, "failing": failing});
+        rows.push(("pass_rate".to_string(), Some(rate), trace.to_string()));
+        Ok(Ok(Scored { kept: self.kept(item, output, results), rows }))
     }
-    let passed = results.iter().filter(|t| t.passed).count();
-    let failing: Vec<&str> = results.iter().filter(|t| !t.passed).map(|t| t.id.as_str()).collect();
-    let rate = passed as f64 / results.len() as f64;
-    let trace = json!({"tests": results.len(), "passed": passed, "failing": failing});
-    rows.push(("pass_rate".to_string(), Some(rate), trace.to_string()));
-    let refs: Vec<(&str, Option<f64>, String)> =
-        rows.iter().map(|(m, v, t)| (m.as_str(), *v, t.clone())).collect();
-    store
-        .put_metrics(output, g.id(), opts.suite, OLMOCR_SUITE_VERSION, opts.run, &refs)
-        .map_err(err)?;
-    summary.scored += 1;
-    Ok(DocScore { document: g.document, truth: g.id(), output, tests: results })
+
+    fn summarise(
+        self,
+        store: &mut Store,
+        run: Option<RunId>,
+        kept: Vec<DocScore>,
+        tally: Tally,
+    ) -> Result<EvalSummary> {
+        let mut summary =
+            EvalSummary { counts: PairCounts::new(&self, tally), candidates: Vec::new() };
+        // Per candidate, in order, then per dataset: the group and overall scores.
+        let mut per_cand: BTreeMap<usize, BTreeMap<String, Vec<DocScore>>> = BTreeMap::new();
+        for d in kept {
+            per_cand.entry(d.cand).or_default().entry(d.dataset.clone()).or_default().push(d);
+        }
+        for (c, per_dataset) in per_cand {
+            let (cand, docs_of) = &self.cands[c];
+            for (dataset, mut docs) in per_dataset {
+                let mut score = aggregate(store, self.opts.suite, run, cand, &dataset, &mut docs)?;
+                let missing = self
+                    .groups
+                    .iter()
+                    .filter(|g| g.dataset == dataset && !docs_of.contains_key(&g.document));
+                for g in missing {
+                    score.missing.push(store.name_in(g.document, &g.dataset)?.unwrap_or_default());
+                }
+                summary.candidates.push(score);
+            }
+        }
+        Ok(summary)
+    }
 }
 
 /// The text a test of `page` (one-based) sees in an output with page selection `pages`.
@@ -388,7 +501,8 @@ fn page_text(doc: &Doc, pages: &str, page: i64, pages_of_doc: u32) -> String {
 /// first-ingested document.
 fn aggregate(
     store: &mut Store,
-    opts: &EvalOptions<'_>,
+    suite: &'static str,
+    run: Option<RunId>,
     cand: &Candidate,
     dataset: &str,
     docs: &mut [DocScore],
@@ -440,9 +554,9 @@ fn aggregate(
         store.put_derived_metrics(
             first.output,
             first.truth,
-            opts.suite,
+            suite,
             OLMOCR_SUITE_VERSION,
-            opts.run,
+            run,
             &refs,
         )?;
     }

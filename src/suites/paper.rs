@@ -1,11 +1,12 @@
 //! The `paper` suite (rules in `docs/paper-suite.md`): every output of a provider against every
 //! PeerRead, GROBID TEI, S2ORC, JATS or Docling truth of the same document.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
 use serde::Serialize;
 
+use super::driver::{self, About, Opening, PairCounts, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -14,11 +15,20 @@ use crate::metrics::fields::Pooled;
 use crate::metrics::paper::{score, HEADLINE, PAPER_SUITE_VERSION};
 use crate::paper::{from_doc, Paper};
 use crate::progress::Progress;
-use crate::store::{RunId, Store};
-use crate::truth::truth_groups;
+use crate::store::{MetricRow, RunId, ScorableOutput, Store};
+use crate::truth::{truth_groups, TruthGroup};
 
 /// The suite's id in the store.
 pub const SUITE: &str = "paper";
+
+/// The truth formats this suite reads.
+pub const FORMATS: [TruthFormat; 5] = [
+    TruthFormat::PeerRead,
+    TruthFormat::GrobidTei,
+    TruthFormat::S2orc,
+    TruthFormat::Jats,
+    TruthFormat::Docling,
+];
 
 /// What to score.
 #[derive(Debug, Clone, Default)]
@@ -75,18 +85,9 @@ pub struct FieldReport {
 /// What an evaluation did.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct EvalSummary {
-    /// Suite id.
-    pub suite: &'static str,
-    /// Suite version.
-    pub suite_version: u32,
-    /// (output, truth) pairs considered.
-    pub pairs: u64,
-    /// Pairs scored now.
-    pub scored: u64,
-    /// Pairs already scored by this suite version.
-    pub cached: u64,
-    /// Pairs that could not be scored.
-    pub failures: Vec<EvalFailure>,
+    /// Suite id and version, pairs considered, scored now, already scored, and failures.
+    #[serde(flatten)]
+    pub counts: PairCounts,
     /// Mean time of one scoring (all metrics and traces), in ms.
     pub score_ms_per_paper: Option<f64>,
     /// Every pair's values, computed now or before.
@@ -97,134 +98,227 @@ pub struct EvalSummary {
     pub fields: Vec<FieldReport>,
 }
 
+/// The paper suite as the driver runs it: one item per (output, truth) pair.
+struct PaperSuite<'a> {
+    opts: &'a EvalOptions<'a>,
+    groups: Vec<TruthGroup>,
+    /// The prediction last read, by output id (items come output by output).
+    pred: Option<(i64, std::result::Result<Paper, String>)>,
+    /// Each truth, read once.
+    truths: HashMap<usize, std::result::Result<Paper, String>>,
+    /// The field counts pooled per (provider, provider version, dataset).
+    pools: BTreeMap<(String, String, String), Pooled>,
+    /// Time spent in [`score`], in ms.
+    score_time: f64,
+}
+
+/// One (output, truth group) pair.
+struct PaperItem {
+    output: ScorableOutput,
+    group: usize,
+}
+
+impl PaperSuite<'_> {
+    fn pool(&mut self, item: &PaperItem) -> &mut Pooled {
+        let o = &item.output;
+        let key = (
+            o.provider.clone(),
+            o.provider_version.clone(),
+            self.groups[item.group].dataset.clone(),
+        );
+        self.pools.entry(key).or_default()
+    }
+
+    fn row(&self, item: &PaperItem, name: &str, metrics: Vec<(String, Option<f64>)>) -> PaperRow {
+        let g = &self.groups[item.group];
+        PaperRow {
+            document: name.to_string(),
+            dataset: g.dataset.clone(),
+            truth_format: g.format.as_str().to_string(),
+            provider: item.output.provider.clone(),
+            provider_version: item.output.provider_version.clone(),
+            metrics,
+        }
+    }
+}
+
+impl Suite for PaperSuite<'_> {
+    type Item = PaperItem;
+    type Unit = ();
+    type Kept = PaperRow;
+    type Summary = EvalSummary;
+
+    fn id(&self) -> &'static str {
+        SUITE
+    }
+
+    fn version(&self) -> u32 {
+        PAPER_SUITE_VERSION
+    }
+
+    fn formats(&self) -> &'static [TruthFormat] {
+        &FORMATS
+    }
+
+    fn items(&mut self, store: &Store) -> Result<Vec<PaperItem>> {
+        let formats = self.formats();
+        self.groups = truth_groups(store, self.opts.dataset, |f| formats.contains(&f))?;
+        let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
+        for (i, g) in self.groups.iter().enumerate() {
+            by_doc.entry(g.document).or_default().push(i);
+        }
+        let mut items = Vec::new();
+        for o in store.scorable_outputs(self.opts.provider)? {
+            let Some(gs) = by_doc.get(&o.document) else { continue };
+            for &group in gs {
+                let g = &self.groups[group];
+                // A truth output stands for one truth: it is scored against that truth only,
+                // and only as the current adapter renders it (an older rendering is stale).
+                if o.provider == crate::providers::truth::ID
+                    && (o.model_digest != g.digest()
+                        || o.provider_version
+                            != crate::providers::truth::ADAPTER_VERSION.to_string())
+                {
+                    continue;
+                }
+                items.push(PaperItem { output: o.clone(), group });
+            }
+        }
+        Ok(items)
+    }
+
+    fn about<'a>(&'a self, item: &'a PaperItem) -> About<'a> {
+        let g = &self.groups[item.group];
+        About { document: g.document, dataset: &g.dataset, provider: &item.output.provider }
+    }
+
+    fn open(&mut self, _: &Store, item: &PaperItem, _: &str) -> Result<Opening<()>> {
+        // Every pair has its pool, scored or not.
+        self.pool(item);
+        let truth = self.groups[item.group].id();
+        Ok(Opening::Pair { output: item.output.id, truth, unit: () })
+    }
+
+    fn reuses_stored(&self) -> bool {
+        true
+    }
+
+    fn reuse(
+        &mut self,
+        item: &PaperItem,
+        _: &(),
+        name: &str,
+        stored: &[MetricRow],
+    ) -> Option<PaperRow> {
+        let traces: Vec<(&str, serde_json::Value)> = stored
+            .iter()
+            .filter(|r| is_field_f1(&r.metric))
+            .map(|r| {
+                let t = r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
+                (r.metric.as_str(), t.unwrap_or_default())
+            })
+            .collect();
+        self.pool(item).add(traces.iter().map(|(m, t)| (*m, t)));
+        let values = stored.iter().map(|r| (r.metric.clone(), r.value)).collect();
+        Some(self.row(item, name, values))
+    }
+
+    fn score(
+        &mut self,
+        store: &Store,
+        item: &PaperItem,
+        _: (),
+        name: &str,
+    ) -> Result<std::result::Result<Scored<PaperRow>, String>> {
+        let o = &item.output;
+        if !matches!(&self.pred, Some((id, _)) if *id == o.id) {
+            self.pred = None;
+        }
+        let (_, p) = self.pred.get_or_insert_with(|| (o.id, load_prediction(store, &o.blob)));
+        let p = match p {
+            Ok(p) => &*p,
+            Err(e) => return Ok(Err(e.clone())),
+        };
+        let g = &self.groups[item.group];
+        let truth = self
+            .truths
+            .entry(item.group)
+            .or_insert_with(|| g.load_paper(store).map_err(|e| e.to_string()));
+        let truth = match truth {
+            Ok(t) => t,
+            Err(e) => return Ok(Err(e.clone())),
+        };
+        let t0 = Instant::now();
+        let metrics = score(truth, p);
+        self.score_time += t0.elapsed().as_secs_f64() * 1000.0;
+        self.pool(item).add(metrics.iter().filter(|m| is_field_f1(m.id)).map(|m| (m.id, &m.trace)));
+        // The rows are written whole in one transaction: what was stored is this.
+        let values = metrics.iter().map(|m| (m.id.to_string(), m.value)).collect();
+        let rows =
+            metrics.iter().map(|m| (m.id.to_string(), m.value, m.trace.to_string())).collect();
+        Ok(Ok(Scored { kept: self.row(item, name, values), rows }))
+    }
+
+    fn summarise(
+        self,
+        _: &mut Store,
+        _: Option<RunId>,
+        mut rows: Vec<PaperRow>,
+        tally: Tally,
+    ) -> Result<EvalSummary> {
+        rows.sort_by(|a, b| {
+            (&a.provider, &a.provider_version, &a.dataset, &a.document).cmp(&(
+                &b.provider,
+                &b.provider_version,
+                &b.dataset,
+                &b.document,
+            ))
+        });
+        let score_ms_per_paper = (tally.scored > 0).then(|| self.score_time / tally.scored as f64);
+        let counts = PairCounts::new(&self, tally);
+        let fields = self
+            .pools
+            .into_iter()
+            .map(|((provider, provider_version, dataset), pool)| FieldReport {
+                provider,
+                provider_version,
+                dataset,
+                report: pool.report(),
+            })
+            .collect();
+        Ok(EvalSummary { counts, score_ms_per_paper, average: average(&rows), rows, fields })
+    }
+}
+
 /// Scores every selected output against every paper truth of its document.
 pub fn eval(
     store: &mut Store,
     opts: &EvalOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<EvalSummary> {
-    let groups = truth_groups(store, opts.dataset, TruthFormat::is_paper)?;
-    let mut by_doc: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (i, g) in groups.iter().enumerate() {
-        by_doc.entry(g.document).or_default().push(i);
+    let suite = PaperSuite {
+        opts,
+        groups: Vec::new(),
+        pred: None,
+        truths: HashMap::new(),
+        pools: BTreeMap::new(),
+        score_time: 0.0,
+    };
+    driver::run(store, suite, opts.run, progress)
+}
+
+impl Summary for EvalSummary {
+    fn failures(&self) -> &[EvalFailure] {
+        &self.counts.failures
     }
-    let outputs: Vec<_> = store
-        .scorable_outputs(opts.provider)?
-        .into_iter()
-        .filter(|o| by_doc.contains_key(&o.document))
-        .collect();
-    let mut summary =
-        EvalSummary { suite: SUITE, suite_version: PAPER_SUITE_VERSION, ..Default::default() };
-    let total: usize = outputs.iter().map(|o| by_doc[&o.document].len()).sum(); // at most
-    progress.start(total as u64);
-    let mut truth_cache: HashMap<usize, std::result::Result<Paper, String>> = HashMap::new();
-    let mut pools: std::collections::BTreeMap<(String, String, String), Pooled> =
-        Default::default();
-    let mut score_time = 0.0;
-    for o in &outputs {
-        let mut pred: Option<std::result::Result<Paper, String>> = None;
-        for &gi in &by_doc[&o.document] {
-            let g = &groups[gi];
-            // A truth output stands for one truth: it is scored against that truth only, and
-            // only as the current adapter renders it (an older rendering is stale).
-            if o.provider == crate::providers::truth::ID
-                && (o.model_digest != g.digest()
-                    || o.provider_version != crate::providers::truth::ADAPTER_VERSION.to_string())
-            {
-                continue;
-            }
-            summary.pairs += 1;
-            let name = store.name_in(g.document, &g.dataset)?.unwrap_or_default();
-            let stored = store.metric_rows(o.id, g.id(), SUITE, PAPER_SUITE_VERSION)?;
-            let pool = pools
-                .entry((o.provider.clone(), o.provider_version.clone(), g.dataset.clone()))
-                .or_default();
-            let mut values: Vec<(String, Option<f64>)> =
-                stored.iter().map(|r| (r.metric.clone(), r.value)).collect();
-            if !stored.is_empty() {
-                let traces: Vec<(&str, serde_json::Value)> = stored
-                    .iter()
-                    .filter(|r| is_field_f1(&r.metric))
-                    .map(|r| {
-                        let t = r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok());
-                        (r.metric.as_str(), t.unwrap_or_default())
-                    })
-                    .collect();
-                pool.add(traces.iter().map(|(m, t)| (*m, t)));
-            }
-            if values.is_empty() {
-                let fail = |error: String| EvalFailure {
-                    document: name.clone(),
-                    provider: o.provider.clone(),
-                    error,
-                };
-                let p = pred.get_or_insert_with(|| load_prediction(store, &o.blob));
-                let p = match p {
-                    Ok(p) => p,
-                    Err(e) => {
-                        summary.failures.push(fail(e.clone()));
-                        progress.advance(&name, false);
-                        continue;
-                    }
-                };
-                let truth = truth_cache
-                    .entry(gi)
-                    .or_insert_with(|| g.load_paper(store).map_err(|e| e.to_string()));
-                let truth = match truth {
-                    Ok(t) => t,
-                    Err(e) => {
-                        summary.failures.push(fail(e.clone()));
-                        progress.advance(&name, false);
-                        continue;
-                    }
-                };
-                let t0 = Instant::now();
-                let metrics = score(truth, p);
-                score_time += t0.elapsed().as_secs_f64() * 1000.0;
-                let rows: Vec<(&str, Option<f64>, String)> =
-                    metrics.iter().map(|m| (m.id, m.value, m.trace.to_string())).collect();
-                store.put_metrics(o.id, g.id(), SUITE, PAPER_SUITE_VERSION, opts.run, &rows)?;
-                pool.add(metrics.iter().filter(|m| is_field_f1(m.id)).map(|m| (m.id, &m.trace)));
-                // The rows are written whole in one transaction: what was stored is this.
-                values = metrics.iter().map(|m| (m.id.to_string(), m.value)).collect();
-                summary.scored += 1;
-            } else {
-                summary.cached += 1;
-            }
-            summary.rows.push(PaperRow {
-                document: name.clone(),
-                dataset: g.dataset.clone(),
-                truth_format: g.format.as_str().to_string(),
-                provider: o.provider.clone(),
-                provider_version: o.provider_version.clone(),
-                metrics: values,
-            });
-            progress.advance(&name, true);
-        }
+
+    fn run_counts(&self) -> serde_json::Value {
+        self.counts.to_json()
     }
-    progress.finish();
-    if summary.scored > 0 {
-        summary.score_ms_per_paper = Some(score_time / summary.scored as f64);
+
+    fn shard_counts(&self) -> serde_json::Value {
+        self.run_counts()
     }
-    summary.rows.sort_by(|a, b| {
-        (&a.provider, &a.provider_version, &a.dataset, &a.document).cmp(&(
-            &b.provider,
-            &b.provider_version,
-            &b.dataset,
-            &b.document,
-        ))
-    });
-    summary.average = average(&summary.rows);
-    summary.fields = pools
-        .into_iter()
-        .map(|((provider, provider_version, dataset), pool)| FieldReport {
-            provider,
-            provider_version,
-            dataset,
-            report: pool.report(),
-        })
-        .collect();
-    Ok(summary)
 }
 
 /// Whether a metric is a field score's F1, whose trace holds the counts that are pooled.
@@ -280,6 +374,13 @@ mod tests {
             provider_version: "1".into(),
             metrics: vals.iter().enumerate().map(|(i, v)| (format!("m{i}"), *v)).collect(),
         }
+    }
+
+    #[test]
+    fn the_formats_are_the_paper_formats() {
+        let paper: Vec<TruthFormat> =
+            TruthFormat::ALL.iter().copied().filter(|f| f.is_paper()).collect();
+        assert_eq!(paper, FORMATS);
     }
 
     #[test]

@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::{BlockKind, Doc, Table};
 use crate::error::Result;
@@ -40,7 +41,7 @@ use crate::formats::pdf_parse_bench::{read_truth, GtTable};
 use crate::formats::TruthFormat;
 use crate::metrics::table::{match_tables, score_pair, similarity, TableScores};
 use crate::progress::Progress;
-use crate::store::{RunId, Store};
+use crate::store::{OutputRow, RunId, Store};
 use crate::suites::icdar2013::{self, Detection};
 use crate::truth::{truth_groups, TruthGroup};
 
@@ -356,50 +357,62 @@ fn group_figures(tables: &[&TableResult], predicted: Option<usize>) -> GroupFigu
     GroupFigures { tables: tables.len(), matched, values }
 }
 
-/// Scores the provider's newest output of every document with a `latex-tables` truth.
-pub fn eval(
-    store: &mut Store,
-    opts: &TableOptions<'_>,
-    progress: &dyn Progress,
-) -> Result<TableSummary> {
-    let mut summary = TableSummary {
-        suite: SUITE,
-        suite_version: TABLE_SUITE_VERSION,
-        provider: opts.provider.to_string(),
-        ..Default::default()
-    };
-    let truths = truth_groups(store, opts.dataset, |f| FORMATS.contains(&f))?;
-    summary.documents = truths.len() as u64;
-    let mut results: Vec<DocResult> = Vec::new();
-    progress.start(truths.len() as u64);
-    for t in &truths {
-        let name = store.name_in(t.document, &t.dataset)?.unwrap_or_default();
-        let fail = |e: String| EvalFailure {
-            document: name.clone(),
-            provider: opts.provider.into(),
-            error: e,
-        };
+/// The table suite as the driver runs it: one item per truth, scored against the provider's
+/// newest output of its document.
+struct TableSuite<'a> {
+    opts: &'a TableOptions<'a>,
+}
+
+impl Suite for TableSuite<'_> {
+    type Item = TruthGroup;
+    type Unit = (GtDoc, OutputRow);
+    type Kept = (DocRow, DocResult);
+    type Summary = TableSummary;
+
+    fn id(&self) -> &'static str {
+        SUITE
+    }
+
+    fn version(&self) -> u32 {
+        TABLE_SUITE_VERSION
+    }
+
+    fn formats(&self) -> &'static [TruthFormat] {
+        &FORMATS
+    }
+
+    fn items(&mut self, store: &Store) -> Result<Vec<TruthGroup>> {
+        let formats = self.formats();
+        truth_groups(store, self.opts.dataset, |f| formats.contains(&f))
+    }
+
+    fn about<'a>(&'a self, t: &'a TruthGroup) -> About<'a> {
+        About { document: t.document, dataset: &t.dataset, provider: self.opts.provider }
+    }
+
+    fn open(&mut self, store: &Store, t: &TruthGroup, _: &str) -> Result<Opening<Self::Unit>> {
         let gt = match load_truth(store, t)? {
             Ok(gt) => gt,
             Err(e) => {
-                summary.failures.push(fail(format!("unreadable {} truth: {e}", t.format.as_str())));
-                progress.advance(&name, false);
-                continue;
+                return Ok(Opening::Failed(format!("unreadable {} truth: {e}", t.format.as_str())))
             }
         };
-        let Some(out) = store.latest_output(t.document, opts.provider)? else {
-            progress.advance(&name, true);
-            continue;
-        };
-        let doc = match out.blob.as_deref().map(|b| store.blob(b)) {
-            Some(Ok(Some(json))) => serde_json::from_slice::<Doc>(&json).ok(),
-            _ => None,
-        };
-        let Some(doc) = doc else {
-            let why = out.error.clone().unwrap_or_else(|| "unreadable output".into());
-            summary.failures.push(fail(format!("no usable output: {why}")));
-            progress.advance(&name, false);
-            continue;
+        Ok(match store.latest_output(t.document, self.opts.provider)? {
+            None => Opening::Skip,
+            Some(out) => Opening::Pair { output: out.id, truth: t.id(), unit: (gt, out) },
+        })
+    }
+
+    fn score(
+        &mut self,
+        store: &Store,
+        _: &TruthGroup,
+        (gt, out): Self::Unit,
+        name: &str,
+    ) -> Result<std::result::Result<Scored<Self::Kept>, String>> {
+        let doc = match usable_doc(store, &out) {
+            Ok(doc) => doc,
+            Err(e) => return Ok(Err(e)),
         };
         let mut r = score_document(&gt.tables, &predicted_tables(&doc));
         if let Some(regions) = &gt.regions {
@@ -412,63 +425,111 @@ pub fn eval(
             let heights: Vec<f32> = doc.pages.iter().map(|p| p.height).collect();
             r.regions = Some(icdar2013::detect(regions, &boxes, &heights));
         }
-        let have = store.metric_values(out.id, t.id(), SUITE, TABLE_SUITE_VERSION)?;
-        if have.is_empty() {
-            let rows: Vec<(&str, Option<f64>, String)> =
-                r.rows().into_iter().map(|(m, v, tr)| (m, v, tr.to_string())).collect();
-            store.put_metrics(out.id, t.id(), SUITE, TABLE_SUITE_VERSION, opts.run, &rows)?;
-            summary.rows_written += rows.len() as u64;
-        }
-        summary.rows.push(DocRow {
-            document: name.clone(),
+        let rows =
+            r.rows().into_iter().map(|(m, v, tr)| (m.to_string(), v, tr.to_string())).collect();
+        let row = DocRow {
+            document: name.to_string(),
             gt_tables: r.tables.len(),
             pred_tables: r.predicted,
             matched: r.matched(),
             values: METRIC_IDS.iter().map(|id| (id.to_string(), r.metric(id))).collect(),
-        });
-        results.push(r);
-        progress.advance(&name, true);
+        };
+        Ok(Ok(Scored { kept: (row, r), rows }))
     }
-    progress.finish();
-    summary.scored = results.len() as u64;
-    summary.document_means = METRIC_IDS
-        .iter()
-        .enumerate()
-        .map(|(k, id)| (id.to_string(), mean(summary.rows.iter().filter_map(|r| r.values[k].1))))
-        .collect();
-    let all: Vec<&TableResult> = results.iter().flat_map(|r| &r.tables).collect();
-    let predicted: usize = results.iter().map(|r| r.predicted).sum();
-    summary.tables = group_figures(&all, Some(predicted));
 
-    let mut classes: BTreeMap<String, Vec<&TableResult>> = BTreeMap::new();
-    for t in &all {
-        classes.entry(t.complexity.clone().unwrap_or_else(|| "none".into())).or_default().push(t);
-    }
-    summary.by_complexity =
-        classes.into_iter().map(|(c, ts)| (c, group_figures(&ts, None))).collect();
-    // Region detection, where the truth has regions, replaces the content-match counts.
-    let dets: Vec<&Detection> = results.iter().filter_map(|r| r.regions.as_ref()).collect();
-    if !dets.is_empty() && dets.len() == results.len() {
-        let sum = |f: fn(&Detection) -> usize| dets.iter().map(|d| f(d)).sum::<usize>();
-        let (found, gt, pred) = (sum(|d| d.found.len()), sum(|d| d.gt), sum(|d| d.pred));
-        let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
-        for (id, v) in summary.tables.values.iter_mut() {
-            match id.as_str() {
-                "det_p" => *v = ratio(found, pred),
-                "det_r" => *v = ratio(found, gt),
-                _ => {}
-            }
+    fn summarise(
+        self,
+        _: &mut Store,
+        _: Option<RunId>,
+        kept: Vec<Self::Kept>,
+        tally: Tally,
+    ) -> Result<TableSummary> {
+        let (rows, results): (Vec<DocRow>, Vec<DocResult>) = kept.into_iter().unzip();
+        let mut summary = TableSummary {
+            suite: SUITE,
+            suite_version: TABLE_SUITE_VERSION,
+            provider: self.opts.provider.to_string(),
+            documents: tally.items,
+            scored: tally.scored,
+            rows_written: tally.rows_written,
+            rows,
+            failures: tally.failures,
+            ..Default::default()
+        };
+        summary.document_means = METRIC_IDS
+            .iter()
+            .enumerate()
+            .map(|(k, id)| {
+                (id.to_string(), mean(summary.rows.iter().filter_map(|r| r.values[k].1)))
+            })
+            .collect();
+        let all: Vec<&TableResult> = results.iter().flat_map(|r| &r.tables).collect();
+        let predicted: usize = results.iter().map(|r| r.predicted).sum();
+        summary.tables = group_figures(&all, Some(predicted));
+
+        let mut classes: BTreeMap<String, Vec<&TableResult>> = BTreeMap::new();
+        for t in &all {
+            classes
+                .entry(t.complexity.clone().unwrap_or_else(|| "none".into()))
+                .or_default()
+                .push(t);
         }
-        // Regions have no complexity class: no per-class detection.
-        for g in summary.by_complexity.values_mut() {
-            for (id, v) in g.values.iter_mut() {
-                if id.starts_with("det_") {
-                    *v = None;
+        summary.by_complexity =
+            classes.into_iter().map(|(c, ts)| (c, group_figures(&ts, None))).collect();
+        // Region detection, where the truth has regions, replaces the content-match counts.
+        let dets: Vec<&Detection> = results.iter().filter_map(|r| r.regions.as_ref()).collect();
+        if !dets.is_empty() && dets.len() == results.len() {
+            let sum = |f: fn(&Detection) -> usize| dets.iter().map(|d| f(d)).sum::<usize>();
+            let (found, gt, pred) = (sum(|d| d.found.len()), sum(|d| d.gt), sum(|d| d.pred));
+            let ratio = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+            for (id, v) in summary.tables.values.iter_mut() {
+                match id.as_str() {
+                    "det_p" => *v = ratio(found, pred),
+                    "det_r" => *v = ratio(found, gt),
+                    _ => {}
+                }
+            }
+            // Regions have no complexity class: no per-class detection.
+            for g in summary.by_complexity.values_mut() {
+                for (id, v) in g.values.iter_mut() {
+                    if id.starts_with("det_") {
+                        *v = None;
+                    }
                 }
             }
         }
+        Ok(summary)
     }
-    Ok(summary)
+}
+
+/// Scores the provider's newest output of every document with a `latex-tables` truth.
+pub fn eval(
+    store: &mut Store,
+    opts: &TableOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<TableSummary> {
+    driver::run(store, TableSuite { opts }, opts.run, progress)
+}
+
+impl Summary for TableSummary {
+    fn failures(&self) -> &[EvalFailure] {
+        &self.failures
+    }
+
+    fn run_counts(&self) -> Value {
+        json!({
+            "suite": self.suite, "suite_version": self.suite_version, "documents": self.documents,
+            "scored": self.scored, "rows_written": self.rows_written, "tables": self.tables,
+            "by_complexity": self.by_complexity, "failed": self.failures.len(),
+        })
+    }
+
+    fn shard_counts(&self) -> Value {
+        json!({
+            "suite": self.suite, "suite_version": self.suite_version, "documents": self.documents,
+            "scored": self.scored, "rows_written": self.rows_written, "failed": self.failures.len(),
+        })
+    }
 }
 
 #[cfg(test)]

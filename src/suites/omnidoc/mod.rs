@@ -24,11 +24,13 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use super::driver::{self, usable_doc, About, Opening, PairRows, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
 use crate::error::Result;
 use crate::formats::omnidocbench as gt;
+use crate::formats::TruthFormat;
 use crate::progress::Progress;
-use crate::store::{RunId, Store};
+use crate::store::{OutputRow, RunId, Store, TruthRow};
 pub use matching::MatchMethod;
 
 /// The suite's id in the store.
@@ -118,89 +120,107 @@ fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 
-/// Scores the provider's newest output of every page with an `omnidocbench` truth.
-pub fn eval(
-    store: &mut Store,
-    opts: &OmnidocOptions<'_>,
-    progress: &dyn Progress,
-) -> Result<OmnidocSummary> {
-    let mut summary = OmnidocSummary {
-        suite: SUITE,
-        suite_version: OMNIDOC_SUITE_VERSION,
-        provider: opts.provider.to_string(),
-        method: method_name(opts.method),
-        ..Default::default()
-    };
-    let truths: Vec<_> = store
-        .truths(opts.dataset)?
-        .into_iter()
-        .filter(|t| t.format == crate::formats::TruthFormat::OmniDocBench.as_str())
-        .collect();
-    summary.pages = truths.len() as u64;
-    let mut pages = Vec::new();
-    let mut predictions = BTreeMap::new();
-    // image name -> (output id, truth id)
-    let mut pairs: HashMap<String, (i64, i64)> = HashMap::new();
-    progress.start(truths.len() as u64);
-    for t in &truths {
-        let name = store.name_in(t.document, &t.dataset)?.unwrap_or_default();
-        let fail = |e: String| EvalFailure {
-            document: name.clone(),
-            provider: opts.provider.into(),
-            error: e,
-        };
-        let Some(bytes) = store.blob(&t.blob)? else { continue };
+/// The omnidoc suite as the driver runs it: one item per page with a truth. OmniDocBench
+/// scores the run as a whole (its hybrid matching moves formulas into the text samples only
+/// when the run has text), so the pages are read one by one and their rows come from the run.
+struct OmnidocSuite<'a> {
+    opts: &'a OmnidocOptions<'a>,
+    /// Every page with a readable truth, in order.
+    pages: Vec<gt::Page>,
+    /// Page stem -> the prediction's Markdown.
+    predictions: BTreeMap<String, String>,
+    /// Image name -> (output id, truth id) of the pages scored.
+    pairs: HashMap<String, (i64, i64)>,
+    /// The run's report, once scored.
+    report: Option<metrics::Report>,
+}
+
+impl Suite for OmnidocSuite<'_> {
+    type Item = TruthRow;
+    type Unit = (gt::Page, OutputRow);
+    type Kept = ();
+    type Summary = OmnidocSummary;
+
+    fn id(&self) -> &'static str {
+        SUITE
+    }
+
+    fn version(&self) -> u32 {
+        OMNIDOC_SUITE_VERSION
+    }
+
+    fn formats(&self) -> &'static [TruthFormat] {
+        &[TruthFormat::OmniDocBench]
+    }
+
+    fn items(&mut self, store: &Store) -> Result<Vec<TruthRow>> {
+        // Page by page: never grouped, one truth is one page.
+        Ok(store
+            .truths(self.opts.dataset)?
+            .into_iter()
+            .filter(|t| t.format == TruthFormat::OmniDocBench.as_str())
+            .collect())
+    }
+
+    fn about<'a>(&'a self, t: &'a TruthRow) -> About<'a> {
+        About { document: t.document, dataset: &t.dataset, provider: self.opts.provider }
+    }
+
+    fn open(&mut self, store: &Store, t: &TruthRow, _: &str) -> Result<Opening<Self::Unit>> {
+        let Some(bytes) = store.blob(&t.blob)? else { return Ok(Opening::Skip) };
         let page: gt::Page = match serde_json::from_slice(&bytes) {
             Ok(p) => p,
-            Err(e) => {
-                summary.failures.push(fail(format!("unreadable omnidocbench truth: {e}")));
+            Err(e) => return Ok(Opening::Failed(format!("unreadable omnidocbench truth: {e}"))),
+        };
+        Ok(match store.latest_output(t.document, self.opts.provider)? {
+            None => {
+                self.pages.push(page);
+                Opening::Skip
+            }
+            Some(out) => Opening::Pair { output: out.id, truth: t.id, unit: (page, out) },
+        })
+    }
+
+    fn score(
+        &mut self,
+        store: &Store,
+        t: &TruthRow,
+        (page, out): Self::Unit,
+        _: &str,
+    ) -> Result<std::result::Result<Scored<()>, String>> {
+        let doc = usable_doc(store, &out);
+        if let Ok(doc) = &doc {
+            self.predictions.insert(page.stem().to_string(), doc.markdown());
+            self.pairs.insert(page.image_name().to_string(), (out.id, t.id));
+        }
+        self.pages.push(page);
+        Ok(doc.map(|_| Scored { kept: (), rows: Vec::new() }))
+    }
+
+    fn score_run(&mut self) -> Vec<PairRows> {
+        let report =
+            metrics::evaluate(&self.pages, &self.predictions, self.opts.method, Some(&teds));
+        let pages = &self.pages;
+        let pairs = &self.pairs;
+        // Per-page rows.
+        let mut per_page: BTreeMap<String, Vec<PageRow>> = BTreeMap::new();
+        let elements = [
+            ("text", &report.text_block),
+            ("formula", &report.display_formula),
+            ("table", &report.table),
+            ("order", &report.reading_order),
+        ];
+        for page in pages {
+            let img = page.image_name();
+            if !pairs.contains_key(img) {
                 continue;
             }
-        };
-        let Some(out) = store.latest_output(t.document, opts.provider)? else {
-            pages.push(page);
-            progress.advance(&name, true);
-            continue;
-        };
-        let doc = match out.blob.as_deref().map(|b| store.blob(b)) {
-            Some(Ok(Some(json))) => serde_json::from_slice::<crate::doc::Doc>(&json).ok(),
-            _ => None,
-        };
-        let Some(doc) = doc else {
-            let why = out.error.clone().unwrap_or_else(|| "unreadable output".into());
-            summary.failures.push(fail(format!("no usable output: {why}")));
-            pages.push(page);
-            progress.advance(&name, false);
-            continue;
-        };
-        predictions.insert(page.stem().to_string(), doc.markdown());
-        pairs.insert(page.image_name().to_string(), (out.id, t.id));
-        pages.push(page);
-        progress.advance(&name, true);
-    }
-    progress.finish();
-    summary.scored = pairs.len() as u64;
-    let report = metrics::evaluate(&pages, &predictions, opts.method, Some(&teds));
-
-    // Per-page rows.
-    let mut per_page: BTreeMap<String, Vec<PageRow>> = BTreeMap::new();
-    let elements = [
-        ("text", &report.text_block),
-        ("formula", &report.display_formula),
-        ("table", &report.table),
-        ("order", &report.reading_order),
-    ];
-    for page in &pages {
-        let img = page.image_name();
-        if !pairs.contains_key(img) {
-            continue;
-        }
-        let key = metrics::edit_page_key(img);
-        let mut rows = Vec::new();
-        for (element, result) in elements {
-            let samples: Vec<&metrics::Sample> =
-                result.samples.iter().filter(|s| s.page == img).collect();
-            let trace: Vec<Value> = samples
+            let key = metrics::edit_page_key(img);
+            let mut rows = Vec::new();
+            for (element, result) in elements {
+                let samples: Vec<&metrics::Sample> =
+                    result.samples.iter().filter(|s| s.page == img).collect();
+                let trace: Vec<Value> = samples
                 .iter()
                 .map(|s| match &s.entry {
                     Some(e) => json!({
@@ -210,82 +230,137 @@ pub fn eval(
                     None => json!({"order_gt": s.order_gt, "order_pred": s.order_pred, "metric": s.metric}),
                 })
                 .collect();
-            let page_edit = result.edit.per_page.get(&key).copied();
-            let sample_edits: Vec<f64> =
-                samples.iter().filter_map(|s| s.metric.get("Edit_dist").copied()).collect();
-            let trace = json!({"pairs": trace});
-            match element {
-                "text" => {
-                    rows.push(("text_edit", page_edit, trace.clone()));
-                    let (num, den) = samples.iter().fold((0usize, 0usize), |(n, d), s| {
-                        (n + s.edit_num.unwrap_or(0), d + s.upper_len)
-                    });
-                    let whole = (den > 0).then(|| num as f64 / den as f64);
-                    rows.push((
-                        "text_edit_whole",
-                        whole,
-                        json!({"edit_num": num, "upper_len": den}),
-                    ));
-                    rows.push((
-                        "text_edit_sample",
-                        mean(&sample_edits),
-                        json!({"samples": sample_edits.len()}),
-                    ));
+                let page_edit = result.edit.per_page.get(&key).copied();
+                let sample_edits: Vec<f64> =
+                    samples.iter().filter_map(|s| s.metric.get("Edit_dist").copied()).collect();
+                let trace = json!({"pairs": trace});
+                match element {
+                    "text" => {
+                        rows.push(("text_edit", page_edit, trace.clone()));
+                        let (num, den) = samples.iter().fold((0usize, 0usize), |(n, d), s| {
+                            (n + s.edit_num.unwrap_or(0), d + s.upper_len)
+                        });
+                        let whole = (den > 0).then(|| num as f64 / den as f64);
+                        rows.push((
+                            "text_edit_whole",
+                            whole,
+                            json!({"edit_num": num, "upper_len": den}),
+                        ));
+                        rows.push((
+                            "text_edit_sample",
+                            mean(&sample_edits),
+                            json!({"samples": sample_edits.len()}),
+                        ));
+                    }
+                    "formula" => rows.push(("formula_edit", page_edit, trace)),
+                    "table" => {
+                        let t: Vec<f64> =
+                            samples.iter().filter_map(|s| s.metric.get("TEDS").copied()).collect();
+                        let ts: Vec<f64> = samples
+                            .iter()
+                            .filter_map(|s| s.metric.get("TEDS_structure_only").copied())
+                            .collect();
+                        rows.push(("table_teds", mean(&t), trace.clone()));
+                        rows.push(("table_teds_s", mean(&ts), json!({"tables": ts.len()})));
+                        rows.push(("table_edit", page_edit, json!({"tables": sample_edits.len()})));
+                    }
+                    _ => rows.push(("order_edit", page_edit, trace)),
                 }
-                "formula" => rows.push(("formula_edit", page_edit, trace)),
-                "table" => {
-                    let t: Vec<f64> =
-                        samples.iter().filter_map(|s| s.metric.get("TEDS").copied()).collect();
-                    let ts: Vec<f64> = samples
-                        .iter()
-                        .filter_map(|s| s.metric.get("TEDS_structure_only").copied())
-                        .collect();
-                    rows.push(("table_teds", mean(&t), trace.clone()));
-                    rows.push(("table_teds_s", mean(&ts), json!({"tables": ts.len()})));
-                    rows.push(("table_edit", page_edit, json!({"tables": sample_edits.len()})));
-                }
-                _ => rows.push(("order_edit", page_edit, trace)),
             }
+            rows.push((
+                "overall",
+                None,
+                json!({"why": "CDM (formula) needs a LaTeX renderer: not computed"}),
+            ));
+            per_page.insert(img.to_string(), rows);
         }
-        rows.push((
-            "overall",
-            None,
-            json!({"why": "CDM (formula) needs a LaTeX renderer: not computed"}),
-        ));
-        per_page.insert(img.to_string(), rows);
-    }
-    for (img, rows) in per_page {
-        let Some(&(output, truth)) = pairs.get(&img) else { continue };
-        let have = store.metric_values(output, truth, SUITE, OMNIDOC_SUITE_VERSION)?;
-        if !have.is_empty() {
-            continue;
-        }
-        let rows: Vec<(&str, Option<f64>, String)> =
-            rows.into_iter().map(|(m, v, t)| (m, v, t.to_string())).collect();
-        store.put_metrics(output, truth, SUITE, OMNIDOC_SUITE_VERSION, opts.run, &rows)?;
-        summary.rows_written += rows.len() as u64;
+        let out = per_page
+            .into_iter()
+            .filter_map(|(img, rows)| {
+                let &(output, truth) = pairs.get(&img)?;
+                let rows =
+                    rows.into_iter().map(|(m, v, t)| (m.to_string(), v, t.to_string())).collect();
+                Some(PairRows { output, truth, rows })
+            })
+            .collect();
+        self.report = Some(report);
+        out
     }
 
-    // Whole-run figures.
-    let f = |v: f64| (!pairs.is_empty()).then_some(v);
-    summary.figures = vec![
-        ("text_edit".into(), f(report.text_block.edit.all_page_avg)),
-        ("text_edit_whole".into(), f(report.text_block.edit.edit_whole)),
-        ("text_edit_sample".into(), f(report.text_block.edit.edit_sample_avg)),
-        ("formula_edit".into(), f(report.display_formula.edit.all_page_avg)),
-        ("table_teds".into(), report.table.teds),
-        ("table_teds_s".into(), report.table.teds_structure),
-        ("table_edit".into(), f(report.table.edit.all_page_avg)),
-        ("order_edit".into(), f(report.reading_order.edit.all_page_avg)),
-        ("overall".into(), None),
-    ];
-    for (name, el) in [
-        ("text_block", &report.text_block),
-        ("display_formula", &report.display_formula),
-        ("table", &report.table),
-        ("reading_order", &report.reading_order),
-    ] {
-        summary.page.insert(name.into(), el.breakdown.page.clone());
+    fn summarise(
+        self,
+        _: &mut Store,
+        _: Option<RunId>,
+        _: Vec<()>,
+        tally: Tally,
+    ) -> Result<OmnidocSummary> {
+        let report = self.report.unwrap_or_default();
+        let pairs = self.pairs;
+        let mut summary = OmnidocSummary {
+            suite: SUITE,
+            suite_version: OMNIDOC_SUITE_VERSION,
+            provider: self.opts.provider.to_string(),
+            method: method_name(self.opts.method),
+            pages: tally.items,
+            scored: pairs.len() as u64,
+            rows_written: tally.rows_written,
+            failures: tally.failures,
+            ..Default::default()
+        };
+        // Whole-run figures.
+        let f = |v: f64| (!pairs.is_empty()).then_some(v);
+        summary.figures = vec![
+            ("text_edit".into(), f(report.text_block.edit.all_page_avg)),
+            ("text_edit_whole".into(), f(report.text_block.edit.edit_whole)),
+            ("text_edit_sample".into(), f(report.text_block.edit.edit_sample_avg)),
+            ("formula_edit".into(), f(report.display_formula.edit.all_page_avg)),
+            ("table_teds".into(), report.table.teds),
+            ("table_teds_s".into(), report.table.teds_structure),
+            ("table_edit".into(), f(report.table.edit.all_page_avg)),
+            ("order_edit".into(), f(report.reading_order.edit.all_page_avg)),
+            ("overall".into(), None),
+        ];
+        for (name, el) in [
+            ("text_block", &report.text_block),
+            ("display_formula", &report.display_formula),
+            ("table", &report.table),
+            ("reading_order", &report.reading_order),
+        ] {
+            summary.page.insert(name.into(), el.breakdown.page.clone());
+        }
+        Ok(summary)
     }
-    Ok(summary)
+}
+
+/// Scores the provider's newest output of every page with an `omnidocbench` truth.
+pub fn eval(
+    store: &mut Store,
+    opts: &OmnidocOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<OmnidocSummary> {
+    let suite = OmnidocSuite {
+        opts,
+        pages: Vec::new(),
+        predictions: BTreeMap::new(),
+        pairs: HashMap::new(),
+        report: None,
+    };
+    driver::run(store, suite, opts.run, progress)
+}
+
+impl Summary for OmnidocSummary {
+    fn failures(&self) -> &[EvalFailure] {
+        &self.failures
+    }
+
+    fn run_counts(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+
+    fn shard_counts(&self) -> Value {
+        json!({
+            "suite": self.suite, "suite_version": self.suite_version, "pages": self.pages,
+            "scored": self.scored, "rows_written": self.rows_written, "failed": self.failures.len(),
+        })
+    }
 }
