@@ -123,14 +123,16 @@ pub fn read_truth(reg: &[u8], structure: &[u8]) -> Result<Icdar2013, FormatError
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const REG: &str = r#"<?xml version="1.0"?><document filename='x-reg.xml'>
+    /// Two regions on pages 1 and 2 (shared with the detection tests in `suites`).
+    pub(crate) const REG: &str = r#"<?xml version="1.0"?><document filename='x-reg.xml'>
       <table id='1'><region id='1' page='1'><bounding-box x1='100' y1='500' x2='300' y2='600'/></region></table>
       <table id='2'><region id='1' page='2'><bounding-box x1='100' y1='100' x2='200' y2='200'/></region></table>
     </document>"#;
-    const STR: &str = r#"<?xml version="1.0"?><document filename="x-str.xml">
+    /// The first table's cells: a spanning header and one row.
+    pub(crate) const STR: &str = r#"<?xml version="1.0"?><document filename="x-str.xml">
       <table id="1"><region col-increment="0" id="1" page="1" row-increment="0">
         <cell id="1" start-col="0" start-row="0" end-col="1"><bounding-box x1="1" x2="2" y1="1" y2="2"/><content>Head
           line</content></cell>

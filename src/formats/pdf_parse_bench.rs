@@ -58,10 +58,11 @@ pub fn complexity_attribute(tables: &[GtTable]) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    const TRUTH: &str = r#"[
+    /// Two tables (simple, complex) around a text item (shared with the table suite's tests).
+    pub(crate) const TRUTH: &str = r#"[
         {"type": "table", "data": "\\begin{tabular}{lc}\\hline A & B \\\\ \\hline x & 1.5 \\\\ y & 2 \\\\ \\end{tabular}", "complexity": "simple"},
         {"type": "text", "data": "Some prose."},
         {"type": "table", "data": "\\begin{tabular}{ll} p & q \\\\ r & s \\\\ \\end{tabular}", "complexity": "complex"}

@@ -90,19 +90,7 @@ pub fn detect(gt: &[Region], pred: &[(u32, BBox)], page_heights: &[f32]) -> Dete
 mod tests {
     use super::*;
     use crate::formats::icdar2013::read_truth;
-
-    const REG: &str = r#"<?xml version="1.0"?><document filename='x-reg.xml'>
-      <table id='1'><region id='1' page='1'><bounding-box x1='100' y1='500' x2='300' y2='600'/></region></table>
-      <table id='2'><region id='1' page='2'><bounding-box x1='100' y1='100' x2='200' y2='200'/></region></table>
-    </document>"#;
-    const STR: &str = r#"<?xml version="1.0"?><document filename="x-str.xml">
-      <table id="1"><region col-increment="0" id="1" page="1" row-increment="0">
-        <cell id="1" start-col="0" start-row="0" end-col="1"><bounding-box x1="1" x2="2" y1="1" y2="2"/><content>Head
-          line</content></cell>
-        <cell id="2" start-col="0" start-row="1"><content>a</content></cell>
-        <cell id="3" start-col="1" start-row="1"><content>1.5</content></cell>
-      </region></table>
-    </document>"#;
+    use crate::formats::icdar2013::tests::{REG, STR};
 
     #[test]
     fn regions_are_found_at_iou_half_on_their_page() {

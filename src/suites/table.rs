@@ -535,12 +535,7 @@ impl Summary for TableSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const TRUTH: &str = r#"[
-        {"type": "table", "data": "\\begin{tabular}{lc}\\hline A & B \\\\ \\hline x & 1.5 \\\\ y & 2 \\\\ \\end{tabular}", "complexity": "simple"},
-        {"type": "text", "data": "Some prose."},
-        {"type": "table", "data": "\\begin{tabular}{ll} p & q \\\\ r & s \\\\ \\end{tabular}", "complexity": "complex"}
-    ]"#;
+    use crate::formats::pdf_parse_bench::tests::TRUTH;
 
     #[test]
     fn a_missed_table_scores_zero_and_an_extra_one_is_a_false_positive() {
