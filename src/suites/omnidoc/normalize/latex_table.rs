@@ -3,6 +3,7 @@
 //! Each row: macro name, argument spec (walker parsers: `{` mandatory, `[` optional, `*` star,
 //! `?` another parser object), text kind, replacement (`%s`/`%(n)s` placeholders as in
 //! pylatexenc). `tools/gen_latex_table.sh` rewrites this file, or checks it with `--check`.
+//! `\today` is pinned to one date (pylatexenc gives the day it runs; a stored score must not).
 
 use super::latex::MacroKind;
 
