@@ -43,6 +43,10 @@ pub struct ReportArgs {
     /// With --compare, at most this many per-document rows in table and markdown output
     #[arg(long, default_value_t = 30)]
     limit: usize,
+    /// paper: also the GROBID-style field scores (`hdr_*`, `cit_*`: 216 metrics per paper,
+    /// left out otherwise, as `eval` prints them only with --fields); --metric names one alone
+    #[arg(long)]
+    fields: bool,
     /// Output format: table, markdown, csv, json, ndjson or parquet
     #[arg(long, default_value = "table", value_parser = ReportFormat::parse)]
     format: ReportFormat,
@@ -84,7 +88,12 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         },
         attribute,
     };
-    let cols = store.score_columns(&filter)?;
+    let mut cols = store.score_columns(&filter)?;
+    if !a.fields && a.metric.is_none() {
+        let fields: std::collections::HashSet<&str> =
+            corpus::metrics::fields::metric_ids().iter().copied().collect();
+        cols.retain_metrics(|m| !fields.contains(m));
+    }
     if cols.is_empty() {
         if !g.quiet {
             eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");

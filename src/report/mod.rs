@@ -498,6 +498,21 @@ mod tests {
     }
 
     #[test]
+    fn retained_metrics_drop_their_rows_and_ids() {
+        let mut c = columns();
+        c.retain_metrics(|m| m != "m1");
+        assert_eq!(c.metrics, ["m2"]);
+        assert_eq!(c.len(), 3);
+        assert_eq!(metric_order(&c, &["m1", "m2"]), ["m2"]);
+        let long = long_frame(&c).unwrap();
+        let values: Vec<Option<f64>> =
+            long.column("value").unwrap().f64().unwrap().iter().collect();
+        assert_eq!(values, [Some(1.0), None, Some(0.25)]);
+        c.retain_metrics(|_| false);
+        assert!(c.is_empty() && c.metrics.is_empty());
+    }
+
+    #[test]
     fn summary_averages_skip_nulls_and_missing_values() {
         let c = columns();
         assert_eq!(long_frame(&c).unwrap().height(), 7);

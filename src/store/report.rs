@@ -97,6 +97,35 @@ impl ScoreColumns {
     pub fn is_empty(&self) -> bool {
         self.key.is_empty()
     }
+
+    /// Keeps only the rows (and metric ids) whose metric `keep` accepts.
+    pub fn retain_metrics(&mut self, keep: impl Fn(&str) -> bool) {
+        let mut new_index: Vec<Option<u32>> = Vec::with_capacity(self.metrics.len());
+        let mut metrics = Vec::new();
+        for m in std::mem::take(&mut self.metrics) {
+            if keep(&m) {
+                new_index.push(Some(metrics.len() as u32));
+                metrics.push(m);
+            } else {
+                new_index.push(None);
+            }
+        }
+        self.metrics = metrics;
+        let mut w = 0;
+        for r in 0..self.key.len() {
+            if let Some(m) = new_index[self.metric[r] as usize] {
+                self.key[w] = self.key[r];
+                self.metric[w] = m;
+                self.value[w] = self.value[r];
+                self.run[w] = self.run[r];
+                w += 1;
+            }
+        }
+        self.key.truncate(w);
+        self.metric.truncate(w);
+        self.value.truncate(w);
+        self.run.truncate(w);
+    }
 }
 
 impl Store {

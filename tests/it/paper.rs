@@ -237,3 +237,30 @@ fn imported_grobid_tei_against_the_s2orc_json_truth() {
     assert!(cit > 0.99 && cit < 1.0, "citations strict micro F1 {cit}");
     eprintln!("{}", groups["citations"]["strict"]);
 }
+
+/// `report` leaves the 216 GROBID-style field metrics out unless asked (`--fields`, or
+/// `--metric` naming one): the paper table stays readable on a terminal.
+#[test]
+fn report_shows_field_scores_only_when_asked() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = ["ingest", "--dataset", "sample", "--truth", "peerread", "-q"];
+    assert!(run(corpus(&db).args(ingest).arg(sample_dir())).status.success());
+    assert!(run(corpus(&db).args(["eval", "--provider", "truth", "-q"])).status.success());
+    let header = |extra: &[&str]| {
+        let out = run(corpus(&db)
+            .args(["report", "--suite", "paper", "--by", "provider", "--format", "csv"])
+            .args(extra));
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string()
+    };
+    let plain = header(&[]);
+    assert!(plain.contains("text_r") && plain.contains("ref_r"), "{plain}");
+    assert!(!plain.contains("hdr_") && !plain.contains("cit_"), "{plain}");
+    let all = header(&["--fields"]);
+    assert!(all.contains("text_r") && all.contains("cit_micro_strict_f"), "{all}");
+    let cols = all.split(',').count() - plain.split(',').count();
+    assert_eq!(cols, corpus::metrics::fields::metric_ids().len());
+    let one = header(&["--metric", "hdr_title_soft_f"]);
+    assert!(one.contains("hdr_title_soft_f") && !one.contains("text_r"), "{one}");
+}
