@@ -122,7 +122,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
 
 /// How a suite's summary prints as a table; `--format json` prints the summary itself.
 trait Render: Summary {
-    /// Prints the table (stdout) and the counts and failures (stderr, unless quiet).
+    /// Prints the table (stdout) and the counts (stderr, unless quiet).
     fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()>;
 }
 
@@ -142,9 +142,21 @@ fn finish<S: Render>(
     }
     match a.output.format {
         Format::Json => print_json(sum)?,
-        Format::Table => sum.render(g, a)?,
+        Format::Table => {
+            sum.render(g, a)?;
+            print_failures(g, failures);
+        }
     }
     Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// Names every item that could not be scored (stderr, unless quiet), the same for every suite.
+fn print_failures(g: &GlobalArgs, failures: &[EvalFailure]) {
+    if !g.quiet {
+        for f in failures {
+            eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
+        }
+    }
 }
 
 impl Render for paper::EvalSummary {
@@ -198,9 +210,6 @@ impl Render for paper::EvalSummary {
                     .map(|ms| format!(" ({ms:.2} ms per paper)"))
                     .unwrap_or_default()
             );
-            for f in sum.failures() {
-                eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
-            }
         }
         Ok(())
     }
@@ -272,9 +281,6 @@ impl Render for omnidoc::OmnidocSummary {
                 "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
                 sum.scored, sum.pages, sum.method
             );
-            for f in sum.failures() {
-                eprintln!("corpus: {}: {}", f.document, f.error);
-            }
         }
         Ok(())
     }
@@ -342,9 +348,6 @@ impl Render for olmocr::EvalSummary {
                 sum.counts.suite_version,
                 if katex { "KaTeX MathML containment" } else { "exact matches only" }
             );
-            for f in sum.failures() {
-                eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);
-            }
             for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
                 eprintln!(
                     "corpus: warning: {} document(s) of {} have tests but no output from {}@{} \
@@ -405,9 +408,6 @@ impl Render for table::TableSummary {
                 "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
                 sum.scored, sum.documents, sum.rows_written, sum.suite_version
             );
-            for f in sum.failures() {
-                eprintln!("corpus: {}: {}", f.document, f.error);
-            }
         }
         Ok(())
     }
@@ -423,11 +423,7 @@ fn shard_summary(
     counts: &serde_json::Value,
     failures: &[EvalFailure],
 ) -> anyhow::Result<ExitCode> {
-    if !g.quiet {
-        for f in failures {
-            eprintln!("corpus: {}: {}", f.document, f.error);
-        }
-    }
+    print_failures(g, failures);
     match a.output.format {
         Format::Json => print_json(counts)?,
         Format::Table => {

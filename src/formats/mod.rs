@@ -4,9 +4,11 @@
 //!
 //! Readers turn bytes into corpus's own types ([`Doc`], [`Paper`], tables) and know nothing of
 //! files on disk, the store or the suites: `truth`, `import` and `ingest` find the files, call
-//! these readers and store what they give. Parsers that copy one evaluator's quirks on purpose (TEDS's lxml-like tree,
-//! GriTS's, olmOCR-bench's test loader, OmniDocBench's `html.parser` and pylatexenc ports) are
-//! not here: they stay beside the metric whose numbers they must reproduce.
+//! these readers and store what they give (with the file's path beside the message, which is
+//! why those callers leave [`FormatError::path`] empty). Parsers that copy one evaluator's
+//! quirks on purpose (TEDS's lxml-like tree, GriTS's, olmOCR-bench's test loader,
+//! OmniDocBench's `html.parser` and pylatexenc ports) are not here: they stay beside the metric
+//! whose numbers they must reproduce.
 
 pub mod docling;
 pub mod html;

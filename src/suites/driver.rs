@@ -157,8 +157,8 @@ pub trait Suite {
     fn open(&mut self, store: &Store, item: &Self::Item, name: &str)
         -> Result<Opening<Self::Unit>>;
 
-    /// Rebuilds an item's result from the rows this suite version stored before; `None`
-    /// (the default) scores it again, and the stored rows are kept as they are.
+    /// Rebuilds an item's result from the rows this suite version stored before (never
+    /// empty); `None` (the default) scores it again, and the stored rows are kept as they are.
     fn reuse(
         &mut self,
         _item: &Self::Item,
@@ -167,11 +167,6 @@ pub trait Suite {
         _stored: &[MetricRow],
     ) -> Option<Self::Kept> {
         None
-    }
-
-    /// Whether [`Suite::reuse`] can rebuild results (the stored rows are then read first).
-    fn reuses_stored(&self) -> bool {
-        false
     }
 
     /// Scores one item; an inner `Err` is a failure to report.
@@ -221,6 +216,8 @@ pub fn run<S: Suite>(
     let items = suite.items(store)?;
     let mut tally = Tally { items: items.len() as u64, ..Default::default() };
     let mut kept = Vec::new();
+    // (output, truth) pairs this suite version had already scored before the run.
+    let mut scored_before = std::collections::HashSet::new();
     progress.start(items.len() as u64);
     for item in &items {
         let (name, provider) = {
@@ -237,11 +234,12 @@ pub fn run<S: Suite>(
             Opening::Skip => None,
             Opening::Failed(e) => Some(fail(e)),
             Opening::Pair { output, truth, unit } => {
-                let stored = if suite.reuses_stored() {
-                    store.metric_rows(output, truth, suite.id(), suite.version())?
-                } else {
-                    Vec::new()
-                };
+                // Read once: what this suite version stored for the pair decides both reuse
+                // and whether new rows are written (stored rows are kept as they are).
+                let stored = store.metric_rows(output, truth, suite.id(), suite.version())?;
+                if !stored.is_empty() {
+                    scored_before.insert((output, truth));
+                }
                 let reused = match stored.is_empty() {
                     true => None,
                     false => suite.reuse(item, &unit, &name, &stored),
@@ -254,8 +252,10 @@ pub fn run<S: Suite>(
                     match suite.score(store, item, unit, &name)? {
                         Err(e) => Some(fail(e)),
                         Ok(s) => {
-                            tally.rows_written +=
-                                store_new(store, &suite, run, output, truth, &s.rows)?;
+                            if stored.is_empty() {
+                                tally.rows_written +=
+                                    put(store, &suite, run, output, truth, &s.rows)?;
+                            }
                             tally.scored += 1;
                             kept.push(s.kept);
                             None
@@ -269,14 +269,15 @@ pub fn run<S: Suite>(
     }
     progress.finish();
     for p in suite.score_run() {
-        tally.rows_written += store_new(store, &suite, run, p.output, p.truth, &p.rows)?;
+        if !scored_before.contains(&(p.output, p.truth)) {
+            tally.rows_written += put(store, &suite, run, p.output, p.truth, &p.rows)?;
+        }
     }
     suite.summarise(store, run, kept, tally)
 }
 
-/// Stores one pair's rows in one transaction unless this suite version stored some before;
-/// returns the number written.
-fn store_new<S: Suite>(
+/// Stores one pair's rows in one transaction; returns the number written.
+fn put<S: Suite>(
     store: &mut Store,
     suite: &S,
     run: Option<RunId>,
@@ -284,8 +285,7 @@ fn store_new<S: Suite>(
     truth: i64,
     rows: &[Row],
 ) -> Result<u64> {
-    if rows.is_empty() || !store.metric_rows(output, truth, suite.id(), suite.version())?.is_empty()
-    {
+    if rows.is_empty() {
         return Ok(0);
     }
     let refs: Vec<(&str, Option<f64>, String)> =
@@ -357,10 +357,6 @@ mod tests {
                 "bad" => Opening::Failed("unreadable".into()),
                 _ => Opening::Pair { output: *o, truth: t.id, unit: () },
             })
-        }
-
-        fn reuses_stored(&self) -> bool {
-            true
         }
 
         fn reuse(&mut self, _: &Self::Item, _: &(), name: &str, _: &[MetricRow]) -> Option<String> {

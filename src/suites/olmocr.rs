@@ -352,10 +352,6 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
         })
     }
 
-    fn reuses_stored(&self) -> bool {
-        true
-    }
-
     fn reuse(
         &mut self,
         item: &OlmocrItem,

@@ -199,10 +199,6 @@ impl Suite for PaperSuite<'_> {
         Ok(Opening::Pair { output: item.output.id, truth, unit: () })
     }
 
-    fn reuses_stored(&self) -> bool {
-        true
-    }
-
     fn reuse(
         &mut self,
         item: &PaperItem,
