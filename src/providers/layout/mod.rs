@@ -24,13 +24,14 @@ use self::assemble::{Class, GridPos, Region};
 use self::image::Bgr;
 use self::runtime::Device;
 use super::manifest::{Installed, ModelInfo};
-use super::pdfium::{self as pdf, layout::Glyph, Pdfium};
+use super::pdfium::layout::{Glyph, PageTable, TableSource};
+use super::pdfium::{self as pdf, Pdfium};
 use super::{Engine, PageSelection, Provider};
 use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes.
-pub const ADAPTER_VERSION: u32 = 3;
+pub const ADAPTER_VERSION: u32 = 4;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
@@ -251,8 +252,11 @@ impl Pipeline {
         let dets = self.detect(&img).map_err(|e| format!("page {}: layout: {e}", index + 1))?;
         // The tables the page's own rules draw: snapped to, or added where the model missed
         // them (docs/tables.md § 5).
-        let ruled = if !ocr_page { pdf::layout::ruled_tables(&pg) } else { Vec::new() };
-        let mut ruled_used = vec![false; ruled.len()];
+        // The tables the `pdfium` provider reads on this page (drawn grids, rule stacks,
+        // aligned cells): snapped to, split by, or added where the model missed them
+        // (docs/tables.md § 5).
+        let drawn = if !ocr_page { pdf::layout::page_tables(&pg) } else { Vec::new() };
+        let mut taken = vec![false; drawn.len()];
         let glyphs = if ocr_page {
             let lines =
                 self.read_text(&img).map_err(|e| format!("page {}: OCR: {e}", index + 1))?;
@@ -277,10 +281,28 @@ impl Pipeline {
             let mut cells = Vec::new();
             let mut table = None;
             if class == Class::Table {
-                if let Some(i) = snap(&bbox, &ruled, &ruled_used) {
-                    ruled_used[i] = true;
-                    bbox = bbox.union(&ruled[i].0);
-                    table = Some(ruled[i].1.clone());
+                if let Some(i) = snap(&bbox, &drawn, &taken) {
+                    taken[i] = true;
+                    bbox = bbox.union(&drawn[i].bbox);
+                    table = Some(drawn[i].table.clone());
+                }
+            }
+            if class == Class::Table && table.is_none() {
+                // One region over several tables the page shows apart: the page splits what
+                // the model merged.
+                let parts = held_tables(&bbox, &drawn, &taken);
+                if parts.len() >= 2 {
+                    for i in parts {
+                        taken[i] = true;
+                        regions.push(Region {
+                            class,
+                            score: d.score,
+                            bbox: drawn[i].bbox,
+                            cells: Vec::new(),
+                            ruled: Some(drawn[i].table.clone()),
+                        });
+                    }
+                    continue;
                 }
             }
             if class == Class::Table && table.is_none() {
@@ -317,7 +339,7 @@ impl Pipeline {
             }
             regions.push(Region { class, score: d.score, bbox, cells, ruled: table });
         }
-        add_missed_tables(&mut regions, &ruled, &ruled_used);
+        add_missed_tables(&mut regions, &drawn, &taken);
         let blocks = assemble::page_blocks(index, size, &glyphs, &regions);
         Ok((size, blocks, glyphs))
     }
@@ -327,9 +349,10 @@ impl Pipeline {
 /// union is at least this.
 const SNAP_IOU: f32 = 0.5;
 
-/// The ruled table (not yet taken by another region) that is the same table as the model's
-/// region `bbox`: the one of highest IoU, when that is at least [`SNAP_IOU`].
-fn snap(bbox: &BBox, ruled: &[(BBox, crate::doc::Table)], used: &[bool]) -> Option<usize> {
+/// The drawn grid (a lattice, not yet taken by another region) that is the same table as the
+/// model's region `bbox`: the one of highest IoU, when that is at least [`SNAP_IOU`]. Rule
+/// stacks and aligned cells state rows or nothing: there the model's structure is kept.
+fn snap(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Option<usize> {
     let iou = |a: &BBox, b: &BBox| {
         let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
         let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
@@ -341,31 +364,41 @@ fn snap(bbox: &BBox, ruled: &[(BBox, crate::doc::Table)], used: &[bool]) -> Opti
             0.0
         }
     };
-    ruled
+    drawn
         .iter()
         .enumerate()
-        .filter(|(i, _)| !used[*i])
-        .map(|(i, (b, _))| (i, iou(bbox, b)))
+        .filter(|(i, t)| !used[*i] && t.source == TableSource::Lattice)
+        .map(|(i, t)| (i, iou(bbox, &t.bbox)))
         .filter(|&(_, v)| v >= SNAP_IOU)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
 }
 
-/// Adds each drawn grid that no table region overlaps as a table the model missed, and drops
-/// the regions with half or more of their area inside it (docs/tables.md § 5).
-fn add_missed_tables(
-    regions: &mut Vec<Region>,
-    ruled: &[(BBox, crate::doc::Table)],
-    used: &[bool],
-) {
-    for (i, (b, t)) in ruled.iter().enumerate() {
-        let seen = regions.iter().any(|r| r.class == Class::Table && overlap(&r.bbox, b) > 0.0);
+/// The page's tables (not yet taken) that lie mostly (half their area or more) inside `bbox`.
+fn held_tables(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Vec<usize> {
+    (0..drawn.len())
+        .filter(|&i| !used[i] && overlap(bbox, &drawn[i].bbox) >= 0.5 * area(&drawn[i].bbox))
+        .collect()
+}
+
+/// Adds each of the page's tables that no table region overlaps as a table the model missed,
+/// and drops the regions with half or more of their area inside it (docs/tables.md § 5).
+fn add_missed_tables(regions: &mut Vec<Region>, drawn: &[PageTable], used: &[bool]) {
+    for (i, t) in drawn.iter().enumerate() {
+        let seen =
+            regions.iter().any(|r| r.class == Class::Table && overlap(&r.bbox, &t.bbox) > 0.0);
         if used[i] || seen {
             continue;
         }
-        regions.retain(|r| overlap(&r.bbox, b) < 0.5 * area(&r.bbox));
-        let ruled = Some(t.clone());
-        regions.push(Region { class: Class::Table, score: 1.0, bbox: *b, cells: vec![], ruled });
+        regions.retain(|r| overlap(&r.bbox, &t.bbox) < 0.5 * area(&r.bbox));
+        let ruled = Some(t.table.clone());
+        regions.push(Region {
+            class: Class::Table,
+            score: 1.0,
+            bbox: t.bbox,
+            cells: vec![],
+            ruled,
+        });
     }
 }
 
@@ -529,12 +562,11 @@ mod tests {
     }
 
     #[test]
-    fn a_table_region_snaps_to_the_ruled_table_it_overlaps_most() {
-        let t = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
+    fn a_table_region_snaps_to_the_drawn_grid_it_overlaps_most() {
         let ruled = vec![
-            (BBox::new(100.0, 100.0, 300.0, 200.0), t.clone()),
-            (BBox::new(100.0, 300.0, 300.0, 400.0), t.clone()),
-            (BBox::new(110.0, 310.0, 290.0, 390.0), t),
+            page_table(BBox::new(100.0, 100.0, 300.0, 200.0), TableSource::Lattice),
+            page_table(BBox::new(100.0, 300.0, 300.0, 400.0), TableSource::Lattice),
+            page_table(BBox::new(110.0, 310.0, 290.0, 390.0), TableSource::Lattice),
         ];
         // The model's box a little off the drawn one.
         let region = BBox::new(95.0, 305.0, 305.0, 395.0);
@@ -543,16 +575,43 @@ mod tests {
         // A region over two tables, or half of one, is the model's.
         assert_eq!(snap(&BBox::new(100.0, 100.0, 300.0, 400.0), &ruled, &[false; 3]), None);
         assert_eq!(snap(&BBox::new(100.0, 100.0, 170.0, 200.0), &ruled, &[false; 3]), None);
+        // Rule stacks and aligned cells do not state columns: the model's structure stays.
+        for source in [TableSource::RuleStack, TableSource::Alignment] {
+            let stack = vec![page_table(BBox::new(100.0, 300.0, 300.0, 400.0), source)];
+            assert_eq!(snap(&region, &stack, &[false]), None, "{source:?}");
+        }
+    }
+
+    fn page_table(bbox: BBox, source: TableSource) -> PageTable {
+        let table = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
+        PageTable { bbox, table, source }
     }
 
     #[test]
-    fn a_drawn_grid_the_model_missed_is_added_and_replaces_what_it_holds() {
-        let t = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
+    fn a_region_over_several_of_the_pages_tables_is_split_into_them() {
+        let drawn = vec![
+            page_table(BBox::new(100.0, 100.0, 300.0, 200.0), TableSource::RuleStack),
+            page_table(BBox::new(100.0, 220.0, 300.0, 300.0), TableSource::Alignment),
+            page_table(BBox::new(100.0, 500.0, 300.0, 600.0), TableSource::Lattice),
+        ];
+        // The model's region covers the first two tables and a margin around them.
+        let region = BBox::new(90.0, 95.0, 310.0, 310.0);
+        assert_eq!(held_tables(&region, &drawn, &[false; 3]), [0, 1]);
+        assert_eq!(held_tables(&region, &drawn, &[true, false, false]), [1]);
+        // Less than half of a table inside the region: not held.
+        assert!(held_tables(&BBox::new(90.0, 95.0, 310.0, 140.0), &drawn, &[false; 3]).is_empty());
+    }
+
+    #[test]
+    fn a_table_the_model_missed_is_added_and_replaces_what_it_holds() {
         let region = |class, bbox| Region { class, score: 0.9, bbox, cells: vec![], ruled: None };
         let grid = BBox::new(100.0, 100.0, 300.0, 200.0);
-        let ruled = vec![(grid, t.clone()), (BBox::new(100.0, 500.0, 300.0, 600.0), t)];
+        let ruled = vec![
+            page_table(grid, TableSource::Alignment),
+            page_table(BBox::new(100.0, 500.0, 300.0, 600.0), TableSource::Lattice),
+        ];
         let mut regions = vec![
-            // Text the detector saw inside the first grid, and a paragraph below it.
+            // Text the detector saw inside the first table, and a paragraph below it.
             region(Class::Text, BBox::new(105.0, 105.0, 295.0, 150.0)),
             region(Class::Text, BBox::new(100.0, 210.0, 300.0, 260.0)),
             // A table region over part of the second grid: that one is the model's.
@@ -564,10 +623,10 @@ mod tests {
         assert_eq!(
             kinds,
             [(Class::Text, false), (Class::Table, false), (Class::Table, true)],
-            "the text inside the grid is dropped, the grid is a table, the other grid is left"
+            "the text inside the table is dropped, it is a table, the other grid is left"
         );
         assert_eq!(regions[2].bbox, grid);
-        // A grid already taken by a region is not added again.
+        // A table already taken by a region is not added again.
         let mut none = Vec::new();
         add_missed_tables(&mut none, &ruled[..1], &[true]);
         assert!(none.is_empty());

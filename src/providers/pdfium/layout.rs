@@ -350,27 +350,104 @@ fn find_margins(pages: &[Vec<Span>], sizes: &[Page]) -> Vec<Vec<Option<bool>>> {
         .collect()
 }
 
-/// The tables one page draws as grids, with rules both ways (lattices, read as the `pdfium`
-/// provider reads them; see `docs/tables.md`), each with its box in page points (top-left
-/// origin). Rule stacks (booktabs) are left out: they state the rows only.
-/// The body size is the page's most common glyph size. What the `layout` provider snaps its
-/// table regions to.
-pub fn ruled_tables(page: &PageGlyphs) -> Vec<(BBox, crate::doc::Table)> {
-    if page.rules.is_empty() {
-        return Vec::new();
-    }
+/// Where a table the `pdfium` provider reads came from (`docs/tables.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TableSource {
+    /// A grid with rules both ways (§ 2).
+    Lattice,
+    /// Horizontal rules only, as booktabs and `\hline` draw them (§ 2).
+    RuleStack,
+    /// No rules: aligned short cells found in reading order (§ 4).
+    Alignment,
+}
+
+/// A table as the `pdfium` provider reads it from one page: its box in page points (top-left
+/// origin), its cells and text, and what showed it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageTable {
+    /// The table's box.
+    pub bbox: BBox,
+    /// Its cells, with spans and text.
+    pub table: crate::doc::Table,
+    /// Rules both ways, rules across only, or text alignment.
+    pub source: TableSource,
+}
+
+/// The tables of one page exactly as the `pdfium` provider finds them (the same reading as
+/// [`build_doc`] on that page alone): ruled tables, then the tables text alignment shows in
+/// reading order. The body size is the page's most common glyph size. What the `layout`
+/// provider snaps its table regions to and adds where its model missed one (docs/tables.md
+/// § 5).
+pub fn page_tables(page: &PageGlyphs) -> Vec<PageTable> {
     let mut s = spans(&page.glyphs);
     drop_line_numbers(&mut s, page.width);
     let body = body_size(std::slice::from_ref(&s));
+    let (items, ruled) = read_body(page, s, 0, body);
+    items
+        .into_iter()
+        .filter_map(|item| match item {
+            xycut::Item::Table(b) => {
+                // A ruled table's block keeps the box it was found with.
+                let source = match ruled.iter().find(|(r, _)| *r == b.bbox) {
+                    Some((_, true)) => TableSource::Lattice,
+                    Some((_, false)) => TableSource::RuleStack,
+                    None => TableSource::Alignment,
+                };
+                Some(PageTable { bbox: b.bbox, table: b.table?, source })
+            }
+            xycut::Item::Line(_) => None,
+        })
+        .collect()
+}
+
+/// Reads a page's body spans (margins already taken out): the ruled tables first, each
+/// standing in the reading order as one span, then XY-cut over the rest, which finds the
+/// tables text alignment shows. Also returns each ruled table's box and whether it is a
+/// lattice.
+fn read_body(
+    page: &PageGlyphs,
+    mut rest: Vec<Span>,
+    index: u32,
+    body: f32,
+) -> (Vec<xycut::Item>, Vec<(BBox, bool)>) {
     let rules = tables::rules::Rules::new(&page.rules);
     let input = tables::PageInput {
         glyphs: &page.glyphs,
         rules: &rules,
         art: &page.art,
-        spans: &s,
+        spans: &rest,
         em: body,
     };
-    tables::find(&input).into_iter().filter(|f| f.lattice).map(|f| (f.bbox, f.table)).collect()
+    let found = tables::find(&input);
+    if !found.is_empty() {
+        let held = |s: &Span| {
+            let (cx, cy) = ((s.bbox.x0 + s.bbox.x1) * 0.5, s.center_y());
+            found
+                .iter()
+                .any(|f| cx >= f.bbox.x0 && cx <= f.bbox.x1 && cy >= f.bbox.y0 && cy <= f.bbox.y1)
+        };
+        rest.retain(|s| !held(s));
+        for (i, f) in found.iter().enumerate() {
+            rest.push(Span {
+                bbox: f.bbox,
+                text: String::new(),
+                size: body,
+                chars: 0,
+                bold: 0,
+                table: Some(i as u32),
+            });
+        }
+    }
+    let ruled = found.iter().map(|f| (f.bbox, f.lattice)).collect();
+    let tables: Vec<Block> = found
+        .into_iter()
+        .map(|f| {
+            let mut b = Block::new(BlockKind::Table, index, f.bbox, f.table.flat_text());
+            b.table = Some(f.table);
+            b
+        })
+        .collect();
+    (xycut::order(&rest, index, body, tables, &page.glyphs, &rules), ruled)
 }
 
 /// Builds the document: blocks in reading order over all pages.
@@ -408,43 +485,7 @@ pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
         for s in &heads {
             builder.margin(Block::new(BlockKind::PageHeader, page, s.bbox, blocks::clean(&s.text)));
         }
-        let rules = tables::rules::Rules::new(&pages[p].rules);
-        let input = tables::PageInput {
-            glyphs: &pages[p].glyphs,
-            rules: &rules,
-            art: &pages[p].art,
-            spans: &rest,
-            em: body,
-        };
-        let found = tables::find(&input);
-        if !found.is_empty() {
-            let held = |s: &Span| {
-                let (cx, cy) = ((s.bbox.x0 + s.bbox.x1) * 0.5, s.center_y());
-                found.iter().any(|f| {
-                    cx >= f.bbox.x0 && cx <= f.bbox.x1 && cy >= f.bbox.y0 && cy <= f.bbox.y1
-                })
-            };
-            rest.retain(|s| !held(s));
-            for (i, f) in found.iter().enumerate() {
-                rest.push(Span {
-                    bbox: f.bbox,
-                    text: String::new(),
-                    size: body,
-                    chars: 0,
-                    bold: 0,
-                    table: Some(i as u32),
-                });
-            }
-        }
-        let tables: Vec<Block> = found
-            .into_iter()
-            .map(|f| {
-                let mut b = Block::new(BlockKind::Table, page, f.bbox, f.table.flat_text());
-                b.table = Some(f.table);
-                b
-            })
-            .collect();
-        let items = xycut::order(&rest, page, body, tables, &pages[p].glyphs, &rules);
+        let (items, _) = read_body(&pages[p], rest, page, body);
         builder.page(page, sizes[p], items);
         for s in &feet {
             builder.margin(Block::new(BlockKind::PageFooter, page, s.bbox, blocks::clean(&s.text)));

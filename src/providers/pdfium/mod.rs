@@ -19,7 +19,7 @@ pub use pdfium_render::prelude::Pdfium;
 use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 
 /// Bump when the output for the same PDF changes.
-pub const ADAPTER_VERSION: u32 = 2;
+pub const ADAPTER_VERSION: u32 = 3;
 
 /// The pypdfium2 release whose `libpdfium.so` the set-up script installs.
 const PDFIUM_DIR: &str = "pdfium-5.15.2";

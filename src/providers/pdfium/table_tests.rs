@@ -200,6 +200,36 @@ fn borderless_table_under_its_caption() {
 }
 
 #[test]
+fn a_table_under_one_rule_in_the_right_column_keeps_its_header_and_spaced_rows() {
+    let mut p = Page::new();
+    // Prose down the left column, beside the table's every line.
+    p.prose(72.0, 80.0, 30, 220.0);
+    p.prose(320.0, 80.0, 4, 220.0);
+    // One rule, under the header (a `\hline` after the first row), then the body; the last
+    // row sits 1.2 ems further down (a blank line inside the tabular).
+    p.hline(330.0, 530.0, 139.0);
+    let rows: [(f32, [&str; 4]); 4] = [
+        (135.0, ["Model", "Dev", "Test", "Size"]),
+        (151.0, ["base", "71.2", "70.1", "110"]),
+        (163.0, ["large", "75.9", "74.0", "340"]),
+        (184.0, ["xl", "78.3", "77.9", "900"]),
+    ];
+    for (y, row) in rows {
+        for (c, text) in row.iter().enumerate() {
+            p.text(340.0 + c as f32 * 50.0, y, text);
+        }
+    }
+    p.prose(320.0, 215.0, 4, 220.0);
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 1, "{:#?}", doc.blocks);
+    let t = ts[0];
+    assert_eq!((t.rows, t.cols), (4, 4), "{}", t.to_markdown());
+    assert_eq!(at(cell(t, "Model")), (0, 0, 1, 1));
+    assert_eq!(at(cell(t, "900")), (3, 3, 1, 1));
+}
+
+#[test]
 fn two_column_prose_is_no_table() {
     let mut p = Page::new();
     p.prose(72.0, 80.0, 40, 220.0);

@@ -186,16 +186,12 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
         for &i in &hs {
             in_lattice[i] = true;
         }
-        if std::env::var_os("TDBG").is_some() {
-            eprintln!("lattice {:?} h {} v {}", b, hs.len(), vs.len());
-        }
+        tracing::trace!(target: "corpus::tables", "lattice {b:?}: {} x {} rules", hs.len(), vs.len());
         cands.push((b, true));
     }
     merge_stacked(p, &mut cands, em);
     for b in stacks(p, &in_lattice, em) {
-        if std::env::var_os("TDBG").is_some() {
-            eprintln!("stack {:?}", b);
-        }
+        tracing::trace!(target: "corpus::tables", "rule stack {b:?}");
         cands.push((b, false));
     }
     // Drawn grids first, then stacks, larger regions first. A region mostly inside a table
@@ -220,19 +216,18 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
         let rules = p.rules.within(&grown, 2.0);
         let words = words_in(p.glyphs, &grown, p.rules);
         let Some(built) = grid::build(&words, &rules, grown, em) else {
-            if std::env::var_os("TDBG").is_some() {
-                eprintln!("  no grid for {region:?}");
-            }
+            tracing::trace!(target: "corpus::tables", "no grid in {region:?}");
             continue;
         };
         if !table_like(&built, &region, p.art, lattice) {
-            if std::env::var_os("TDBG").is_some() {
-                eprintln!(
-                    "  not table-like {region:?} {}x{} multi {} mean {}",
-                    built.table.rows, built.table.cols, built.multi_rows, built.mean_cell
-                );
-                eprintln!("{}", built.table.to_markdown());
-            }
+            tracing::trace!(
+                target: "corpus::tables",
+                "not table-like: {region:?}, {} x {}, {} rows of several cells, mean cell {}",
+                built.table.rows,
+                built.table.cols,
+                built.multi_rows,
+                built.mean_cell
+            );
             continue;
         }
         let bbox = built.bbox.union(&region);
@@ -403,6 +398,12 @@ fn joinable(p: &PageInput<'_>, x0: f32, x1: f32, ya: f32, yb: f32, em: f32) -> b
     yb - cursor <= MAX_BLANK * em
 }
 
+/// Text outside a stack's extent this close (in ems) to a row's cells is on the same line as
+/// them: the row is part of a longer line, not the table's.
+const STRAY_GAP: f32 = 2.0;
+/// A row further than this many ems from the table's edge does not continue it.
+const ROW_GAP: f32 = 1.5;
+
 /// Extends a stack from its outer rule at `y` up (`dir` −1) or down (+1) over the text rows
 /// that continue the table: within the rules' extent, close to the rule and to each other,
 /// not prose, not a caption.
@@ -436,11 +437,16 @@ fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32) -> f32
             cy >= b.y0
                 && cy <= b.y1
                 && (s.bbox.x1 < x0 - 0.5 * em || s.bbox.x0 > x1 + 0.5 * em)
-                && s.bbox.x0 < x1 + 4.0 * em
-                && s.bbox.x1 > x0 - 4.0 * em
+                && s.bbox.x0 < b.x1 + STRAY_GAP * em
+                && s.bbox.x1 > b.x0 - STRAY_GAP * em
         });
         let gap = if dir < 0.0 { edge - b.y1 } else { b.y0 - edge };
-        if stray || gap > 1.0 * em {
+        if stray || gap > ROW_GAP * em {
+            tracing::trace!(
+                target: "corpus::tables",
+                "stack {x0}..{x1} ends before the row at y {}: stray text {stray}, gap {gap} pt",
+                b.y0
+            );
             break;
         }
         edge = if dir < 0.0 { b.y0 } else { b.y1 };
