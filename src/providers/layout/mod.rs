@@ -281,7 +281,7 @@ impl Pipeline {
             let mut cells = Vec::new();
             let mut table = None;
             if class == Class::Table {
-                if let Some(i) = snap(&bbox, &drawn, &taken) {
+                if let Some(i) = same_table(&bbox, &drawn, &taken, true) {
                     taken[i] = true;
                     bbox = bbox.union(&drawn[i].bbox);
                     table = Some(drawn[i].table.clone());
@@ -337,6 +337,16 @@ impl Pipeline {
                     }
                 }
             }
+            // The model read rows as one that the text shows apart: where the page reads
+            // the same table (any kind, IoU >= 0.5), its reading is taken.
+            if !cells.is_empty() && merged_rows(&cells, &glyphs) {
+                if let Some(i) = same_table(&bbox, &drawn, &taken, false) {
+                    taken[i] = true;
+                    bbox = bbox.union(&drawn[i].bbox);
+                    table = Some(drawn[i].table.clone());
+                    cells.clear();
+                }
+            }
             regions.push(Region { class, score: d.score, bbox, cells, ruled: table });
         }
         add_missed_tables(&mut regions, &drawn, &taken);
@@ -352,7 +362,12 @@ const SNAP_IOU: f32 = 0.5;
 /// The drawn grid (a lattice, not yet taken by another region) that is the same table as the
 /// model's region `bbox`: the one of highest IoU, when that is at least [`SNAP_IOU`]. Rule
 /// stacks and aligned cells state rows or nothing: there the model's structure is kept.
-fn snap(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Option<usize> {
+fn same_table(
+    bbox: &BBox,
+    drawn: &[PageTable],
+    used: &[bool],
+    lattice_only: bool,
+) -> Option<usize> {
     let iou = |a: &BBox, b: &BBox| {
         let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
         let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
@@ -367,11 +382,38 @@ fn snap(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Option<usize> {
     drawn
         .iter()
         .enumerate()
-        .filter(|(i, t)| !used[*i] && t.source == TableSource::Lattice)
+        .filter(|(i, t)| !used[*i] && (!lattice_only || t.source == TableSource::Lattice))
         .map(|(i, t)| (i, iou(bbox, &t.bbox)))
         .filter(|&(_, v)| v >= SNAP_IOU)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
+}
+
+/// Whether the model's cells merge rows the text shows apart: two or more cells of one row
+/// each hold two or more lines of text (one wrapped cell beside one-line cells is a row; a
+/// row of several two-line cells is two rows read as one).
+fn merged_rows(cells: &[(GridPos, BBox)], glyphs: &[Glyph]) -> bool {
+    let mut multi: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for (pos, b) in cells {
+        if pos.row_span != 1 {
+            continue;
+        }
+        let mut ys: Vec<(f32, f32)> = glyphs
+            .iter()
+            .filter(|g| !g.ch.is_whitespace())
+            .filter(|g| {
+                let (cx, cy) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
+                cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1
+            })
+            .map(|g| ((g.bbox.y0 + g.bbox.y1) * 0.5, g.size))
+            .collect();
+        ys.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let lines = 1 + ys.windows(2).filter(|w| w[1].0 - w[0].0 > 0.6 * w[0].1.max(1.0)).count();
+        if !ys.is_empty() && lines >= 2 {
+            *multi.entry(pos.row).or_default() += 1;
+        }
+    }
+    multi.values().any(|&n| n >= 2)
 }
 
 /// The page's tables (not yet taken) that lie mostly (half their area or more) inside `bbox`.
@@ -570,21 +612,67 @@ mod tests {
         ];
         // The model's box a little off the drawn one.
         let region = BBox::new(95.0, 305.0, 305.0, 395.0);
-        assert_eq!(snap(&region, &ruled, &[false; 3]), Some(1));
-        assert_eq!(snap(&region, &ruled, &[false, true, false]), Some(2));
+        assert_eq!(same_table(&region, &ruled, &[false; 3], true), Some(1));
+        assert_eq!(same_table(&region, &ruled, &[false, true, false], true), Some(2));
         // A region over two tables, or half of one, is the model's.
-        assert_eq!(snap(&BBox::new(100.0, 100.0, 300.0, 400.0), &ruled, &[false; 3]), None);
-        assert_eq!(snap(&BBox::new(100.0, 100.0, 170.0, 200.0), &ruled, &[false; 3]), None);
+        assert_eq!(
+            same_table(&BBox::new(100.0, 100.0, 300.0, 400.0), &ruled, &[false; 3], true),
+            None
+        );
+        assert_eq!(
+            same_table(&BBox::new(100.0, 100.0, 170.0, 200.0), &ruled, &[false; 3], true),
+            None
+        );
         // Rule stacks and aligned cells do not state columns: the model's structure stays.
         for source in [TableSource::RuleStack, TableSource::Alignment] {
             let stack = vec![page_table(BBox::new(100.0, 300.0, 300.0, 400.0), source)];
-            assert_eq!(snap(&region, &stack, &[false]), None, "{source:?}");
+            assert_eq!(same_table(&region, &stack, &[false], true), None, "{source:?}");
         }
     }
 
     fn page_table(bbox: BBox, source: TableSource) -> PageTable {
         let table = crate::doc::Table { rows: 2, cols: 2, cells: Vec::new() };
         PageTable { bbox, table, source }
+    }
+
+    #[test]
+    fn rows_merged_by_the_model_are_told_from_a_wrapped_cell() {
+        let glyphs = |x: f32, y: f32, text: &str| -> Vec<Glyph> {
+            text.chars()
+                .enumerate()
+                .map(|(i, ch)| Glyph {
+                    ch,
+                    bbox: BBox::new(x + i as f32 * 5.0, y, x + i as f32 * 5.0 + 5.0, y + 10.0),
+                    size: 10.0,
+                    bold: false,
+                })
+                .collect()
+        };
+        let cell =
+            |row, col, b: BBox| (GridPos { row, col, row_span: 1, col_span: 1, header: false }, b);
+        // Two text rows, y 100 and 114; the model's row 0 holds both, in both columns.
+        let mut page = glyphs(100.0, 100.0, "base");
+        page.extend(glyphs(200.0, 100.0, "71.2"));
+        page.extend(glyphs(100.0, 114.0, "large"));
+        page.extend(glyphs(200.0, 114.0, "75.9"));
+        let merged = [
+            cell(0, 0, BBox::new(95.0, 95.0, 180.0, 128.0)),
+            cell(0, 1, BBox::new(195.0, 95.0, 260.0, 128.0)),
+        ];
+        assert!(merged_rows(&merged, &page));
+        // One cell wrapped over two lines beside a one-line cell: one row.
+        let mut wrapped = glyphs(100.0, 100.0, "a long");
+        wrapped.extend(glyphs(100.0, 114.0, "label"));
+        wrapped.extend(glyphs(200.0, 107.0, "71.2"));
+        assert!(!merged_rows(&merged, &wrapped));
+        // Each row in its own cells: nothing merged.
+        let split = [
+            cell(0, 0, BBox::new(95.0, 95.0, 180.0, 112.0)),
+            cell(0, 1, BBox::new(195.0, 95.0, 260.0, 112.0)),
+            cell(1, 0, BBox::new(95.0, 112.0, 180.0, 128.0)),
+            cell(1, 1, BBox::new(195.0, 112.0, 260.0, 128.0)),
+        ];
+        assert!(!merged_rows(&split, &page));
     }
 
     #[test]
