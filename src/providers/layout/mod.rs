@@ -337,14 +337,22 @@ impl Pipeline {
                     }
                 }
             }
-            // The model read rows as one that the text shows apart: where the page reads
-            // the same table (any kind, IoU >= 0.5), its reading is taken.
-            if !cells.is_empty() && merged_rows(&cells, &glyphs) {
+            // Where the page reads the same table (a rule stack or aligned cells, IoU >= 0.5),
+            // the reading that holds the text better is kept (docs/tables.md § 5).
+            if !cells.is_empty() {
                 if let Some(i) = same_table(&bbox, &drawn, &taken, false) {
-                    taken[i] = true;
-                    bbox = bbox.union(&drawn[i].bbox);
-                    table = Some(drawn[i].table.clone());
-                    cells.clear();
+                    let region = Region { class, score: d.score, bbox, cells, ruled: None };
+                    let page_reads_better = merged_rows(&region.cells, &glyphs)
+                        || merged_columns(&region.cells, &glyphs)
+                        || assemble::model_table(&region, &glyphs)
+                            .is_none_or(|m| page_fits_better(&m, &drawn[i].table));
+                    cells = region.cells;
+                    if page_reads_better {
+                        taken[i] = true;
+                        bbox = bbox.union(&drawn[i].bbox);
+                        table = Some(drawn[i].table.clone());
+                        cells.clear();
+                    }
                 }
             }
             regions.push(Region { class, score: d.score, bbox, cells, ruled: table });
@@ -387,6 +395,88 @@ fn same_table(
         .filter(|&(_, v)| v >= SNAP_IOU)
         .max_by(|a, b| a.1.total_cmp(&b.1))
         .map(|(i, _)| i)
+}
+
+/// A reading that misses this share of the words the other holds has lost text.
+const LOST_WORDS: f64 = 0.2;
+/// A reading with this share of words the other does not hold reaches over other text.
+const EXTRA_WORDS: f64 = 0.1;
+/// A reading with this share of empty cells or more is sparse.
+const SPARSE: f64 = 0.2;
+
+/// Whether the page's reading of a table holds its text better than the model's (both read
+/// from the text layer): the model's cells miss a fifth or more of the words the page's hold,
+/// or leave more of their cells empty, or hold a tenth or more words the page's table does
+/// not while the page's reading leaves few cells empty (the model's region reaches over text
+/// that is not the table's). docs/tables.md § 5.
+fn page_fits_better(model: &crate::doc::Table, page: &crate::doc::Table) -> bool {
+    fn words(t: &crate::doc::Table) -> std::collections::HashMap<&str, usize> {
+        let mut m = std::collections::HashMap::new();
+        for w in t.cells.iter().flat_map(|c| c.text.split_whitespace()) {
+            *m.entry(w).or_default() += 1;
+        }
+        m
+    }
+    // The share of `a`'s words (with multiplicity) that `b` lacks.
+    fn missing(
+        a: &std::collections::HashMap<&str, usize>,
+        b: &std::collections::HashMap<&str, usize>,
+    ) -> f64 {
+        let total: usize = a.values().sum();
+        let lacking: usize =
+            a.iter().map(|(w, &n)| n.saturating_sub(*b.get(w).unwrap_or(&0))).sum();
+        lacking as f64 / total.max(1) as f64
+    }
+    fn empty(t: &crate::doc::Table) -> f64 {
+        t.cells.iter().filter(|c| c.text.trim().is_empty()).count() as f64
+            / t.cells.len().max(1) as f64
+    }
+    let (m, p) = (words(model), words(page));
+    let (empty_m, empty_p) = (empty(model), empty(page));
+    missing(&p, &m) >= LOST_WORDS
+        || empty_m > empty_p
+        || (missing(&m, &p) >= EXTRA_WORDS && empty_p < SPARSE)
+}
+
+/// A gap this many ems wide inside a cell's line is a column gutter, not a word space.
+const GUTTER: f32 = 1.0;
+
+/// Whether the model's cells merge columns the text shows apart: two or more one-column cells
+/// of one column each hold a line with a gutter (a gap of [`GUTTER`] ems or more) inside it.
+fn merged_columns(cells: &[(GridPos, BBox)], glyphs: &[Glyph]) -> bool {
+    let mut gutters: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+    for (pos, b) in cells {
+        if pos.col_span != 1 {
+            continue;
+        }
+        let mut inside: Vec<&Glyph> = glyphs
+            .iter()
+            .filter(|g| !g.ch.is_whitespace())
+            .filter(|g| {
+                let (cx, cy) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
+                cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1
+            })
+            .collect();
+        // By line (centres closer than half a glyph height), then left to right.
+        inside.sort_by(|a, b| {
+            let (ya, yb) = ((a.bbox.y0 + a.bbox.y1) * 0.5, (b.bbox.y0 + b.bbox.y1) * 0.5);
+            if (ya - yb).abs() < 0.5 * a.size.max(1.0) {
+                a.bbox.x0.total_cmp(&b.bbox.x0)
+            } else {
+                ya.total_cmp(&yb)
+            }
+        });
+        let gutter = inside.windows(2).any(|w| {
+            let same_line =
+                ((w[0].bbox.y0 + w[0].bbox.y1) * 0.5 - (w[1].bbox.y0 + w[1].bbox.y1) * 0.5).abs()
+                    < 0.5 * w[0].size.max(1.0);
+            same_line && w[1].bbox.x0 - w[0].bbox.x1 >= GUTTER * w[0].size.max(1.0)
+        });
+        if gutter {
+            *gutters.entry(pos.col).or_default() += 1;
+        }
+    }
+    gutters.values().any(|&n| n >= 2)
 }
 
 /// Whether the model's cells merge rows the text shows apart: two or more cells of one row
@@ -673,6 +763,90 @@ mod tests {
             cell(1, 1, BBox::new(195.0, 112.0, 260.0, 128.0)),
         ];
         assert!(!merged_rows(&split, &page));
+    }
+
+    #[test]
+    fn columns_merged_by_the_model_show_a_gutter_inside_its_cells() {
+        let glyphs = |x: f32, y: f32, text: &str| -> Vec<Glyph> {
+            text.chars()
+                .enumerate()
+                .map(|(i, ch)| Glyph {
+                    ch,
+                    bbox: BBox::new(x + i as f32 * 5.0, y, x + i as f32 * 5.0 + 5.0, y + 10.0),
+                    size: 10.0,
+                    bold: false,
+                })
+                .collect()
+        };
+        let cell =
+            |row, col, b: BBox| (GridPos { row, col, row_span: 1, col_span: 1, header: false }, b);
+        // Two text columns at x 100 and 150 (a 30 pt gutter); the model reads one column.
+        let mut page = glyphs(100.0, 100.0, "base");
+        page.extend(glyphs(150.0, 100.0, "71.2"));
+        page.extend(glyphs(100.0, 114.0, "xl"));
+        page.extend(glyphs(150.0, 114.0, "75.9"));
+        let merged = [
+            cell(0, 0, BBox::new(95.0, 95.0, 180.0, 112.0)),
+            cell(1, 0, BBox::new(95.0, 112.0, 180.0, 128.0)),
+        ];
+        assert!(merged_columns(&merged, &page));
+        let split = [
+            cell(0, 0, BBox::new(95.0, 95.0, 130.0, 112.0)),
+            cell(0, 1, BBox::new(145.0, 95.0, 180.0, 112.0)),
+            cell(1, 0, BBox::new(95.0, 112.0, 130.0, 128.0)),
+            cell(1, 1, BBox::new(145.0, 112.0, 180.0, 128.0)),
+        ];
+        assert!(!merged_columns(&split, &page));
+        // One cell with a wide gap is not enough: two cells of the column must show it.
+        assert!(!merged_columns(&merged[..1], &page));
+    }
+
+    #[test]
+    fn the_reading_that_holds_the_text_better_is_kept() {
+        use crate::doc::{Cell, Table};
+        let table = |rows: &[&[&str]]| {
+            let mut cells = Vec::new();
+            for (r, row) in rows.iter().enumerate() {
+                for (c, text) in row.iter().enumerate() {
+                    cells.push(Cell {
+                        row: r as u32,
+                        col: c as u32,
+                        row_span: 1,
+                        col_span: 1,
+                        text: text.to_string(),
+                        header: r == 0,
+                    });
+                }
+            }
+            Table { rows: rows.len() as u32, cols: rows[0].len() as u32, cells }
+        };
+        let page = table(&[&["Model", "Acc"], &["base", "71.2"], &["large", "75.9"]]);
+        // The same words, the same empties: the model's structure stays.
+        assert!(!page_fits_better(&page.clone(), &page));
+        // The model lost a row's words (its cells missed them).
+        let lost = table(&[&["Model", "Acc"], &["base", "71.2"], &["", ""]]);
+        assert!(page_fits_better(&lost, &page));
+        // The model split cells the page reads whole, leaving some empty.
+        let sparse = table(&[&["Model", "Acc", ""], &["base", "71.2", ""], &["large", "", "75.9"]]);
+        assert!(page_fits_better(&sparse, &page));
+        // The model's region reached over a caption the page's table leaves out.
+        let over = table(&[
+            &["Table 1: scores", ""],
+            &["Model", "Acc"],
+            &["base", "71.2"],
+            &["large", "75.9"],
+        ]);
+        assert!(page_fits_better(&over, &page));
+        // ... unless the page's reading is itself sparse.
+        let sparse_page =
+            table(&[&["Model", "", "Acc"], &["base", "", "71.2"], &["large", "", "75.9"]]);
+        let over_full = table(&[
+            &["Table 1", "scores"],
+            &["Model", "Acc"],
+            &["base", "71.2"],
+            &["large", "75.9"],
+        ]);
+        assert!(!page_fits_better(&over_full, &sparse_page));
     }
 
     #[test]
