@@ -258,7 +258,8 @@ pub struct GtDoc {
     pub regions: Option<Vec<crate::formats::icdar2013::Region>>,
 }
 
-fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
+/// Reads a truth as the suite scores it; the inner error says why it cannot be read.
+pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
     let mut parts = Vec::new();
     for p in &t.parts {
         match store.blob(&p.blob)? {
