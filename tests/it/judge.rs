@@ -72,7 +72,7 @@ fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
     assert!((s["mean"].as_f64().unwrap() - 0.2).abs() < 1e-12, "{s}");
     let req = &server.requests()[0];
     assert_eq!(req.header("authorization"), Some("Bearer sk-judge-secret"));
-    let body = &prompts.lock().unwrap()[0];
+    let body = prompts.lock().unwrap()[0].clone();
     assert_eq!(body["model"], "m");
     assert_eq!(
         (body["temperature"].as_f64(), body["max_tokens"].as_u64()),
