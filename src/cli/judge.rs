@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::progress::NoProgress;
 use corpus::store::Store;
 use corpus::suites::judge::{self, Judge, Kind, TableJudgeOptions};
 
@@ -148,7 +147,6 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
     if let Some(run) = run {
         store.finish_run(run, &serde_json::to_value(&sum)?, sum.failures.len() as u64)?;
     }
-    let _ = NoProgress;
     match a.output.format {
         Format::Json => print_json(&sum)?,
         Format::Table => {

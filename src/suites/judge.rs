@@ -270,10 +270,7 @@ pub fn ask(
         |p| {
             let r = client.chat(&judge.request(prompt, &p.gt, &p.prediction), budget);
             match r {
-                Err(LlmError::Capped(m)) => {
-                    let _ = m;
-                    None
-                }
+                Err(LlmError::Capped(_)) => None,
                 r => Some(r),
             }
         },
@@ -326,15 +323,9 @@ pub fn ask(
 
 /// Rough token counts of pairs not yet judged: prompt characters / 4 (the usual rule of
 /// thumb for English and markup) plus `completion` tokens per reply.
-pub fn estimate_tokens(
-    judge: &Judge,
-    prompt: &Prompt,
-    pairs: &[&Pair],
-    completion: u64,
-) -> (u64, u64) {
+pub fn estimate_tokens(prompt: &Prompt, pairs: &[&Pair], completion: u64) -> (u64, u64) {
     let prompt_tokens: u64 =
         pairs.iter().map(|p| prompt.render(&p.gt, &p.prediction).chars().count() as u64 / 4).sum();
-    let _ = judge;
     (prompt_tokens, completion * pairs.len() as u64)
 }
 
@@ -461,7 +452,7 @@ pub fn judge_tables(
         pairs.iter().filter(|p| !dry.verdicts.contains_key(&p.key) && seen.insert(&p.key)).collect()
     };
     summary.to_ask = todo.len() as u64;
-    summary.estimated_tokens = estimate_tokens(judge, &prompt, &todo, 150);
+    summary.estimated_tokens = estimate_tokens(&prompt, &todo, 150);
     let asked = match client {
         None => {
             summary.cached = dry.cached as u64;

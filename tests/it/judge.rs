@@ -210,3 +210,118 @@ fn a_real_server_judges_a_formula_pair() {
         .collect();
     assert!(lines[0]["score"].as_u64().unwrap() > lines[1]["score"].as_u64().unwrap(), "{lines:?}");
 }
+
+#[test]
+fn judged_formula_pairs_join_a_study_and_are_correlated() {
+    let d = tempfile::tempdir().unwrap();
+    // A self-made study: three pairs, humans and one recorded judge.
+    let study = serde_json::json!([
+        {"gt_id": "p1", "gt_formula": "a+b", "extracted_formula": "a+b", "metrics": {"cdm_score": 1.0},
+         "human_study_scores": [10, 10, 9], "llm_scores": [{"judge_model": "j", "score": 10}]},
+        {"gt_id": "p2", "gt_formula": "\\frac{a}{b}", "extracted_formula": "a/b", "metrics": {"cdm_score": 0.4},
+         "human_study_scores": [7, 8, 8], "llm_scores": [{"judge_model": "j", "score": 8}]},
+        {"gt_id": "p3", "gt_formula": "x^{2}", "extracted_formula": "x2", "metrics": {"cdm_score": 0.6},
+         "human_study_scores": [2, 3, 1], "llm_scores": [{"judge_model": "j", "score": 3}]}
+    ]);
+    let path = d.path().join("study.json");
+    std::fs::write(&path, study.to_string()).unwrap();
+    // Our judge (the test server) agrees with the humans' order.
+    let server = TestServer::start(|_, req| {
+        let p = req.json()["messages"][0]["content"].as_str().unwrap_or("").to_string();
+        let score = if p.contains("Extracted formula:\na+b") {
+            10
+        } else if p.contains("a/b") {
+            7
+        } else {
+            1
+        };
+        Reply::Json(chat_json(&format!("{{\"score\": {score}}}"), "m"))
+    });
+    let db = d.path().join("c.db");
+    let out = run(corpus(&db)
+        .args([
+            "judge",
+            "--suite",
+            "formula",
+            "--model",
+            "m",
+            "--base-url",
+            &server.base_url(),
+            "--pairs",
+        ])
+        .arg(&path));
+    assert!(out.status.success());
+    assert_eq!(server.calls(), 3);
+    let judged = d.path().join("judged.jsonl");
+    std::fs::write(&judged, &out.stdout).unwrap();
+    // A dry run now has nothing to send.
+    let out = run(corpus(&db)
+        .args([
+            "judge",
+            "--suite",
+            "formula",
+            "--model",
+            "m",
+            "--base-url",
+            &server.base_url(),
+            "--dry-run",
+            "--pairs",
+        ])
+        .arg(&path));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("0 call(s) would be made"));
+    assert_eq!(server.calls(), 3);
+
+    let out = run(corpus(&db)
+        .args(["correlate", "--format", "json", "--study"])
+        .arg(&path)
+        .arg("--column")
+        .arg(format!("mine={}", judged.display())));
+    assert!(out.status.success());
+    let c = json(&out);
+    let names: Vec<&str> =
+        c.as_array().unwrap().iter().map(|m| m["metric"].as_str().unwrap()).collect();
+    assert_eq!(names, ["judge:j (recorded)", "cdm_score (recorded)", "edit_sim", "mine"]);
+    let mine = &c[3];
+    assert_eq!(
+        (mine["n"].as_u64(), mine["spearman"].as_f64(), mine["kendall"].as_f64()),
+        (Some(3), Some(1.0), Some(1.0))
+    );
+}
+
+#[test]
+fn the_formula_study_table_is_reproduced() {
+    let Some(dir) = crate::util::shared_data("formula-metric-study") else { return };
+    let data = dir.join("formulas-dev.json");
+    let d = tempfile::tempdir().unwrap();
+    let out = run(corpus(&d.path().join("c.db"))
+        .args(["correlate", "--format", "json", "--study"])
+        .arg(&data));
+    assert!(out.status.success());
+    let c = json(&out);
+    let get = |m: &str| {
+        c.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["metric"] == m)
+            .unwrap_or_else(|| panic!("no {m}"))
+            .clone()
+    };
+    // Seven recorded judges, CDM, and corpus's edit similarity, each on the 125 pairs.
+    assert_eq!(
+        c.as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["metric"].as_str().unwrap().starts_with("judge:"))
+            .count(),
+        7
+    );
+    for r in c.as_array().unwrap() {
+        assert_eq!(r["n"], 125, "{r}");
+    }
+    // Cross-checked with Python's statistics.correlation on the same file.
+    let cdm = get("cdm_score (recorded)");
+    assert!((cdm["pearson"].as_f64().unwrap() - 0.4261573185314027).abs() < 1e-9, "{cdm}");
+    let gpt = get("judge:openai/gpt-5-mini (recorded)");
+    assert!((gpt["pearson"].as_f64().unwrap() - 0.8403570282404266).abs() < 1e-9, "{gpt}");
+    assert!(get("edit_sim")["pearson"].as_f64().is_some());
+}
