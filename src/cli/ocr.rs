@@ -240,6 +240,9 @@ fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     let Some(prompt) = a.prompt.as_deref() else {
         usage_bail!("--provider openai needs --prompt olmocr|markdown|FILE");
     };
+    if a.pages != corpus::providers::PageSelection::All {
+        usage_bail!("--pages is not supported with --provider openai: every page is read");
+    }
     let mut preset = Preset::parse(prompt)?;
     if let Some(px) = a.longest_side {
         if !(64..=10_000).contains(&px) {

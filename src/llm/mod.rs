@@ -32,7 +32,8 @@ pub struct ClientConfig {
     pub api_key: Option<String>,
     /// Time to establish the connection.
     pub connect_timeout: Duration,
-    /// Time for the whole reply to arrive once the request is sent.
+    /// Time for the whole reply to arrive once the request is sent (a call, connecting
+    /// included, never takes longer than both timeouts together).
     pub read_timeout: Duration,
     /// Retries after the first attempt.
     pub max_retries: u32,
@@ -222,6 +223,7 @@ impl Client {
             .timeout_connect(Some(config.connect_timeout))
             .timeout_recv_response(Some(config.read_timeout))
             .timeout_recv_body(Some(config.read_timeout))
+            .timeout_per_call(Some(config.connect_timeout + config.read_timeout))
             .user_agent(concat!("corpus/", env!("CARGO_PKG_VERSION")))
             .build()
             .into();

@@ -121,3 +121,52 @@ fn pages_go_to_the_model_and_only_failed_pages_are_sent_again() {
         .iter()
         .any(|b| b["kind"] == "table" && b["page"] == 0));
 }
+
+#[test]
+fn a_run_stopped_midway_sends_only_the_missing_pages_when_started_again() {
+    let d = tempfile::tempdir().unwrap();
+    write_pdfs(&d.path().join("pdfs"));
+    std::fs::remove_file(d.path().join("pdfs/a.pdf")).unwrap();
+    let db = d.path().join("c.db");
+    assert!(run(corpus(&db).args(["ingest", "-q"]).arg(d.path().join("pdfs"))).status.success());
+    let server = TestServer::start(|_, req| {
+        if req.path == "/v1/models" {
+            return Reply::Raw { status: 404, headers: vec![], body: "no such route".into() };
+        }
+        Reply::Json(chat_json("Some page text.", "vlm"))
+    });
+    let chats =
+        |s: &TestServer| s.requests().iter().filter(|r| r.path == "/v1/chat/completions").count();
+    let base = [
+        "ocr",
+        "--provider",
+        "openai",
+        "--model",
+        "vlm",
+        "--prompt",
+        "markdown",
+        "--concurrency",
+        "1",
+        "--retries",
+        "0",
+    ];
+    // The cap allows the /models probe and one page: the run stops, says so, stores no output.
+    let out =
+        run(corpus(&db).args(base).args(["--base-url", &server.base_url(), "--max-requests", "2"]));
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("stopped early: request cap of 2"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(chats(&server), 1);
+    // Started again: only the second page is sent.
+    let out =
+        run(corpus(&db).args(base).args(["--base-url", &server.base_url(), "--format", "json"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(chats(&server), 2);
+    assert_eq!(json(&out)["summary"]["ok"], 1);
+    // --pages is refused: every page is read.
+    let out = run(corpus(&db).args(base).args(["--base-url", &server.base_url(), "--pages", "1"]));
+    assert_eq!(out.status.code(), Some(2));
+}
