@@ -87,7 +87,11 @@ fn read_pairs(path: &std::path::Path) -> anyhow::Result<Vec<(String, String, Str
 /// Runs `corpus judge`.
 pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
     a.llm.check()?;
-    let (model, base_url) = a.llm.target()?;
+    // A dry run sends nothing, so it needs no server.
+    let (model, base_url) = match (a.dry_run, a.llm.model.as_deref(), a.llm.base_url.as_deref()) {
+        (true, Some(m), None) => (m, "http://127.0.0.1:9/v1"),
+        _ => a.llm.target()?,
+    };
     let judge = Judge {
         model: model.to_string(),
         sampling: a.llm.sampling(2000),

@@ -59,6 +59,21 @@ fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 call(s) would be made"));
     assert_eq!(server.calls(), 0);
+    // A dry run needs no server at all.
+    let out = run(corpus(&db).args([
+        "judge",
+        "--suite",
+        "table",
+        "--provider",
+        "pdfium",
+        "--model",
+        "m",
+        "--dry-run",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success());
+    assert_eq!(json(&out)["to_ask"], 1);
 
     // The run: one call, the key only in its header.
     let out =
