@@ -385,7 +385,9 @@ struct DocPairs {
 }
 
 /// Judges the provider's tables of every document with a `table`-suite truth: one call per
-/// (GT table, matched predicted table) pair, both written as HTML ([`crate::doc::Table::to_html`]);
+/// (GT table, matched predicted table) pair, the GT as its truth file writes it (LaTeX for
+/// pdf-parse-bench; HTML from its cells for ICDAR 2013), the prediction as HTML
+/// ([`crate::doc::Table::to_html`]);
 /// a GT table without a matched prediction scores 0 without a call. Stores one row per
 /// document (`judge:<model>@<version>`, the mean over its GT tables) once every pair of the
 /// document has a verdict. With `client` `None` nothing is sent (a dry run).
@@ -428,12 +430,14 @@ pub fn judge_tables(
         let pred = predicted_tables(&doc);
         let gt_tables: Vec<crate::doc::Table> = gt.tables.iter().map(|g| g.table.clone()).collect();
         let pairing = match_tables(&gt_tables, &pred);
-        let tables = gt_tables
+        let tables = gt
+            .tables
             .iter()
             .zip(&pairing)
             .map(|(g, p)| {
                 p.map(|j| {
-                    let (gt, prediction) = (g.to_html(), pred[j].to_html());
+                    let gt = g.source.clone().unwrap_or_else(|| g.table.to_html());
+                    let prediction = pred[j].to_html();
                     (j, Pair { key: judge.cache_key(&prompt, &gt, &prediction), gt, prediction })
                 })
             })

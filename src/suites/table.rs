@@ -276,7 +276,7 @@ pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<G
                     tables: i
                         .tables
                         .into_iter()
-                        .map(|table| GtTable { table, complexity: None })
+                        .map(|table| GtTable { table, complexity: None, source: None })
                         .collect(),
                     regions: Some(i.regions),
                 }),

@@ -98,7 +98,8 @@ fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
         serde_json::json!(["errors", "score"])
     );
     let prompt = body["messages"][0]["content"].as_str().unwrap();
-    assert!(prompt.contains("<td>1.12</td>") && prompt.contains("<td>112</td>"), "{prompt}");
+    // The GT as its truth file writes it (LaTeX), the prediction as HTML.
+    assert!(prompt.contains("1 & 1.12 & 0.50") && prompt.contains("<td>112</td>"), "{prompt}");
 
     // A re-run sends nothing and writes nothing.
     let s = json(&run(corpus(&db).args(judge_args(&url, "m"))));
