@@ -95,7 +95,8 @@ enum Command {
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
     Correlate(correlate::CorrelateArgs),
     /// Score (ground truth, prediction) pairs with an LLM judge behind an OpenAI-compatible
-    /// endpoint; stored as `judge:<model>@<prompt version>` beside the suite's metrics
+    /// endpoint (API key from CORPUS_JUDGE_API_KEY); stored as `judge:<model>@<prompt
+    /// version>` beside the suite's metrics
     Judge(judge::JudgeArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
