@@ -13,6 +13,7 @@ pub mod error;
 pub mod formats;
 pub mod import;
 pub mod ingest;
+pub mod llm;
 pub mod metrics;
 pub mod normalize;
 pub mod paper;

@@ -13,7 +13,7 @@
 # from a higher one. `paper` is the paper suite's model (Paper, its references and mentions,
 # the Doc <-> Paper linearizer); the readers that fill it are in `formats`.
 LAYERS='
-error walk progress process cluster
+error walk progress process cluster llm
 doc
 normalize
 paper

@@ -5,7 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::report::correlate::{correlate, read_ratings};
+use corpus::report::correlate::{
+    correlate, correlate_study, read_ratings, read_study, Correlation,
+};
 use corpus::store::Store;
 
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
@@ -16,8 +18,17 @@ use super::GlobalArgs;
 pub struct CorrelateArgs {
     /// CSV of human ratings with a header naming `document` and `rating` columns (and
     /// optionally `provider`)
+    #[arg(long, required_unless_present = "study", conflicts_with = "study")]
+    ratings: Option<PathBuf>,
+    /// A study file instead of the store: a JSON array of pairs with human ratings and
+    /// recorded metric and judge scores (pdf-parse-bench's formulas-dev.json); every recorded
+    /// score, and corpus's own edit similarity, is correlated with the mean human score
     #[arg(long)]
-    ratings: PathBuf,
+    study: Option<PathBuf>,
+    /// With --study: another column, NAME=FILE, FILE being JSON lines with `id` and `value`
+    /// (what `corpus judge --pairs` prints); may be repeated
+    #[arg(long, requires = "study")]
+    column: Vec<String>,
     /// The suite whose stored metrics are correlated
     #[arg(long, default_value = "table", value_parser = super::values::stored_suite())]
     suite: String,
@@ -28,16 +39,50 @@ pub struct CorrelateArgs {
     output: OutputArgs,
 }
 
+fn study_rows(a: &CorrelateArgs, path: &std::path::Path) -> anyhow::Result<Vec<Correlation>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut study = read_study(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    for spec in &a.column {
+        let Some((name, file)) = spec.split_once('=') else {
+            return Err(super::UsageError(format!("--column {spec:?}: expected NAME=FILE")).into());
+        };
+        let text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
+        let mut values = Vec::new();
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let v: serde_json::Value = serde_json::from_str(line)
+                .map_err(|e| anyhow::anyhow!("{file}: line {}: {e}", i + 1))?;
+            let id = v["id"]
+                .as_str()
+                .map(str::to_string)
+                .or_else(|| v["id"].as_i64().map(|n| n.to_string()));
+            if let (Some(id), Some(x)) = (id, v["value"].as_f64()) {
+                values.push((id, x));
+            }
+        }
+        let missing = study.add_column(name, &values);
+        if missing > 0 {
+            eprintln!("corpus: {file}: {missing} id(s) are not in {}", path.display());
+        }
+    }
+    Ok(correlate_study(&study))
+}
+
 /// Runs `corpus correlate`: Pearson, Spearman and Kendall τ-b per stored metric.
 pub fn run(g: &GlobalArgs, a: &CorrelateArgs) -> anyhow::Result<ExitCode> {
-    let text = std::fs::read_to_string(&a.ratings)
-        .with_context(|| format!("reading {}", a.ratings.display()))?;
-    let ratings =
-        read_ratings(&text).map_err(|e| anyhow::anyhow!("{}: {e}", a.ratings.display()))?;
-    let store =
-        Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
-    let values = store.latest_values(&a.suite, a.provider.as_deref())?;
-    let rows = correlate(&values, &ratings);
+    let rows = if let Some(path) = &a.study {
+        study_rows(a, path)?
+    } else {
+        let path = a.ratings.as_ref().expect("clap requires --ratings without --study");
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let ratings =
+            read_ratings(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let store =
+            Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+        let values = store.latest_values(&a.suite, a.provider.as_deref())?;
+        correlate(&values, &ratings)
+    };
     match a.output.format {
         Format::Json => print_json(&rows)?,
         Format::Table => {
@@ -54,7 +99,7 @@ pub fn run(g: &GlobalArgs, a: &CorrelateArgs) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
             print_table(&["metric", "n", "pearson", "spearman", "kendall_tau_b"], &cells)?;
-            if !g.quiet && rows.iter().all(|r| r.n == 0) {
+            if !g.quiet && a.study.is_none() && rows.iter().all(|r| r.n == 0) {
                 eprintln!("No rated document has a stored {} score.", a.suite);
             }
         }

@@ -14,6 +14,8 @@ mod eval;
 mod export;
 mod import;
 mod ingest;
+mod judge;
+mod llm;
 mod merge;
 mod models;
 mod ocr;
@@ -92,6 +94,10 @@ enum Command {
     Report(report::ReportArgs),
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
     Correlate(correlate::CorrelateArgs),
+    /// Score (ground truth, prediction) pairs with an LLM judge behind an OpenAI-compatible
+    /// endpoint (API key from CORPUS_JUDGE_API_KEY); stored as `judge:<model>@<prompt
+    /// version>` beside the suite's metrics
+    Judge(judge::JudgeArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -123,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(a) => show::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
+        Command::Judge(a) => judge::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),

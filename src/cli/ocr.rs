@@ -59,6 +59,18 @@ pub struct OcrArgs {
     /// else its stdout)
     #[arg(long, value_parser = super::values::import_format(), requires = "argv")]
     output_format: Option<corpus::formats::ImportFormat>,
+    /// With --provider openai: the prompt preset, olmocr (olmOCR's prompt, pages at 1288 px
+    /// longest side), markdown (a plain convert-to-Markdown prompt, 1600 px), or a prompt file
+    #[arg(long)]
+    prompt: Option<String>,
+    /// With --provider openai: render pages at this longest side in pixels instead of the
+    /// preset's (part of the cache key)
+    #[arg(long)]
+    longest_side: Option<u32>,
+    /// With --provider openai: the model, server, caps and sampling (API key from
+    /// CORPUS_OPENAI_API_KEY)
+    #[command(flatten)]
+    llm: super::llm::LlmArgs,
     #[command(flatten)]
     shard: super::shard::ShardArgs,
     #[command(flatten)]
@@ -74,6 +86,12 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
             );
         }
         return run_truth(g, a);
+    }
+    if a.provider == corpus::providers::openai::ID {
+        if a.shard.into.is_some() {
+            usage_bail!("--provider openai is not sharded: the server does the work; run it without --shard/--into");
+        }
+        return run_openai(g, a);
     }
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         usage_bail!("--timeout must be a positive number of seconds");
@@ -208,4 +226,77 @@ fn run_truth(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         )?,
     }
     Ok(if c.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// The environment variable the `openai` provider's API key is read from.
+pub const KEY_VAR: &str = "CORPUS_OPENAI_API_KEY";
+
+/// `ocr --provider openai`: pages to a model behind an OpenAI-compatible endpoint, in this
+/// process (the server does the work; requests run `--concurrency` at a time).
+fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
+    use corpus::providers::openai::{run_openai, OpenAiOptions, Preset};
+    a.llm.check()?;
+    let (model, base_url) = a.llm.target()?;
+    let Some(prompt) = a.prompt.as_deref() else {
+        usage_bail!("--provider openai needs --prompt olmocr|markdown|FILE");
+    };
+    if a.pages != corpus::providers::PageSelection::All {
+        usage_bail!("--pages is not supported with --provider openai: every page is read");
+    }
+    let mut preset = Preset::parse(prompt)?;
+    if let Some(px) = a.longest_side {
+        if !(64..=10_000).contains(&px) {
+            usage_bail!("--longest-side must be between 64 and 10000 pixels");
+        }
+        preset.longest_side = px;
+    }
+    let client = a.llm.client(base_url, super::llm::api_key(&[KEY_VAR]));
+    let budget = a.llm.budget();
+    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let run = store.start_run("ocr", &argv())?;
+    let opts = OpenAiOptions {
+        model,
+        preset,
+        sampling: a.llm.sampling(8000),
+        concurrency: a.llm.concurrency,
+        dataset: a.dataset.as_deref(),
+        retry_errors: a.retry_errors,
+        run: Some(run),
+    };
+    let bar = super::progress::Bar::new("openai", g.quiet);
+    let (sum, stopped) = run_openai(&mut store, &client, &budget, &opts, &bar)?;
+    store.finish_run(run, &serde_json::to_value(&sum)?, sum.failed)?;
+    match a.output.format {
+        Format::Json => print_json(&serde_json::json!({"summary": sum, "stopped": stopped,
+            "requests": budget.sent(), "tokens": budget.tokens()}))?,
+        Format::Table => print_table(
+            &["provider", "documents", "cached", "ran", "ok", "failed", "pages", "requests"],
+            &[vec![
+                sum.provider.clone(),
+                sum.documents.to_string(),
+                (sum.cached + sum.cached_errors).to_string(),
+                sum.ran.to_string(),
+                sum.ok.to_string(),
+                sum.failed.to_string(),
+                sum.pages_ran.to_string(),
+                budget.sent().to_string(),
+            ]],
+        )?,
+    }
+    if !g.quiet {
+        for f in &sum.failures {
+            eprintln!("corpus: {}: {}", f.document, f.error);
+        }
+        if sum.cached_errors > 0 {
+            eprintln!(
+                "{} document(s) have a cached failure; --retry-errors sends their failed pages again.",
+                sum.cached_errors
+            );
+        }
+        if let Some(s) = &stopped {
+            eprintln!("stopped early: {s}; every page reply that arrived is stored, run again to continue");
+        }
+    }
+    let bad = sum.failed > 0 || stopped.is_some();
+    Ok(if bad { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }

@@ -15,6 +15,8 @@ pub struct GtTable {
     pub table: Table,
     /// pdf-parse-bench's class (`simple`, `moderate`, `complex`), if given.
     pub complexity: Option<String>,
+    /// The table as the truth file writes it (LaTeX `tabular` source), if it has one.
+    pub source: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -39,7 +41,11 @@ pub fn read_truth(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
         }
         let table = parse_latex_table(&it.data)
             .map_err(|e| err(format!("table {} (item {i}) does not parse: {e}", out.len())))?;
-        out.push(GtTable { table, complexity: it.complexity.clone() });
+        out.push(GtTable {
+            table,
+            complexity: it.complexity.clone(),
+            source: Some(it.data.clone()),
+        });
     }
     Ok(out)
 }

@@ -9,5 +9,6 @@ pub mod katex;
 pub mod levenshtein;
 pub mod olmocr;
 pub mod paper;
+pub mod score;
 pub mod table;
 pub mod teds;

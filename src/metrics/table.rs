@@ -1,5 +1,5 @@
 //! Table-suite metrics: pairing ground-truth and predicted tables by content, and per-pair
-//! scores (TEDS, TEDS-S, GriTS-Top, GriTS-Con, value accuracy). Pure functions, no IO.
+//! scores (TEDS, TEDS-S, GriTS-Top, GriTS-Con, value accuracy, SCORE). Pure functions, no IO.
 //!
 //! **Matching** ([`match_tables`]). Tables are never paired by index. For every (GT, predicted)
 //! pair, [`similarity`] computes
@@ -241,6 +241,8 @@ pub struct TableScores {
     pub grits_con: Grits,
     /// Value accuracy (its `value()` is the metric).
     pub values: ValueAccuracy,
+    /// SCORE's structure (index) and content accuracy ([`crate::metrics::score`]).
+    pub score: crate::metrics::score::Score,
 }
 
 impl TableScores {
@@ -255,6 +257,7 @@ impl TableScores {
             grits_top: zero,
             grits_con: zero,
             values: ValueAccuracy { numeric, correct: 0, errors: Vec::new() },
+            score: Default::default(),
         }
     }
 
@@ -289,7 +292,8 @@ pub fn score_pair(gt: &Table, pred: &Table) -> TableScores {
     let grits_top = grits::grits_top(gt, pred);
     let (grits_con, al) = grits::grits_con_aligned(gt, pred);
     let values = value_accuracy(gt, pred, &al);
-    TableScores { teds, teds_s, grits_top, grits_con, values }
+    let score = crate::metrics::score::score(gt, pred);
+    TableScores { teds, teds_s, grits_top, grits_con, values, score }
 }
 
 #[cfg(test)]

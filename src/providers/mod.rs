@@ -11,6 +11,7 @@ pub mod command;
 pub mod key;
 pub mod layout;
 pub mod manifest;
+pub mod openai;
 pub mod pdfium;
 pub mod runner;
 pub mod testing;
@@ -99,14 +100,15 @@ static ALL: &[&dyn Provider] =
 /// because they need more than an id to run.
 pub fn known_ids() -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = registry().iter().map(|p| p.id()).collect();
-    ids.extend([command::ID, truth::ID]);
+    ids.extend([command::ID, truth::ID, openai::ID]);
     ids
 }
 
 /// Returns an error if `id` names a built-in provider, whose outputs an import (or a
 /// `command` provider) must not mix with, or is not a usable id.
 pub fn check_provider_id(id: &str) -> Result<()> {
-    let builtin = registry().iter().any(|p| p.id() == id) || matches!(id, "truth" | "command");
+    let builtin =
+        registry().iter().any(|p| p.id() == id) || matches!(id, "truth" | "command" | "openai");
     if builtin {
         return Err(Error::Usage(format!(
             "{id:?} is a built-in provider; imported outputs need a name of their own (e.g. docling-2.14)"

@@ -6,10 +6,21 @@
 //! rated provider when the file has a `provider` column, else from every provider scored.
 //! Per metric: the number of pairs and Pearson's r, Spearman's ρ and Kendall's τ-b
 //! ([`crate::metrics::correlation`]).
+//!
+//! A **study file** ([`read_study`]) brings its own pairs, ratings and scores: a JSON array of
+//! items as pdf-parse-bench's formula metric study writes them (`formulas-dev.json`: each
+//! item with `gt_formula`, `extracted_formula`, `human_study_scores`, `llm_scores` of several
+//! judge models and `metrics` such as `cdm_score`). The reference is the mean human score;
+//! every recorded score becomes a column (`judge:<model> (recorded)`, `cdm_score
+//! (recorded)`, …), and corpus adds its own `edit_sim` = 1 − Levenshtein / max length on the
+//! two strings as given, so recorded and recomputed metrics sit in one table
+//! ([`correlate_study`]). Columns from elsewhere (`corpus judge --pairs` output) join by id
+//! ([`Study::add_column`]).
 
 use serde::Serialize;
 
 use crate::metrics::correlation::{kendall_tau_b, pearson, spearman};
+use crate::metrics::levenshtein;
 use crate::store::LatestValue;
 
 /// One human rating.
@@ -113,6 +124,109 @@ pub fn correlate(values: &[LatestValue], ratings: &[Rating]) -> Vec<Correlation>
         .collect()
 }
 
+/// A study's pairs: one human reference per pair and named score columns.
+#[derive(Debug, Clone, Default)]
+pub struct Study {
+    /// Pair ids, in file order.
+    pub ids: Vec<String>,
+    /// The reference per pair: the mean of its human ratings.
+    pub human: Vec<f64>,
+    /// (column name, one value per pair or none).
+    pub columns: Vec<(String, Vec<Option<f64>>)>,
+}
+
+impl Study {
+    fn column(&mut self, name: &str) -> &mut Vec<Option<f64>> {
+        if let Some(i) = self.columns.iter().position(|(n, _)| n == name) {
+            return &mut self.columns[i].1;
+        }
+        self.columns.push((name.to_string(), vec![None; self.ids.len()]));
+        &mut self.columns.last_mut().expect("just pushed").1
+    }
+
+    /// Adds a column from (pair id, value) pairs; returns how many ids were not in the study.
+    pub fn add_column(&mut self, name: &str, values: &[(String, f64)]) -> usize {
+        let index: std::collections::HashMap<&str, usize> =
+            self.ids.iter().enumerate().map(|(i, id)| (id.as_str(), i)).collect();
+        let hits: Vec<(usize, f64)> =
+            values.iter().filter_map(|(id, v)| index.get(id.as_str()).map(|&i| (i, *v))).collect();
+        let missing = values.len() - hits.len();
+        let col = self.column(name);
+        for (i, v) in hits {
+            col[i] = Some(v);
+        }
+        missing
+    }
+}
+
+/// Reads a study file (see the module doc); names the item of a malformed entry.
+pub fn read_study(text: &str) -> Result<Study, String> {
+    let items: Vec<serde_json::Value> = serde_json::from_str::<serde_json::Value>(text)
+        .map_err(|e| format!("not JSON: {e}"))?
+        .as_array()
+        .cloned()
+        .ok_or("expected a JSON array of pairs")?;
+    let mut study = Study::default();
+    let mut rows = Vec::new();
+    for (i, it) in items.iter().enumerate() {
+        let humans: Vec<f64> = it["human_study_scores"]
+            .as_array()
+            .ok_or_else(|| format!("item {}: no human_study_scores array", i + 1))?
+            .iter()
+            .filter_map(|v| v.as_f64())
+            .collect();
+        if humans.is_empty() {
+            return Err(format!("item {}: human_study_scores has no number", i + 1));
+        }
+        let id = it["gt_id"].as_str().map(str::to_string).unwrap_or_else(|| (i + 1).to_string());
+        study.ids.push(id);
+        study.human.push(humans.iter().sum::<f64>() / humans.len() as f64);
+        rows.push(it);
+    }
+    for (i, it) in rows.iter().enumerate() {
+        if let Some(scores) = it["llm_scores"].as_array() {
+            for s in scores {
+                if let (Some(m), Some(v)) = (s["judge_model"].as_str(), s["score"].as_f64()) {
+                    study.column(&format!("judge:{m} (recorded)"))[i] = Some(v);
+                }
+            }
+        }
+        if let Some(m) = it["metrics"].as_object() {
+            for (k, v) in m {
+                if let Some(v) = v.as_f64() {
+                    study.column(&format!("{k} (recorded)"))[i] = Some(v);
+                }
+            }
+        }
+        let gt = it["gt_formula"].as_str().or(it["gt_table"].as_str());
+        let pred = it["extracted_formula"].as_str().or(it["extracted_table"].as_str());
+        if let (Some(g), Some(p)) = (gt, pred) {
+            study.column("edit_sim")[i] = Some(levenshtein::similarity(g, p));
+        }
+    }
+    Ok(study)
+}
+
+/// Correlates every column of a study with its human reference, columns in file order
+/// (corpus's own last).
+pub fn correlate_study(study: &Study) -> Vec<Correlation> {
+    study
+        .columns
+        .iter()
+        .map(|(name, col)| {
+            let (x, y): (Vec<f64>, Vec<f64>) =
+                col.iter().zip(&study.human).filter_map(|(v, h)| v.map(|v| (v, *h))).unzip();
+            Correlation {
+                metric: name.clone(),
+                n: x.len(),
+                pearson: pearson(&x, &y),
+                spearman: spearman(&x, &y),
+                kendall: kendall_tau_b(&x, &y),
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,5 +270,35 @@ mod tests {
         assert_eq!((c[0].spearman, c[0].kendall), (Some(1.0), Some(1.0)));
         // One pair: undefined.
         assert_eq!((c[1].metric.as_str(), c[1].n, c[1].pearson), ("value_acc", 1, None));
+    }
+
+    #[test]
+    fn a_study_file_gives_recorded_and_recomputed_columns() {
+        let text = r#"[
+          {"gt_id": "a", "gt_formula": "x^2", "extracted_formula": "x^2",
+           "metrics": {"cdm_score": 1.0}, "human_study_scores": [10, 9, 8],
+           "llm_scores": [{"judge_model": "j1", "score": 10}]},
+          {"gt_id": "b", "gt_formula": "abcd", "extracted_formula": "abxy",
+           "metrics": {"cdm_score": 0.5}, "human_study_scores": [4, 6],
+           "llm_scores": [{"judge_model": "j1", "score": 5}]},
+          {"gt_id": "c", "gt_formula": "ab", "extracted_formula": "zz",
+           "metrics": {"cdm_score": 0.0}, "human_study_scores": [0],
+           "llm_scores": []}
+        ]"#;
+        let mut s = read_study(text).unwrap();
+        assert_eq!(s.human, [9.0, 5.0, 0.0]);
+        let names: Vec<&str> = s.columns.iter().map(|c| c.0.as_str()).collect();
+        assert_eq!(names, ["judge:j1 (recorded)", "cdm_score (recorded)", "edit_sim"]);
+        assert_eq!(s.columns[0].1, [Some(10.0), Some(5.0), None]);
+        assert_eq!(s.columns[2].1, [Some(1.0), Some(0.5), Some(0.0)]);
+        assert_eq!(s.add_column("mine", &[("b".into(), 0.4), ("zz".into(), 1.0)]), 1);
+        let c = correlate_study(&s);
+        assert_eq!((c[0].n, c[1].n, c[2].n, c[3].n), (2, 3, 3, 1));
+        assert!(
+            (c[1].pearson.unwrap() - pearson(&[1.0, 0.5, 0.0], &[9.0, 5.0, 0.0]).unwrap()).abs()
+                < 1e-12
+        );
+        assert_eq!(c[2].spearman, Some(1.0));
+        assert!(read_study(r#"[{"gt_id": "a"}]"#).unwrap_err().contains("item 1"));
     }
 }

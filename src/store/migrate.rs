@@ -17,6 +17,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0004_latest_scores", include_str!("../../schema/0004_latest_scores.sql")),
     ("0005_run_provenance", include_str!("../../schema/0005_run_provenance.sql")),
     ("0006_blob_chunks", include_str!("../../schema/0006_blob_chunks.sql")),
+    ("0007_llm_replies", include_str!("../../schema/0007_llm_replies.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.

@@ -12,6 +12,7 @@
 
 mod blobs;
 mod docs;
+mod llm;
 pub mod merge;
 mod metrics;
 pub mod migrate;
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 
 pub use blobs::{hash_file, BlobReader, StoredPdf, CHUNK, MAX_PDF};
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthRow};
+pub use llm::StoredReply;
 pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey};

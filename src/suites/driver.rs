@@ -236,7 +236,10 @@ pub fn run<S: Suite>(
             Opening::Pair { output, truth, unit } => {
                 // Read once: what this suite version stored for the pair decides both reuse
                 // and whether new rows are written (stored rows are kept as they are).
-                let stored = store.metric_rows(output, truth, suite.id(), suite.version())?;
+                // Judge rows (`corpus judge`, `judge:` ids) sit beside a suite's own rows and
+                // do not make the pair scored.
+                let mut stored = store.metric_rows(output, truth, suite.id(), suite.version())?;
+                stored.retain(|r| !r.metric.starts_with(super::judge::PREFIX));
                 if !stored.is_empty() {
                     scored_before.insert((output, truth));
                 }

@@ -9,6 +9,7 @@
 
 pub mod driver;
 pub mod icdar2013;
+pub mod judge;
 pub mod olmocr;
 pub mod omnidoc;
 pub mod paper;

@@ -7,7 +7,8 @@
 //! output's blocks of kind `table` that carry cells) by content, with the Hungarian solver,
 //! never by index ([`crate::metrics::table::match_tables`]). Every GT table gets scores:
 //! `teds`, `teds_s`, `grits_top_p|r|f`, `grits_con_p|r|f`, `value_acc` (definitions in
-//! [`crate::metrics::table`]); a GT table without a match scores 0 on each and is a detection
+//! [`crate::metrics::table`]), and SCORE's `score_index` (structure), `score_content` and their
+//! mean `score_avg` ([`crate::metrics::score`]); a GT table without a match scores 0 on each and is a detection
 //! miss, a predicted table left over is a false positive. Per document, `det_p` = matched /
 //! predicted tables (null without predictions) and `det_r` = matched / GT tables; for an
 //! ICDAR 2013 truth, which has table regions, detection is by region instead: a GT region is
@@ -49,13 +50,13 @@ use crate::truth::{truth_groups, TruthGroup};
 pub const SUITE: &str = "table";
 
 /// Bump whenever a rule changes a value.
-pub const TABLE_SUITE_VERSION: u32 = 1;
+pub const TABLE_SUITE_VERSION: u32 = 2;
 
 /// The truth formats this suite reads.
 pub const FORMATS: [TruthFormat; 2] = [TruthFormat::LatexTables, TruthFormat::Icdar2013];
 
 /// The per-table metric ids, in report order.
-pub const TABLE_METRICS: [&str; 9] = [
+pub const TABLE_METRICS: [&str; 12] = [
     "teds",
     "teds_s",
     "grits_top_p",
@@ -65,10 +66,13 @@ pub const TABLE_METRICS: [&str; 9] = [
     "grits_con_r",
     "grits_con_f",
     "value_acc",
+    "score_index",
+    "score_content",
+    "score_avg",
 ];
 
 /// Every metric id stored, in report order.
-pub const METRIC_IDS: [&str; 11] = [
+pub const METRIC_IDS: [&str; 14] = [
     "teds",
     "teds_s",
     "grits_top_p",
@@ -78,6 +82,9 @@ pub const METRIC_IDS: [&str; 11] = [
     "grits_con_r",
     "grits_con_f",
     "value_acc",
+    "score_index",
+    "score_content",
+    "score_avg",
     "det_p",
     "det_r",
 ];
@@ -119,6 +126,9 @@ impl TableResult {
             "grits_con_r" => s.grits_con.recall,
             "grits_con_f" => s.grits_con.f,
             "value_acc" => return s.value_acc(self.pred.is_some()),
+            "score_index" => s.score.index(),
+            "score_content" => s.score.content(),
+            "score_avg" => s.score.avg(),
             _ => return None,
         })
     }
@@ -248,7 +258,8 @@ pub struct GtDoc {
     pub regions: Option<Vec<crate::formats::icdar2013::Region>>,
 }
 
-fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
+/// Reads a truth as the suite scores it; the inner error says why it cannot be read.
+pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
     let mut parts = Vec::new();
     for p in &t.parts {
         match store.blob(&p.blob)? {
@@ -265,7 +276,7 @@ fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc
                     tables: i
                         .tables
                         .into_iter()
-                        .map(|table| GtTable { table, complexity: None })
+                        .map(|table| GtTable { table, complexity: None, source: None })
                         .collect(),
                     regions: Some(i.regions),
                 }),

@@ -10,7 +10,7 @@ use crate::util::{corpus, json, run, shared_data};
 
 /// Writes `pdfs/t1.pdf` (a 3 × 4 table, two values altered against the truth) and
 /// `ground_truth/t1.json` (that table, a text item, and a table the PDF does not have).
-fn write_fixture(root: &Path) {
+pub fn write_fixture(root: &Path) {
     let rows =
         [["N", "Acc", "F1"], ["1", "112", "0.50"], ["2", "2.80", "-0.75"], ["3", "3.10", "0.90"]];
     let mut page = PdfPage::new(612.0, 792.0);
@@ -81,6 +81,17 @@ fn self_made_table_gets_hand_computed_scores() {
     close(metric(&by["simple"]["values"], "grits_con_p"), con, "grits_con_p");
     close(metric(&by["simple"]["values"], "grits_con_r"), con, "grits_con_r");
     close(metric(&by["simple"]["values"], "value_acc"), vacc, "value_acc");
+    // SCORE: all 12 predicted cells find their GT cell in place ("112" ~ "1.12" at ratio
+    // 6/7, "-0.75" ~ "0.75" at 8/9): structure 1. Content: rows "1 112 0.50" (lev 1 / 10)
+    // and "2 2.80 -0.75" (1 / 12), columns "Acc 112 2.80 3.10" (1 / 17) and
+    // "F1 0.50 -0.75 0.90" (1 / 18), the rest equal.
+    let rows_c = (1.0 + 0.9 + (1.0 - 1.0 / 12.0) + 1.0) / 4.0;
+    let cols_c = (1.0 + (1.0 - 1.0 / 17.0) + (1.0 - 1.0 / 18.0)) / 3.0;
+    let content = (rows_c + cols_c) / 2.0;
+    close(metric(&by["simple"]["values"], "score_index"), 1.0, "score_index");
+    close(metric(&by["simple"]["values"], "score_content"), content, "score_content");
+    close(metric(&by["simple"]["values"], "score_avg"), (1.0 + content) / 2.0, "score_avg");
+    close(metric(&by["complex"]["values"], "score_avg"), 0.0, "missed score_avg");
     // The table the PDF does not have: 0 everywhere, a detection miss.
     close(metric(&by["complex"]["values"], "teds"), 0.0, "missed teds");
     close(metric(&by["complex"]["values"], "value_acc"), 0.0, "missed value_acc");
@@ -101,7 +112,7 @@ fn self_made_table_gets_hand_computed_scores() {
     ]));
     assert!(out.status.success());
     let rows = json(&out);
-    assert_eq!(rows.as_array().unwrap().len(), 11, "{rows}");
+    assert_eq!(rows.as_array().unwrap().len(), 14, "{rows}");
     for r in rows.as_array().unwrap() {
         if r["metric"] != "det_p" && r["metric"] != "det_r" {
             assert_eq!(r["n"], 2, "{r}");
@@ -209,7 +220,7 @@ fn pdf_parse_bench_tables_run_end_to_end() {
     for k in ["pearson", "spearman", "kendall"] {
         close(teds[k].as_f64(), 1.0, k);
     }
-    assert_eq!(c.as_array().unwrap().len(), 11);
+    assert_eq!(c.as_array().unwrap().len(), 14);
     for m in c.as_array().unwrap() {
         if let Some(x) = m["pearson"].as_f64() {
             assert!((-1.0..=1.0).contains(&x), "{m}");
