@@ -115,10 +115,11 @@ mod tests {
     #[test]
     fn one_changed_cell_text_costs_teds_but_not_teds_s() {
         let pred = T.replace("<td>2</td>", "<td>3</td>");
-        // Nodes: table, 2 tr, 4 td = 7 (PubTabNet counts descendants of the table: 6) ...
         let (s, trace) = score(Metric::Teds, T, &pred).unwrap();
+        // The denominator counts the table's descendant elements: 2 rows and 4 cells.
         let n = trace["gt_nodes"].as_u64().unwrap() as f64;
-        // ... one cell's text differs by one of one characters: a rename costing 1.
+        assert_eq!(n, 6.0);
+        // One cell's text differs in its one character: a rename costing 1.
         assert!((s - (1.0 - 1.0 / n)).abs() < 1e-12, "{s} with {n} nodes");
         assert_eq!(score(Metric::TedsS, T, &pred).unwrap().0, 1.0);
         // GriTS-Con: 3 of 4 cells identical, the fourth LCS 0 of 1.
