@@ -22,6 +22,7 @@ mod ocr;
 mod output;
 mod progress;
 mod report;
+mod score;
 mod shard;
 mod show;
 mod sql;
@@ -98,6 +99,9 @@ enum Command {
     /// endpoint (API key from CORPUS_JUDGE_API_KEY); stored as `judge:<model>@<prompt
     /// version>` beside the suite's metrics
     Judge(judge::JudgeArgs),
+    /// Score (ground truth, prediction) pairs given as JSON lines with one metric the suites
+    /// use (TEDS, TEDS-S, GriTS, edit distance), outside any store
+    Score(score::ScoreArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -130,6 +134,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
         Command::Judge(a) => judge::run(g, a),
+        Command::Score(a) => score::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),

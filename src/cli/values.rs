@@ -34,3 +34,10 @@ pub fn stored_suite() -> PossibleValuesParser {
 pub fn ocr_provider() -> PossibleValuesParser {
     PossibleValuesParser::new(corpus::providers::known_ids())
 }
+
+/// `score --metric`: every pairwise metric.
+pub fn pairwise_metric() -> impl TypedValueParser<Value = corpus::metrics::pairwise::Metric> {
+    use corpus::metrics::pairwise::Metric;
+    PossibleValuesParser::new(Metric::ALL.map(Metric::id))
+        .map(|s| Metric::from_id(&s).expect("a listed metric parses"))
+}

@@ -8,6 +8,7 @@ pub mod grits;
 pub mod katex;
 pub mod levenshtein;
 pub mod olmocr;
+pub mod pairwise;
 pub mod paper;
 pub mod score;
 pub mod table;

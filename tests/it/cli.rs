@@ -292,3 +292,48 @@ fn a_pdf_that_crashes_or_hangs_the_page_counter_costs_that_file_only() {
     assert!(errors[1]["path"].as_str().unwrap().ends_with("d_hang.pdf"));
     assert!(errors[1]["error"].as_str().unwrap().contains("timed out after 2 s"), "{s}");
 }
+
+#[test]
+fn score_reads_json_lines_scores_each_and_names_the_bad_ones() {
+    let d = tempfile::tempdir().unwrap();
+    let pairs = d.path().join("pairs.jsonl");
+    let gt =
+        "<table><tr><td>Model</td><td>Acc</td></tr><tr><td>base</td><td>71.2</td></tr></table>";
+    let lines = [
+        serde_json::json!({"id": "same", "gt": gt, "pred": gt}).to_string(),
+        String::from("{not json"),
+        serde_json::json!({"id": "one cell", "gt": gt, "pred": gt.replace("71.2", "71.3")})
+            .to_string(),
+        serde_json::json!({"id": "no table", "gt": gt, "pred": "Model Acc base 71.2"}).to_string(),
+        serde_json::json!({"id": "no pred", "gt": gt}).to_string(),
+    ];
+    std::fs::write(&pairs, lines.join("\n") + "\n").unwrap();
+    // No store is opened or created.
+    let db = d.path().join("never.db");
+    let out = run(corpus(&db).args(["score", "--metric", "teds"]).arg(&pairs));
+    assert_eq!(out.status.code(), Some(3), "some lines failed");
+    assert!(!db.exists());
+    let rows: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 5, "every line comes back, in order");
+    assert_eq!(rows[0]["id"], "same");
+    assert_eq!(rows[0]["score"], 1.0);
+    assert!(rows[1]["error"].as_str().unwrap().contains("line 2: not JSON"), "{}", rows[1]);
+    // 6 elements (2 rows, 4 cells); one cell's text differs in 1 of 4 characters.
+    let s = rows[2]["score"].as_f64().unwrap();
+    assert!((s - (1.0 - 0.25 / 6.0)).abs() < 1e-12, "{s}");
+    assert!(rows[3]["error"].as_str().unwrap().contains("line 4: pred: not an HTML table"));
+    assert!(rows[4]["error"].as_str().unwrap().contains("no `pred` field"));
+    // Edit distance on the same lines: strings are strings.
+    let out = run(corpus(&db)
+        .args(["score", "--metric", "edit", "-o"])
+        .arg(d.path().join("o.jsonl"))
+        .arg(&pairs));
+    assert_eq!(out.status.code(), Some(3));
+    let text = std::fs::read_to_string(d.path().join("o.jsonl")).unwrap();
+    let no_table: serde_json::Value = serde_json::from_str(text.lines().nth(3).unwrap()).unwrap();
+    assert!(no_table["score"].as_f64().unwrap() > 0.5, "{no_table}");
+}
