@@ -270,6 +270,27 @@ pub struct Cell {
 }
 
 impl Table {
+    /// A table of one-slot cells from rows of texts, the first `header_rows` rows marked as
+    /// header: the tables tests write by hand.
+    #[cfg(test)]
+    pub(crate) fn from_rows(rows: &[&[&str]], header_rows: usize) -> Table {
+        let mut cells = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            for (c, text) in row.iter().enumerate() {
+                cells.push(Cell {
+                    row: r as u32,
+                    col: c as u32,
+                    row_span: 1,
+                    col_span: 1,
+                    text: text.to_string(),
+                    header: r < header_rows,
+                });
+            }
+        }
+        let cols = rows.iter().map(|r| r.len()).max().unwrap_or(0);
+        Table { rows: rows.len() as u32, cols: cols as u32, cells }
+    }
+
     /// Drops grid rows and columns in which no cell has text, shrinking spans across them;
     /// cells left covering nothing go too.
     pub fn compact(cells: Vec<Cell>) -> Table {

@@ -149,23 +149,9 @@ pub fn score(gt: &Table, pred: &Table) -> Score {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doc::Cell;
 
     fn table(rows: &[&[&str]]) -> Table {
-        let mut cells = Vec::new();
-        for (r, row) in rows.iter().enumerate() {
-            for (c, t) in row.iter().enumerate() {
-                cells.push(Cell {
-                    row: r as u32,
-                    col: c as u32,
-                    row_span: 1,
-                    col_span: 1,
-                    text: t.to_string(),
-                    header: false,
-                });
-            }
-        }
-        Table { rows: rows.len() as u32, cols: rows[0].len() as u32, cells }
+        Table::from_rows(rows, 0)
     }
 
     #[test]

@@ -725,35 +725,40 @@ mod tests {
         PageTable { bbox, table, source }
     }
 
+    /// 10 pt glyphs, 5 pt apart, from (x, y).
+    fn run(x: f32, y: f32, text: &str) -> Vec<Glyph> {
+        text.chars()
+            .enumerate()
+            .map(|(i, ch)| Glyph {
+                ch,
+                bbox: BBox::new(x + i as f32 * 5.0, y, x + i as f32 * 5.0 + 5.0, y + 10.0),
+                size: 10.0,
+                bold: false,
+            })
+            .collect()
+    }
+
+    /// A one-slot model cell.
+    fn cell(row: u32, col: u32, b: BBox) -> (GridPos, BBox) {
+        (GridPos { row, col, row_span: 1, col_span: 1, header: false }, b)
+    }
+
     #[test]
     fn rows_merged_by_the_model_are_told_from_a_wrapped_cell() {
-        let glyphs = |x: f32, y: f32, text: &str| -> Vec<Glyph> {
-            text.chars()
-                .enumerate()
-                .map(|(i, ch)| Glyph {
-                    ch,
-                    bbox: BBox::new(x + i as f32 * 5.0, y, x + i as f32 * 5.0 + 5.0, y + 10.0),
-                    size: 10.0,
-                    bold: false,
-                })
-                .collect()
-        };
-        let cell =
-            |row, col, b: BBox| (GridPos { row, col, row_span: 1, col_span: 1, header: false }, b);
         // Two text rows, y 100 and 114; the model's row 0 holds both, in both columns.
-        let mut page = glyphs(100.0, 100.0, "base");
-        page.extend(glyphs(200.0, 100.0, "71.2"));
-        page.extend(glyphs(100.0, 114.0, "large"));
-        page.extend(glyphs(200.0, 114.0, "75.9"));
+        let mut page = run(100.0, 100.0, "base");
+        page.extend(run(200.0, 100.0, "71.2"));
+        page.extend(run(100.0, 114.0, "large"));
+        page.extend(run(200.0, 114.0, "75.9"));
         let merged = [
             cell(0, 0, BBox::new(95.0, 95.0, 180.0, 128.0)),
             cell(0, 1, BBox::new(195.0, 95.0, 260.0, 128.0)),
         ];
         assert!(merged_rows(&merged, &page));
         // One cell wrapped over two lines beside a one-line cell: one row.
-        let mut wrapped = glyphs(100.0, 100.0, "a long");
-        wrapped.extend(glyphs(100.0, 114.0, "label"));
-        wrapped.extend(glyphs(200.0, 107.0, "71.2"));
+        let mut wrapped = run(100.0, 100.0, "a long");
+        wrapped.extend(run(100.0, 114.0, "label"));
+        wrapped.extend(run(200.0, 107.0, "71.2"));
         assert!(!merged_rows(&merged, &wrapped));
         // Each row in its own cells: nothing merged.
         let split = [
@@ -767,24 +772,11 @@ mod tests {
 
     #[test]
     fn columns_merged_by_the_model_show_a_gutter_inside_its_cells() {
-        let glyphs = |x: f32, y: f32, text: &str| -> Vec<Glyph> {
-            text.chars()
-                .enumerate()
-                .map(|(i, ch)| Glyph {
-                    ch,
-                    bbox: BBox::new(x + i as f32 * 5.0, y, x + i as f32 * 5.0 + 5.0, y + 10.0),
-                    size: 10.0,
-                    bold: false,
-                })
-                .collect()
-        };
-        let cell =
-            |row, col, b: BBox| (GridPos { row, col, row_span: 1, col_span: 1, header: false }, b);
         // Two text columns at x 100 and 150 (a 30 pt gutter); the model reads one column.
-        let mut page = glyphs(100.0, 100.0, "base");
-        page.extend(glyphs(150.0, 100.0, "71.2"));
-        page.extend(glyphs(100.0, 114.0, "xl"));
-        page.extend(glyphs(150.0, 114.0, "75.9"));
+        let mut page = run(100.0, 100.0, "base");
+        page.extend(run(150.0, 100.0, "71.2"));
+        page.extend(run(100.0, 114.0, "xl"));
+        page.extend(run(150.0, 114.0, "75.9"));
         let merged = [
             cell(0, 0, BBox::new(95.0, 95.0, 180.0, 112.0)),
             cell(1, 0, BBox::new(95.0, 112.0, 180.0, 128.0)),
@@ -803,23 +795,8 @@ mod tests {
 
     #[test]
     fn the_reading_that_holds_the_text_better_is_kept() {
-        use crate::doc::{Cell, Table};
-        let table = |rows: &[&[&str]]| {
-            let mut cells = Vec::new();
-            for (r, row) in rows.iter().enumerate() {
-                for (c, text) in row.iter().enumerate() {
-                    cells.push(Cell {
-                        row: r as u32,
-                        col: c as u32,
-                        row_span: 1,
-                        col_span: 1,
-                        text: text.to_string(),
-                        header: r == 0,
-                    });
-                }
-            }
-            Table { rows: rows.len() as u32, cols: rows[0].len() as u32, cells }
-        };
+        use crate::doc::Table;
+        let table = |rows: &[&[&str]]| Table::from_rows(rows, 1);
         let page = table(&[&["Model", "Acc"], &["base", "71.2"], &["large", "75.9"]]);
         // The same words, the same empties: the model's structure stays.
         assert!(!page_fits_better(&page.clone(), &page));
