@@ -26,8 +26,9 @@ fn judge_args<'a>(server: &'a str, model: &'a str) -> Vec<&'a str> {
     ]
 }
 
-#[test]
-fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
+/// A store with the self-made table fixture ingested and parsed by `pdfium` (the folder, kept
+/// alive by the caller, and the store's path).
+fn parsed_tables() -> (tempfile::TempDir, std::path::PathBuf) {
     let d = tempfile::tempdir().unwrap();
     write_fixture(d.path());
     let db = d.path().join("c.db");
@@ -37,6 +38,12 @@ fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
     .status
     .success());
     assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
+    (d, db)
+}
+
+#[test]
+fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
+    let (_dir, db) = parsed_tables();
 
     let prompts = Arc::new(Mutex::new(Vec::new()));
     let seen = prompts.clone();
@@ -153,15 +160,7 @@ fn table_pairs_are_judged_once_and_stored_beside_the_suites_metrics() {
 
 #[test]
 fn failures_and_caps_are_reported_and_nothing_half_is_stored() {
-    let d = tempfile::tempdir().unwrap();
-    write_fixture(d.path());
-    let db = d.path().join("c.db");
-    assert!(run(corpus(&db)
-        .args(["ingest", "--truth", "latex-tables", "-q"])
-        .arg(d.path().join("pdfs")))
-    .status
-    .success());
-    assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
+    let (_dir, db) = parsed_tables();
     let server = TestServer::start(|_, _| Reply::Raw {
         status: 503,
         headers: vec![],
