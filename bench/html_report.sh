@@ -56,4 +56,4 @@ for run in cold warm; do
             "$start" "$end" "$docs" "$suite" "$run" "$figs" "$rendered"
     done
 done
-du -sh "$out/site-paper-cold" "$out/site-table-cold" "$CORPUS_PAGE_IMAGES" | sed 's/^/size: /'
+du -sh "$CORPUS_PAGE_IMAGES" "$out/site-paper-cold" "$out/site-table-cold" | sed 's/^/size: /'

@@ -40,7 +40,8 @@ pub struct ReportArgs {
     /// One row per run and provider version: how the metric moved over time
     #[arg(long, requires = "metric", conflicts_with = "compare")]
     history: bool,
-    /// With --compare, at most this many per-document rows in table and markdown output
+    /// With --compare, at most this many per-document rows in table and markdown output (html:
+    /// this many regressions and as many wins)
     #[arg(long, default_value_t = 30)]
     limit: usize,
     /// paper: also the GROBID-style field scores (`hdr_*`, `cit_*`: 216 metrics per paper,
@@ -141,6 +142,7 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
             [x, y] => Some((x.clone(), y.clone())),
             _ => None,
         },
+        limit: a.limit,
         image_cache: report::html::images::PageImages::default_dir(),
         image_width: 800,
         max_pages: a.max_pages,

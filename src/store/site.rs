@@ -67,12 +67,15 @@ impl Store {
     /// Lists a document's newest score per (provider, version, model, dataset, metric) in a
     /// suite, with the trace, in the order `v_latest_scores` picks (newest `computed_at`,
     /// then output, then suite version), sorted by provider, version, model, dataset, metric.
+    /// `CROSS JOIN` keeps SQLite's join order: the document's outputs by `outputs_document`,
+    /// then their rows by `metrics_report` (suite, output); the other order scans every row
+    /// of the suite for each document.
     pub fn document_scores(&self, document: i64, suite: &str) -> Result<Vec<SiteScore>> {
         let mut st = self.conn.prepare_cached(
             "SELECT o.id, o.provider, o.provider_version, o.model_digest, s.name, m.metric,
                     m.value, m.trace
-             FROM metrics m JOIN outputs o ON o.id = m.output JOIN truths t ON t.id = m.truth
-             JOIN datasets s ON s.id = t.dataset
+             FROM outputs o CROSS JOIN metrics m ON m.output = o.id
+             JOIN truths t ON t.id = m.truth JOIN datasets s ON s.id = t.dataset
              WHERE o.document = ?1 AND m.suite = ?2
              ORDER BY o.provider, o.provider_version, o.model_digest, s.name, m.metric,
                       m.computed_at DESC, o.id DESC, m.suite_version DESC",
@@ -112,27 +115,39 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Returns the newest trace of a metric per (provider, version, model digest) in a suite:
-    /// for derived rows such as olmOCR's `overall`, whose trace holds the bootstrap interval.
-    pub fn latest_traces(
-        &self,
-        suite: &str,
-        metric: &str,
-    ) -> Result<Vec<(String, String, String, String)>> {
+    /// Returns the newest score of a metric per (provider, version, model digest, dataset) in
+    /// a suite, with its trace: for derived rows such as olmOCR's `overall`, whose trace holds
+    /// the bootstrap interval.
+    pub fn latest_named(&self, suite: &str, metric: &str) -> Result<Vec<SiteScore>> {
         let mut st = self.conn.prepare_cached(
-            "SELECT o.provider, o.provider_version, o.model_digest, m.trace
-             FROM metrics m JOIN outputs o ON o.id = m.output
-             WHERE m.suite = ?1 AND m.metric = ?2 AND m.trace IS NOT NULL
-             ORDER BY o.provider, o.provider_version, o.model_digest, m.computed_at DESC,
-                      o.id DESC, m.suite_version DESC",
+            "SELECT o.id, o.provider, o.provider_version, o.model_digest, s.name, m.metric,
+                    m.value, m.trace
+             FROM metrics m JOIN outputs o ON o.id = m.output JOIN truths t ON t.id = m.truth
+             JOIN datasets s ON s.id = t.dataset
+             WHERE m.suite = ?1 AND m.metric = ?2
+             ORDER BY o.provider, o.provider_version, o.model_digest, s.name,
+                      m.computed_at DESC, o.id DESC, m.suite_version DESC",
         )?;
         let rows = st.query_map(params![suite, metric], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            Ok(SiteScore {
+                output: r.get(0)?,
+                provider: r.get(1)?,
+                provider_version: r.get(2)?,
+                model_digest: r.get(3)?,
+                dataset: r.get(4)?,
+                metric: r.get(5)?,
+                value: r.get(6)?,
+                trace: r.get(7)?,
+            })
         })?;
-        let mut out: Vec<(String, String, String, String)> = Vec::new();
+        let mut out: Vec<SiteScore> = Vec::new();
         for r in rows {
-            let r: (String, String, String, String) = r?;
-            if out.last().is_none_or(|l| (&l.0, &l.1, &l.2) != (&r.0, &r.1, &r.2)) {
+            let r = r?;
+            let same = out.last().is_some_and(|l| {
+                (&l.provider, &l.provider_version, &l.model_digest, &l.dataset)
+                    == (&r.provider, &r.provider_version, &r.model_digest, &r.dataset)
+            });
+            if !same {
                 out.push(r);
             }
         }

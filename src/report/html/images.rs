@@ -13,7 +13,7 @@ use crate::providers::pdfium as pdf;
 use crate::store::{Store, StoredPdf};
 
 /// Bump when the images for the same inputs change (encoding, colour handling).
-pub const IMAGE_VERSION: u32 = 1;
+pub const IMAGE_VERSION: u32 = 2;
 
 /// What the cache did in one run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -210,27 +210,75 @@ fn png_size(path: &Path) -> Option<(u32, u32)> {
     Some((info.width, info.height))
 }
 
-/// Writes BGR pixels as an 8-bit PNG, greyscale when every pixel is grey (a third of the
-/// size for the usual black-on-white page), through a temporary file renamed into place.
-fn write_png(path: &Path, w: usize, h: usize, bgr: &[u8]) -> std::result::Result<(), String> {
+/// The palette of colour pages: a 6×6×6 colour cube (indices 0–215) and a ramp of 40 greys
+/// (216–255).
+fn palette() -> Vec<u8> {
+    let mut p = Vec::with_capacity(256 * 3);
+    for r in 0..6u8 {
+        for g in 0..6u8 {
+            for b in 0..6u8 {
+                p.extend_from_slice(&[r * 51, g * 51, b * 51]);
+            }
+        }
+    }
+    for k in 0..40u32 {
+        let v = (k * 255 / 39) as u8;
+        p.extend_from_slice(&[v, v, v]);
+    }
+    p
+}
+
+/// The palette index of a pixel: a near-grey pixel (channels within 12 of each other) takes
+/// the nearest of the 40 greys, any other the nearest corner of the colour cube.
+fn palette_index(b: u8, g: u8, r: u8) -> u8 {
+    let (lo, hi) = (r.min(g).min(b), r.max(g).max(b));
+    if hi - lo < 12 {
+        let v = (u32::from(r) + u32::from(g) + u32::from(b)) / 3;
+        return 216 + ((v * 39 + 127) / 255) as u8;
+    }
+    let q = |c: u8| (u32::from(c) + 25) / 51;
+    (q(r) * 36 + q(g) * 6 + q(b)) as u8
+}
+
+/// Encodes BGR pixels as a small PNG: a page whose pixels are all grey as 4-bit greyscale
+/// (16 levels: enough for antialiased text), any other as 8-bit indexed colour
+/// ([`palette`]). A preview, not a copy: the PDF is the original.
+fn encode_png(w: usize, h: usize, bgr: &[u8]) -> std::result::Result<Vec<u8>, String> {
     let grey = bgr.chunks_exact(3).all(|p| p[0] == p[1] && p[1] == p[2]);
-    let (color, data): (png::ColorType, Vec<u8>) = if grey {
-        (png::ColorType::Grayscale, bgr.chunks_exact(3).map(|p| p[0]).collect())
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, w as u32, h as u32);
+    enc.set_compression(png::Compression::Balanced);
+    let data: Vec<u8> = if grey {
+        enc.set_color(png::ColorType::Grayscale);
+        enc.set_depth(png::BitDepth::Four);
+        let row = w.div_ceil(2);
+        let mut data = vec![0u8; row * h];
+        for y in 0..h {
+            for x in 0..w {
+                let v = bgr[(y * w + x) * 3];
+                let level = (u32::from(v) * 15 + 127) / 255;
+                data[y * row + x / 2] |= (level as u8) << if x % 2 == 0 { 4 } else { 0 };
+            }
+        }
+        data
     } else {
-        (png::ColorType::Rgb, bgr.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect())
+        enc.set_color(png::ColorType::Indexed);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.set_palette(palette());
+        bgr.chunks_exact(3).map(|p| palette_index(p[0], p[1], p[2])).collect()
     };
+    let mut wr = enc.write_header().map_err(|e| e.to_string())?;
+    wr.write_image_data(&data).map_err(|e| e.to_string())?;
+    wr.finish().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// Writes a page image through a temporary file renamed into place.
+fn write_png(path: &Path, w: usize, h: usize, bgr: &[u8]) -> std::result::Result<(), String> {
+    let png = encode_png(w, h, bgr).map_err(|e| format!("{}: {e}", path.display()))?;
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    {
-        let f = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        let mut enc = png::Encoder::new(std::io::BufWriter::new(f), w as u32, h as u32);
-        enc.set_color(color);
-        enc.set_depth(png::BitDepth::Eight);
-        enc.set_compression(png::Compression::Fast);
-        let mut wr = enc.write_header().map_err(|e| format!("{}: {e}", path.display()))?;
-        wr.write_image_data(&data).map_err(|e| format!("{}: {e}", path.display()))?;
-        wr.finish().map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+    std::fs::write(&tmp, png).map_err(|e| format!("{}: {e}", tmp.display()))?;
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(())
 }
@@ -248,4 +296,39 @@ pub fn place(img: &PageImage, site_img_dir: &Path) -> std::io::Result<()> {
         std::fs::rename(&tmp, &to)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode(png: &[u8]) -> (png::OutputInfo, Vec<u8>) {
+        let mut r = png::Decoder::new(std::io::Cursor::new(png)).read_info().unwrap();
+        let mut buf = vec![0; r.output_buffer_size().unwrap()];
+        let info = r.next_frame(&mut buf).unwrap();
+        buf.truncate(info.buffer_size());
+        (info, buf)
+    }
+
+    #[test]
+    fn grey_pages_are_4_bit_and_colour_pages_indexed() {
+        // 3×1 grey: black, mid grey, white.
+        let grey = [0, 0, 0, 128, 128, 128, 255, 255, 255];
+        let (info, data) = decode(&encode_png(3, 1, &grey).unwrap());
+        assert_eq!(
+            (info.color_type, info.bit_depth),
+            (png::ColorType::Grayscale, png::BitDepth::Four)
+        );
+        assert_eq!(data, [0x08, 0xF0], "levels 0, 8, 15 packed two to a byte");
+        // Pure red (BGR 0,0,255) and white.
+        let colour = [0, 0, 255, 255, 255, 255];
+        let (info, data) = decode(&encode_png(2, 1, &colour).unwrap());
+        assert_eq!(info.color_type, png::ColorType::Indexed);
+        assert_eq!(data, [5 * 36, 255]);
+        let p = palette();
+        assert_eq!(&p[(5 * 36) * 3..(5 * 36) * 3 + 3], &[255, 0, 0]);
+        assert_eq!(&p[255 * 3..], &[255, 255, 255]);
+        // Grey 10 lies between ramp levels 1 (6.5) and 2 (13.1), nearer 2.
+        assert_eq!(palette_index(10, 12, 8), 216 + 2, "near-grey takes the grey ramp");
+    }
 }

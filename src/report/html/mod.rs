@@ -38,6 +38,8 @@ pub struct SiteOptions {
     pub out: PathBuf,
     /// `--compare A B`.
     pub compare: Option<(Selector, Selector)>,
+    /// With `compare`, at most this many regressions and as many wins are listed.
+    pub limit: usize,
     /// The page-image cache folder; `None` draws the boxes on blank pages.
     pub image_cache: Option<PathBuf>,
     /// Page images' width in pixels.
@@ -219,8 +221,17 @@ fn frame_table(
 
 /// The metrics shown as leaderboard columns: all but olmOCR's per-test `pass:<id>` values
 /// (one per test, shown on the documents' pages).
+/// `overall` and `pass_rate` (olmOCR's headline) come first where present.
 fn board_metrics(metrics: &[String]) -> Vec<String> {
-    metrics.iter().filter(|m| !m.starts_with("pass:")).cloned().collect()
+    let mut out: Vec<String> =
+        metrics.iter().filter(|m| !m.starts_with("pass:")).cloned().collect();
+    for head in ["pass_rate", "overall"] {
+        if let Some(i) = out.iter().position(|m| m == head) {
+            let m = out.remove(i);
+            out.insert(0, m);
+        }
+    }
+    out
 }
 
 /// Writes the site: one page per scored document, then `index.html`.
@@ -355,20 +366,31 @@ fn index_page(
     s.push_str(r#"<h2 id="leaderboard">Leaderboard</h2><p class="muted">Mean of each metric over the documents each provider version scored (nulls skipped), as <code>corpus report --by provider</code> prints it.</p>"#);
     s.push_str(&frame_table(&lb, "leaderboard", links, ""));
     // Bootstrap intervals, where the suite stores one (olmOCR's overall).
-    let cis = store.latest_traces(suite, "overall")?;
+    let cis = store.latest_named(suite, "overall")?;
     let mut ci_rows = String::new();
-    for (p, v, m, t) in &cis {
-        let Ok(t) = serde_json::from_str::<serde_json::Value>(t) else { continue };
+    for r in &cis {
+        if filter.provider.is_some_and(|p| p != r.provider)
+            || filter.dataset.is_some_and(|d| d != r.dataset)
+        {
+            continue;
+        }
+        let Some(t) =
+            r.trace.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        else {
+            continue;
+        };
         let Some(ci) = t.get("ci95").and_then(|c| c.as_array()) else { continue };
         let (lo, hi) = (ci.first().and_then(|x| x.as_f64()), ci.get(1).and_then(|x| x.as_f64()));
+        let l = label(&r.provider, &r.provider_version);
         let _ = write!(
             ci_rows,
-            r#"<tr data-provider="{}" data-model="{}"><td>{}</td><td>{}</td><td class="n">{}</td><td class="n ci">[{}, {}]</td></tr>"#,
-            esc(&label(p, v)),
-            esc(short_model(m)),
-            esc(&label(p, v)),
-            esc(short_model(m)),
-            num(t.get("overall").and_then(|x| x.as_f64())),
+            r#"<tr data-provider="{}" data-model="{}"><td>{}</td><td>{}</td><td>{}</td><td class="n">{}</td><td class="n">[{}, {}]</td></tr>"#,
+            esc(&l),
+            esc(short_model(&r.model_digest)),
+            esc(&l),
+            esc(short_model(&r.model_digest)),
+            esc(&r.dataset),
+            num(r.value),
             num(lo),
             num(hi)
         );
@@ -376,7 +398,7 @@ fn index_page(
     if !ci_rows.is_empty() {
         let _ = write!(
             s,
-            r#"<h3>overall with its 95% bootstrap interval</h3><table class="ci"><thead><tr><th>provider</th><th>model</th><th>overall</th><th>95% interval</th></tr></thead><tbody>{ci_rows}</tbody></table>"#
+            r#"<h3>overall with its 95% bootstrap interval</h3><table class="intervals"><thead><tr><th>provider</th><th>model</th><th>dataset</th><th>overall</th><th>95% interval</th></tr></thead><tbody>{ci_rows}</tbody></table>"#
         );
     }
 
@@ -476,10 +498,15 @@ fn index_page(
         s.push_str(&frame_table(&per_metric, "compare", links, ""));
         let delta = rows.column("delta").map_err(pe)?;
         let n = rows.height();
-        let losses: Vec<usize> =
-            (0..n).filter(|&i| cell(delta, i).1.is_some_and(|d| d < 0.0)).take(30).collect();
-        let wins: Vec<usize> =
-            (0..n).rev().filter(|&i| cell(delta, i).1.is_some_and(|d| d > 0.0)).take(30).collect();
+        let losses: Vec<usize> = (0..n)
+            .filter(|&i| cell(delta, i).1.is_some_and(|d| d < 0.0))
+            .take(opts.limit)
+            .collect();
+        let wins: Vec<usize> = (0..n)
+            .rev()
+            .filter(|&i| cell(delta, i).1.is_some_and(|d| d > 0.0))
+            .take(opts.limit)
+            .collect();
         for (title, idx, class) in
             [("Biggest regressions", losses, "regressions"), ("Biggest wins", wins, "wins")]
         {
@@ -739,11 +766,31 @@ impl DocPage<'_> {
             None => vec![None; page_list.len()],
         };
         let mut figures = 0u64;
+        // Outputs without a single positioned block (a truth, imported Markdown) have
+        // nothing to draw: they are named once instead of drawn as bare pages.
+        let placed =
+            |d: &Doc| d.blocks.iter().any(|b| b.bbox.width() > 0.0 && b.bbox.height() > 0.0);
+        for sh in &shown {
+            if let Ok(doc) = &sh.doc {
+                if !placed(doc) {
+                    let _ = write!(
+                        s,
+                        "<p class=\"muted\">{} {}: none of its {} blocks has a position on the page; nothing to draw.</p>",
+                        esc(&sh.label),
+                        esc(short_model(&sh.model)),
+                        doc.blocks.len()
+                    );
+                }
+            }
+        }
         s.push_str(r#"<div class="pages">"#);
         for &p in &page_list {
             s.push_str(r#"<div class="page-row">"#);
             for sh in &shown {
                 let Ok(doc) = &sh.doc else { continue };
+                if !placed(doc) {
+                    continue;
+                }
                 s.push_str(&figure(doc, p, images[p as usize].as_ref(), &sh.label, &sh.model));
                 figures += 1;
             }

@@ -50,11 +50,10 @@ h1{font-size:20px;margin:4px 0}
 h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:3px}
 h3{font-size:15px;margin:14px 0 6px}
 table{border-collapse:collapse;background:#fff;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;max-width:36em;overflow-wrap:anywhere}
 th{background:#f0f2f5;position:sticky;top:0}
 td.n{text-align:right}
 .scroll{overflow-x:auto;max-width:100%}
-.ci{color:#666;font-size:12px}
 .neg{color:#b00020}.pos{color:#00701a}
 .muted{color:#666}
 .charts{display:flex;flex-wrap:wrap;gap:12px}
