@@ -77,6 +77,7 @@ if (mode === 'check') {
 } else if (mode === 'shots') {
   const ctx = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const { page } = await visit(ctx, siteUrl + 'index.html');
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: join(outArg, 'index.png'), fullPage: true });
   const docs = readdirSync(join(site, 'doc')).filter((f) => f.endsWith('.html')).sort();
   const doc = docArg || docs[0];

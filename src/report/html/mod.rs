@@ -398,7 +398,7 @@ fn index_page(
     if !ci_rows.is_empty() {
         let _ = write!(
             s,
-            r#"<h3>overall with its 95% bootstrap interval</h3><table class="intervals"><thead><tr><th>provider</th><th>model</th><th>dataset</th><th>overall</th><th>95% interval</th></tr></thead><tbody>{ci_rows}</tbody></table>"#
+            r#"<h3>overall with its 95% bootstrap interval</h3><div class="scroll"><table class="intervals"><thead><tr><th>provider</th><th>model</th><th>dataset</th><th>overall</th><th>95% interval</th></tr></thead><tbody>{ci_rows}</tbody></table></div>"#
         );
     }
 
