@@ -40,86 +40,168 @@ pub struct ReportArgs {
     /// One row per run and provider version: how the metric moved over time
     #[arg(long, requires = "metric", conflicts_with = "compare")]
     history: bool,
-    /// With --compare, at most this many per-document rows in table and markdown output
+    /// With --compare, at most this many per-document rows in table and markdown output (html:
+    /// this many regressions and as many wins)
     #[arg(long, default_value_t = 30)]
     limit: usize,
     /// paper: also the GROBID-style field scores (`hdr_*`, `cit_*`: 216 metrics per paper,
     /// left out otherwise, as `eval` prints them only with --fields); --metric names one alone
     #[arg(long)]
     fields: bool,
-    /// Output format: table, markdown, csv, json, ndjson or parquet
-    #[arg(long, default_value = "table", value_parser = ReportFormat::parse)]
-    format: ReportFormat,
-    /// Write to this file instead of stdout (required for parquet)
+    /// Output format: table, markdown, csv, json, ndjson, parquet, or html (a static site in
+    /// the folder -o names: an index with leaderboard, breakdowns, history and --compare,
+    /// and one page per document with its pages, boxes, differences and traces; needs --suite)
+    #[arg(long, default_value = "table", value_parser = OutFormat::parse)]
+    format: OutFormat,
+    /// Write to this file instead of stdout (required for parquet); for html, the site's folder
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
+    /// html: draw at most this many pages of each document
+    #[arg(long, default_value_t = 20)]
+    max_pages: u32,
 }
 
-/// Runs `corpus report`.
-pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
-    if a.format == ReportFormat::Parquet && a.output.is_none() {
-        usage_bail!("--format parquet writes a binary file: give --output FILE");
+/// A report format: one of the frame renderers', or the HTML site.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OutFormat {
+    Frame(ReportFormat),
+    Html,
+}
+
+impl OutFormat {
+    fn parse(s: &str) -> Result<OutFormat, String> {
+        if s == "html" {
+            return Ok(OutFormat::Html);
+        }
+        ReportFormat::parse(s).map(OutFormat::Frame).map_err(|e| format!("{e}, html"))
     }
-    let store =
-        Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
-    let since = a
-        .since
+}
+
+/// Parses `--since` against the current time.
+fn parse_since(a: &ReportArgs) -> anyhow::Result<Option<Since>> {
+    a.since
         .as_deref()
         .map(|s| Since::parse(s, &corpus::store::now()))
         .transpose()
-        .map_err(anyhow::Error::msg)?;
-    let attribute = match &a.by {
-        By::Attribute(name) => Some(name.as_str()),
-        _ => None,
-    };
-    let filter = ScoreFilter {
+        .map_err(anyhow::Error::msg)
+}
+
+/// The rows the options select.
+fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<'a> {
+    ScoreFilter {
         latest: !a.history,
         suite: a.suite.as_deref(),
         dataset: a.dataset.as_deref(),
         provider: a.provider.as_deref(),
         metric: a.metric.as_deref(),
-        since_run: match &since {
+        since_run: match since {
             Some(Since::Run(r)) => Some(*r),
             _ => None,
         },
-        since_time: match &since {
+        since_time: match since {
             Some(Since::Time(t)) => Some(t.as_str()),
             _ => None,
         },
-        attribute,
-    };
-    let mut cols = store.score_columns(&filter)?;
-    if !a.fields && a.metric.is_none() {
-        let fields: std::collections::HashSet<&str> =
-            corpus::metrics::fields::metric_ids().iter().copied().collect();
-        cols.retain_metrics(|m| !fields.contains(m));
+        attribute: match &a.by {
+            By::Attribute(name) => Some(name.as_str()),
+            _ => None,
+        },
     }
+}
+
+/// `--format html`: the static site.
+fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let Some(out) = &a.output else {
+        usage_bail!("--format html writes a site: give --output FOLDER (-o site/)");
+    };
+    let Some(suite) = a.suite.as_deref() else {
+        usage_bail!("--format html reports one suite: give --suite");
+    };
+    if a.history {
+        usage_bail!("--format html draws the history on its index: leave out --history");
+    }
+    if out.is_file() {
+        usage_bail!("{} is a file; --format html writes a folder", out.display());
+    }
+    let store =
+        Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let since = parse_since(a)?;
+    let mut filter = score_filter(a, &since);
+    filter.attribute = None;
+    let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
     if cols.is_empty() {
         if !g.quiet {
             eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
         }
         return Ok(ExitCode::SUCCESS);
     }
-    let preferred: Vec<&str> = match a.suite.as_deref() {
-        Some("paper") | None => corpus::metrics::paper::metric_ids().to_vec(),
-        _ => Vec::new(),
+    let opts = report::html::SiteOptions {
+        suite: suite.to_string(),
+        out: out.clone(),
+        compare: match a.compare.as_slice() {
+            [x, y] => Some((x.clone(), y.clone())),
+            _ => None,
+        },
+        limit: a.limit,
+        image_cache: report::html::images::PageImages::default_dir(),
+        image_width: 800,
+        max_pages: a.max_pages,
+        store_label: g.db.display().to_string(),
     };
-    let metrics = report::metric_order(&cols, &preferred);
+    let bar = super::progress::Bar::new("html", g.quiet);
+    let t = std::time::Instant::now();
+    let s = report::html::write_site(&store, &filter, &cols, &metrics, &opts, &bar)
+        .with_context(|| format!("writing the site into {}", out.display()))?;
+    if !g.quiet {
+        eprintln!(
+            "corpus: wrote {} ({} document pages, {} page figures; page images: {} rendered, {} reused, {} failed) in {:.2} s",
+            out.join("index.html").display(),
+            s.documents,
+            s.figures,
+            s.images.rendered,
+            s.images.reused,
+            s.images.failed,
+            t.elapsed().as_secs_f64()
+        );
+    }
+    Ok(if s.incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
+}
+
+/// Runs `corpus report`.
+pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
+    let format = match a.format {
+        OutFormat::Frame(f) => f,
+        OutFormat::Html => return html(g, a),
+    };
+    if format == ReportFormat::Parquet && a.output.is_none() {
+        usage_bail!("--format parquet writes a binary file: give --output FILE");
+    }
+    let store =
+        Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let since = parse_since(a)?;
+    let filter = score_filter(a, &since);
+    let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
+    if cols.is_empty() {
+        if !g.quiet {
+            eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
         )),
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    let textual = matches!(a.format, ReportFormat::Table | ReportFormat::Markdown);
+    let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
     if let [sel_a, sel_b] = a.compare.as_slice() {
         let long = report::long_frame(&cols)?;
         let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b)?;
         if textual {
-            report::render::write(&render(&per_metric, a.format)?, &mut out)?;
+            report::render::write(&render(&per_metric, format)?, &mut out)?;
             writeln!(out)?;
             let shown = rows.head(Some(a.limit));
-            report::render::write(&render(&shown, a.format)?, &mut out)?;
+            report::render::write(&render(&shown, format)?, &mut out)?;
             if rows.height() > a.limit && !g.quiet {
                 eprintln!(
                     "corpus: showing the first {} of {} (document, metric) rows; --limit or --format csv for all",
@@ -128,11 +210,11 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
                 );
             }
         } else {
-            report::render::write(&render(&rows, a.format)?, &mut out)?;
+            report::render::write(&render(&rows, format)?, &mut out)?;
         }
     } else if a.history {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
-        report::render::write(&render(&h, a.format)?, &mut out)?;
+        report::render::write(&render(&h, format)?, &mut out)?;
     } else {
         let t = report::summary(&report::wide_frame(&cols, &metrics)?, &metrics, &a.by)?;
         let t = match &a.by {
@@ -143,7 +225,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
             }
             _ => t,
         };
-        let r = render(&t, a.format)?;
+        let r = render(&t, format)?;
         if let (Rendered::Bytes(_), None) = (&r, &a.output) {
             usage_bail!("binary output needs --output FILE");
         }

@@ -7,6 +7,7 @@
 //! values are all null stays null.
 
 pub mod correlate;
+pub mod html;
 pub mod render;
 
 use polars::prelude::*;
@@ -84,6 +85,29 @@ impl By {
 /// The short form of a model digest shown in reports.
 fn short_model(m: &str) -> &str {
     m.get(..12).unwrap_or(m)
+}
+
+/// Reads the score columns a report shows and the order of their metrics: the rows `filter`
+/// selects, less the 216 GROBID-style field metrics unless `fields` is set or the filter
+/// names a metric; the paper suite's metrics first (for `suite` paper or none), then by name.
+/// The text, JSON and HTML reports all start here, so they show the same numbers.
+pub fn report_columns(
+    store: &crate::store::Store,
+    filter: &crate::store::ScoreFilter<'_>,
+    fields: bool,
+) -> crate::error::Result<(ScoreColumns, Vec<String>)> {
+    let mut cols = store.score_columns(filter)?;
+    if !fields && filter.metric.is_none() {
+        let f: std::collections::HashSet<&str> =
+            crate::metrics::fields::metric_ids().iter().copied().collect();
+        cols.retain_metrics(|m| !f.contains(m));
+    }
+    let preferred: Vec<&str> = match filter.suite {
+        Some("paper") | None => crate::metrics::paper::metric_ids().to_vec(),
+        _ => Vec::new(),
+    };
+    let metrics = metric_order(&cols, &preferred);
+    Ok((cols, metrics))
 }
 
 /// Builds the long frame: one row per score.

@@ -20,6 +20,7 @@ mod outputs;
 mod report;
 mod runs;
 pub mod shard;
+mod site;
 mod sql;
 mod suite_rows;
 
@@ -37,6 +38,7 @@ pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
 pub use runs::RunId;
+pub use site::{SiteOutput, SiteScore};
 pub use sql::QueryResult;
 pub use suite_rows::{MetricRow, NamedScore, PageOutput};
 

@@ -61,6 +61,17 @@ fn history_notebook_runs_on_the_sample_corpus_and_draws_its_figures() {
         .filter(|o| o["data"]["image/png"].is_string())
         .count();
     assert_eq!(images, 2, "the history plot and the heat map");
+    // Every headline metric of the paper suite is plotted (the ids are the suite's own).
+    let printed: String = code
+        .iter()
+        .flat_map(|c| c["outputs"].as_array().unwrap())
+        .filter(|o| o["output_type"] == "stream")
+        .flat_map(|o| o["text"].as_array().cloned().unwrap_or_else(|| vec![o["text"].clone()]))
+        .filter_map(|t| t.as_str().map(str::to_string))
+        .collect();
+    let line = printed.lines().find(|l| l.starts_with("plotted:")).expect("the plotted line");
+    let plotted: Vec<&str> = line["plotted:".len()..].split_whitespace().collect();
+    assert_eq!(plotted, corpus::metrics::paper::HEADLINE, "{line}");
     for f in ["history.png", "heatmap.png"] {
         let png = std::fs::read(figures.join(f)).unwrap();
         assert!(png.starts_with(b"\x89PNG"), "{f}");

@@ -552,7 +552,9 @@ fn native(e: impl std::fmt::Display) -> Error {
 /// Renders a page to BGR at `scale` pixels per point.
 pub fn render(page: &PdfPage<'_>, scale: f32) -> std::result::Result<Bgr, String> {
     let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).set_format(PdfBitmapFormat::BGRA);
-    let bmp = page.render_with_config(&cfg).map_err(|e| format!("rendering failed: {e}"))?;
+    let bmp = page
+        .render_with_config(&cfg)
+        .map_err(|e| format!("rendering failed: {}", pdf::describe(&e)))?;
     let (w, h) = (bmp.width() as usize, bmp.height() as usize);
     let raw = bmp.as_raw_bytes();
     if w == 0 || h == 0 || raw.len() < w * h * 4 {
@@ -605,7 +607,10 @@ impl Engine for LayoutEngine {
             let mut page_blocks = Vec::new();
             let mut glyphs = Vec::new();
             for i in 0..n {
-                let page = doc.pages().get(i).map_err(|e| format!("page {}: {e}", i + 1))?;
+                let page = doc
+                    .pages()
+                    .get(i)
+                    .map_err(|e| format!("page {}: {}", i + 1, pdf::describe(&e)))?;
                 let idx = i as u32;
                 if !pages.contains(idx) {
                     sizes.push(Page { width: page.width().value, height: page.height().value });

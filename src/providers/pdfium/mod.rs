@@ -21,8 +21,9 @@ use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 /// Bump when the output for the same PDF changes.
 pub const ADAPTER_VERSION: u32 = 3;
 
-/// The pypdfium2 release whose `libpdfium.so` the set-up script installs.
-const PDFIUM_DIR: &str = "pdfium-5.15.2";
+/// The pypdfium2 release whose `libpdfium.so` the set-up script installs (also the page
+/// renderer's version in the HTML report's image cache key).
+pub const PDFIUM_DIR: &str = "pdfium-5.15.2";
 
 /// Why the pdfium provider could not bind the library or read a document.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +47,7 @@ pub enum PdfiumError {
     #[error("encrypted PDF (password required)")]
     Encrypted,
     /// Any other pdfium failure.
-    #[error("pdfium failed: {0}")]
+    #[error("{0}")]
     Pdfium(String),
 }
 
@@ -106,6 +107,49 @@ pub fn library_path() -> Result<PathBuf, PdfiumError> {
 /// Returns an error's text on one line (pdfium-render prints some errors as multi-line Debug).
 fn one_line(e: &RawError) -> String {
     e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Says in a sentence what a pdfium-render error means. Its `Display` is Rust's pretty
+/// `Debug` (`PdfiumLibraryInternalError(\n    Unknown,\n)`), which is what a stored failure
+/// must never read like.
+pub fn describe(e: &RawError) -> String {
+    match e {
+        RawError::PdfiumLibraryInternalError(i) => match i {
+            PdfiumInternalError::FileError => "pdfium could not read the file".into(),
+            PdfiumInternalError::FormatError => {
+                "pdfium could not parse the PDF (truncated or damaged)".into()
+            }
+            PdfiumInternalError::PasswordError => "the PDF needs a password".into(),
+            PdfiumInternalError::SecurityError => {
+                "the PDF's security settings do not allow it".into()
+            }
+            PdfiumInternalError::PageError => "pdfium could not load the page".into(),
+            PdfiumInternalError::Unknown => {
+                "pdfium could not load the page (internal error: Unknown)".into()
+            }
+        },
+        other => {
+            // `VariantName(payload)` -> "variant name (payload)", on one line.
+            let debug = format!("{other:?}");
+            let (name, rest) = debug.split_once('(').unwrap_or((debug.as_str(), ""));
+            let mut words = String::new();
+            for (i, c) in name.trim().chars().enumerate() {
+                if c.is_uppercase() && i > 0 {
+                    words.push(' ');
+                }
+                words.extend(c.to_lowercase());
+            }
+            let words = words.strip_prefix("pdfium ").unwrap_or(&words).to_string();
+            let rest: String =
+                rest.trim_end_matches(')').split_whitespace().collect::<Vec<_>>().join(" ");
+            let rest = rest.trim_end_matches(',');
+            if rest.is_empty() {
+                format!("pdfium: {words}")
+            } else {
+                format!("pdfium: {words} ({rest})")
+            }
+        }
+    }
 }
 
 /// Returns the library paths to try before the system library, in order.
@@ -212,6 +256,23 @@ fn load_error(e: RawError) -> PdfiumError {
         RawError::PdfiumLibraryInternalError(
             PdfiumInternalError::FormatError | PdfiumInternalError::FileError,
         ) => PdfiumError::Damaged,
-        other => PdfiumError::Pdfium(other.to_string()),
+        other => PdfiumError::Pdfium(describe(&other)),
+    }
+}
+
+#[cfg(test)]
+mod describe_tests {
+    use super::*;
+
+    #[test]
+    fn pdfium_errors_read_as_sentences_on_one_line() {
+        let e = RawError::PdfiumLibraryInternalError(PdfiumInternalError::Unknown);
+        assert!(e.to_string().contains('\n'), "pdfium-render's Display is multi-line Debug");
+        assert_eq!(describe(&e), "pdfium could not load the page (internal error: Unknown)");
+        let p = RawError::PdfiumLibraryInternalError(PdfiumInternalError::PageError);
+        assert_eq!(describe(&p), "pdfium could not load the page");
+        let other = describe(&RawError::PageIndexOutOfBounds);
+        assert_eq!(other, "pdfium: page index out of bounds");
+        assert!(!other.contains('\n'));
     }
 }

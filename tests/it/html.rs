@@ -1,0 +1,247 @@
+//! `corpus report --format html`, loaded in Debian's headless chromium (driven through
+//! `scripts/browser/site.mjs`, playwright-core pinned by its package-lock.json): the sample
+//! corpus plus a hostile document whose name, text and truth are markup. Nothing may load
+//! from outside the site, nothing may log an error, no injected markup may run, the
+//! leaderboard must hold the JSON report's numbers, and each page must show one box per
+//! block of the output.
+//!
+//! scripts/test.sh installs chromium (Debian) and playwright-core (npm ci) when missing.
+//! Without them the test skips with the reason; under `CI=true` that is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::util::{corpus, json, run, sample_dir};
+
+const SCRIPT: &str = "<script>window.__pwned=1</script>";
+const IMG: &str = "\"><img src=x onerror=window.__pwned=2>";
+const NAME: &str = "x\"><img src=x onerror=window.__pwned=3>";
+
+fn skip_or_fail(why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("the HTML report's browser test cannot run under CI=true: {why}");
+    }
+    eprintln!("skipping: {why}");
+}
+
+/// The browser and the driver, or why they are not there.
+fn browser() -> Result<(PathBuf, PathBuf), String> {
+    let chromium = std::env::var_os("CORPUS_CHROMIUM")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin/chromium"));
+    if !chromium.is_file() {
+        return Err(format!(
+            "{} is absent (scripts/test.sh installs Debian's chromium)",
+            chromium.display()
+        ));
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/browser");
+    if !root.join("node_modules/playwright-core/package.json").is_file() {
+        return Err(format!(
+            "{} has no playwright-core (scripts/test.sh runs npm ci there)",
+            root.display()
+        ));
+    }
+    let node_ok = Command::new("node").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !node_ok {
+        return Err("node is not on PATH".into());
+    }
+    Ok((chromium, root.join("site.mjs")))
+}
+
+fn hostile_dir(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let text = format!("{SCRIPT} {IMG}");
+    std::fs::write(dir.join(format!("{NAME}.pdf")), crate::util::tiny_pdf(&text, "")).unwrap();
+    let truth = serde_json::json!({
+        "name": format!("{NAME}.pdf"),
+        "metadata": {
+            "title": SCRIPT,
+            "sections": [{"heading": IMG, "text": text}],
+            "references": [{"title": IMG, "author": [SCRIPT]}]
+        }
+    });
+    std::fs::write(dir.join(format!("{NAME}.pdf.json")), truth.to_string()).unwrap();
+}
+
+#[test]
+fn the_html_report_is_safe_self_contained_and_shows_the_stores_numbers() {
+    let (chromium, script) = match browser() {
+        Ok(b) => b,
+        Err(why) => return skip_or_fail(&why),
+    };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let hostile = d.path().join("hostile");
+    hostile_dir(&hostile);
+    for dir in [sample_dir(), hostile] {
+        let out = run(corpus(&db)
+            .args(["ingest", "--dataset", "sample", "--truth", "peerread"])
+            .arg(dir));
+        assert!(out.status.success());
+    }
+    for p in ["pdfium", "truth"] {
+        assert!(run(corpus(&db).args(["ocr", "-q", "--provider", p])).status.success());
+        let e = run(corpus(&db).args(["eval", "-q", "--suite", "paper", "--provider", p]));
+        assert!(e.status.code().is_some_and(|c| c == 0 || c == 3));
+    }
+    let site = d.path().join("site");
+    let images = d.path().join("images");
+    let html = |site: &Path| {
+        run(corpus(&db)
+            .args(["report", "--suite", "paper", "--format", "html", "-o"])
+            .arg(site)
+            .env("CORPUS_PAGE_IMAGES", &images))
+    };
+    let first = html(&site);
+    assert!(first.status.success());
+    let stderr = String::from_utf8_lossy(&first.stderr);
+    assert!(stderr.contains("4 document pages"), "{stderr}");
+    assert!(stderr.contains("0 reused, 0 failed"), "{stderr}");
+    // The second run reuses every page image.
+    let again = html(&d.path().join("site2"));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("page images: 0 rendered, 7 reused, 0 failed"), "{stderr}");
+
+    let out = Command::new("node")
+        .arg(&script)
+        .arg("check")
+        .arg(&site)
+        .env("CORPUS_CHROMIUM", &chromium)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = json(&out);
+
+    // Every page: no console error, no script error, no request outside the site, no
+    // dialog, no script element, the flag an injected script would set unset.
+    let pages: Vec<&serde_json::Value> = std::iter::once(&seen["index"])
+        .chain(seen["documents"].as_array().unwrap().iter())
+        .collect();
+    assert_eq!(pages.len(), 5, "the index and four documents");
+    for p in &pages {
+        let url = p["url"].as_str().unwrap();
+        for k in ["console_errors", "page_errors", "foreign_requests", "dialogs"] {
+            assert_eq!(p[k], serde_json::json!([]), "{k} on {url}");
+        }
+        assert_eq!(p["scripts"], 0, "{url}");
+        assert!(p["pwned"].is_null(), "{url}");
+    }
+
+    // The leaderboard holds the JSON report's numbers, cell for cell.
+    let report =
+        run(corpus(&db)
+            .args(["report", "--suite", "paper", "--by", "provider", "--format", "json"]));
+    let rows = json(&report);
+    let cells = seen["index"]["leaderboard"].as_array().unwrap();
+    let mut expected = 0;
+    for r in rows.as_array().unwrap() {
+        for (k, v) in r.as_object().unwrap() {
+            if ["provider", "model", "n"].contains(&k.as_str()) {
+                continue;
+            }
+            expected += 1;
+            let cell = cells
+                .iter()
+                .find(|c| {
+                    c["provider"] == r["provider"] && c["model"] == r["model"] && c["metric"] == *k
+                })
+                .unwrap_or_else(|| panic!("no leaderboard cell for {} {k}", r["provider"]));
+            // Equal as numbers (JSON from JS writes 1, serde_json 1.0), bit for bit.
+            assert_eq!(cell["value"].as_f64(), v.as_f64(), "{} {k}", r["provider"]);
+            assert_eq!(cell["value"].is_null(), v.is_null(), "{} {k}", r["provider"]);
+        }
+    }
+    assert_eq!(cells.len(), expected);
+    assert_eq!(seen["index"]["doc_links"].as_array().unwrap().len(), 4);
+    assert!(seen["index"]["charts"].as_u64().unwrap() >= 6);
+
+    // One box per block of each pdfium output, page by page; each page image loaded.
+    let store = corpus::store::Store::open_read_only(&db).unwrap();
+    for page in seen["documents"].as_array().unwrap() {
+        let file = page["file"].as_str().unwrap();
+        let doc = store
+            .documents(None)
+            .unwrap()
+            .into_iter()
+            .find(|d| corpus::report::html::doc_href(&d.hash) == format!("doc/{file}"))
+            .unwrap();
+        let out = store.latest_output(doc.id, "pdfium").unwrap().unwrap();
+        let blob = store.blob(out.blob.as_deref().unwrap()).unwrap().unwrap();
+        let parsed: corpus::doc::Doc = serde_json::from_slice(&blob).unwrap();
+        let figures = page["figures"].as_array().unwrap();
+        let mut drawn = 0;
+        for f in figures.iter().filter(|f| f["provider"] == "pdfium@2") {
+            let p = f["page"].as_u64().unwrap() as u32 - 1;
+            let n = parsed.blocks.iter().filter(|b| b.page == p).count();
+            assert_eq!(f["boxes"].as_u64().unwrap() as usize, n, "{file} page {}", p + 1);
+            drawn += n;
+            assert_eq!(f["image"]["loaded"], true, "{file} page {}", p + 1);
+        }
+        assert_eq!(drawn, parsed.blocks.len(), "{file}: every block drawn");
+        assert!(drawn > 0);
+        // No <img> but the page images.
+        let imgs = page["imgs"].as_array().unwrap();
+        assert_eq!(imgs.len(), figures.len(), "{file}");
+        assert!(imgs.iter().all(|s| s.as_str().unwrap().starts_with("../img/")), "{file}");
+        assert!(page["traces"].as_u64().unwrap() >= 19, "{file}: every score's trace");
+    }
+
+    // The hostile document: its markup is shown as text.
+    let h = seen["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == NAME)
+        .expect("the hostile document's page, titled with its name as text");
+    let text = h["body_text"].as_str().unwrap();
+    assert!(text.contains(SCRIPT), "{text}");
+    assert!(text.contains(IMG), "{text}");
+}
+
+/// Without a browser: every file of the site carries the CSP, refers to no other host, and
+/// holds the hostile strings only escaped.
+#[test]
+fn the_html_files_carry_the_csp_and_only_escaped_markup() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let hostile = d.path().join("hostile");
+    hostile_dir(&hostile);
+    let ingest = corpus(&db)
+        .args(["ingest", "-q", "--dataset", "sample", "--truth", "peerread"])
+        .arg(&hostile)
+        .status()
+        .unwrap();
+    assert!(ingest.success());
+    assert!(run(corpus(&db).args(["ocr", "-q", "--provider", "pdfium"])).status.success());
+    assert!(run(corpus(&db).args(["eval", "-q", "--suite", "paper"])).status.success());
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "paper", "--format", "html", "-o"])
+        .arg(&site)
+        .env("CORPUS_PAGE_IMAGES", d.path().join("images")));
+    assert!(out.status.success());
+    let mut files = vec![site.join("index.html")];
+    for e in std::fs::read_dir(site.join("doc")).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    assert_eq!(files.len(), 2);
+    for f in &files {
+        let html = std::fs::read_to_string(f).unwrap();
+        assert!(
+            html.contains(
+                r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none';"#
+            ),
+            "{}",
+            f.display()
+        );
+        for bad in ["<script", "<img src=x", "http://", "https://"] {
+            assert!(!html.contains(bad), "{bad} in {}", f.display());
+        }
+    }
+    let doc = std::fs::read_to_string(&files[1]).unwrap();
+    assert!(doc.contains("&lt;script&gt;window.__pwned=1&lt;/script&gt;"));
+    assert!(doc.contains("&quot;&gt;&lt;img src=x onerror=window.__pwned=2&gt;"));
+    // The document's name is the page's title, escaped.
+    assert!(doc.contains("<h1>x&quot;&gt;&lt;img src=x onerror=window.__pwned=3&gt;</h1>"));
+}
