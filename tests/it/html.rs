@@ -171,7 +171,8 @@ fn the_html_report_is_safe_self_contained_and_shows_the_stores_numbers() {
         let parsed: corpus::doc::Doc = serde_json::from_slice(&blob).unwrap();
         let figures = page["figures"].as_array().unwrap();
         let mut drawn = 0;
-        for f in figures.iter().filter(|f| f["provider"] == "pdfium@2") {
+        let pdfium = format!("pdfium@{}", corpus::providers::pdfium::ADAPTER_VERSION);
+        for f in figures.iter().filter(|f| f["provider"] == pdfium.as_str()) {
             let p = f["page"].as_u64().unwrap() as u32 - 1;
             let n = parsed.blocks.iter().filter(|b| b.page == p).count();
             assert_eq!(f["boxes"].as_u64().unwrap() as usize, n, "{file} page {}", p + 1);

@@ -51,8 +51,8 @@ h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:
 h3{font-size:15px;margin:14px 0 6px}
 table{border-collapse:collapse;background:#fff;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;max-width:36em;overflow-wrap:anywhere}
-th{background:#f0f2f5}
-td.n{text-align:right}
+th{background:#f0f2f5;overflow-wrap:normal}
+td.n{text-align:right;white-space:nowrap;overflow-wrap:normal}
 .scroll{overflow-x:auto;max-width:100%}
 .neg{color:#b00020}.pos{color:#00701a}
 .muted{color:#666}
