@@ -118,7 +118,8 @@ mod tests {
     #[test]
     fn cell_text_is_escaped() {
         let t = Table::from_rows(&[&["<script>x</script>", "a"], &["b", "c"]], 1);
-        let html = pairs_html(&[t.clone()], &[t], &[(0, Some(0))]);
+        let one = std::slice::from_ref(&t);
+        let html = pairs_html(one, one, &[(0, Some(0))]);
         assert!(!html.contains("<script>"));
         assert!(html.contains("&lt;script&gt;"));
         assert!(html.contains("0 of 4 truth slots differ"));
