@@ -9,6 +9,7 @@
 //! are written one at a time as the documents are visited (a document's outputs are read,
 //! drawn and dropped before the next), each file through a temporary name, the index last.
 
+pub mod cells;
 pub mod escape;
 pub mod images;
 pub mod style;
@@ -272,19 +273,18 @@ pub fn write_site(
     // Document pages, one at a time.
     let mut summary = SiteSummary::default();
     let mut imgs = opts.image_cache.clone().map(|d| PageImages::new(d, opts.image_width));
-    let truths = if opts.suite == crate::suites::paper::SUITE {
-        let mut m: HashMap<i64, Vec<crate::truth::TruthGroup>> = HashMap::new();
-        for g in crate::truth::truth_groups(
-            store,
-            filter.dataset,
-            crate::formats::TruthFormat::is_paper,
-        )? {
-            m.entry(g.document).or_default().push(g);
-        }
-        m
-    } else {
-        HashMap::new()
+    // The truths a page shows beside the predictions: papers, and the table suite's tables.
+    let shown_truth: Option<fn(crate::formats::TruthFormat) -> bool> = match opts.suite.as_str() {
+        crate::suites::paper::SUITE => Some(crate::formats::TruthFormat::is_paper),
+        crate::suites::table::SUITE => Some(|f| crate::suites::table::FORMATS.contains(&f)),
+        _ => None,
     };
+    let mut truths: HashMap<i64, Vec<crate::truth::TruthGroup>> = HashMap::new();
+    if let Some(which) = shown_truth {
+        for g in crate::truth::truth_groups(store, filter.dataset, which)? {
+            truths.entry(g.document).or_default().push(g);
+        }
+    }
     let metric_set: HashSet<&str> = metrics.iter().map(String::as_str).collect();
     let mut failing: Vec<FailingTest> = Vec::new();
     let mut failing_total = 0usize;
@@ -822,7 +822,11 @@ impl DocPage<'_> {
 
         // Truth and prediction side by side.
         s.push_str(r#"<h2 id="text">Truth and prediction</h2>"#);
-        let truth_doc = self.truth_doc();
+        let truth_doc =
+            if self.suite == crate::suites::table::SUITE { None } else { self.truth_doc() };
+        if self.suite == crate::suites::table::SUITE {
+            s.push_str(&self.table_pairs(&shown, &scores)?);
+        }
         match &truth_doc {
             Some(Ok((what, gt))) => {
                 for sh in &shown {
@@ -844,6 +848,7 @@ impl DocPage<'_> {
             Some(Err(e)) => {
                 let _ = write!(s, "<p class=\"err\">the truth could not be read: {}</p>", esc(e));
             }
+            None if self.suite == crate::suites::table::SUITE => {}
             None => s.push_str("<p class=\"muted\">This suite's truth is compared in the traces below: each pair of truth and prediction is shown side by side, differing pairs marked.</p>"),
         }
 
@@ -922,6 +927,64 @@ impl DocPage<'_> {
 
     fn metrics_order(&self) -> HashMap<&'static str, usize> {
         crate::metrics::paper::metric_ids().iter().enumerate().map(|(i, m)| (*m, i)).collect()
+    }
+
+    /// The table suite's GT tables beside each provider's predicted tables, as the stored
+    /// `teds` trace paired them, cells that differ marked ([`cells`]).
+    fn table_pairs(
+        &self,
+        shown: &[Shown],
+        scores: &[crate::store::SiteScore],
+    ) -> crate::Result<String> {
+        let mut s = String::from(
+            "<p class=\"muted\">Each GT table beside the predicted table the suite matched it to; \
+             slots paired by GriTS-Con's row and column alignment. <span class=\"miss\">Truth \
+             cells</span> the prediction lacks or reads otherwise, and <span class=\"extra\">the \
+             prediction's</span>, are marked.</p>",
+        );
+        let Some(g) = self.truths.first() else {
+            s.push_str("<p class=\"muted\">no table truth for this document</p>");
+            return Ok(s);
+        };
+        let gt = match crate::suites::table::load_truth(self.store, g)? {
+            Ok(doc) => doc.tables.into_iter().map(|t| t.table).collect::<Vec<_>>(),
+            Err(e) => {
+                let _ = write!(s, "<p class=\"err\">the truth could not be read: {}</p>", esc(&e));
+                return Ok(s);
+            }
+        };
+        for sh in shown {
+            let Ok(doc) = &sh.doc else { continue };
+            let pred = crate::suites::table::predicted_tables(doc);
+            let pairs: Vec<(usize, Option<usize>)> = scores
+                .iter()
+                .find(|r| {
+                    r.metric == "teds"
+                        && label(&r.provider, &r.provider_version) == sh.label
+                        && r.model_digest == sh.model
+                })
+                .and_then(|r| r.trace.as_deref())
+                .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+                .and_then(|t| t["pairs"].as_array().cloned())
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|p| {
+                    Some((p["gt"].as_u64()? as usize, p["pred"].as_u64().map(|x| x as usize)))
+                })
+                .collect();
+            let _ = write!(
+                s,
+                "<h3>{} <span class=\"muted\">{}</span></h3>{}",
+                esc(&sh.label),
+                esc(short_model(&sh.model)),
+                if pairs.is_empty() {
+                    "<p class=\"muted\">not scored by the table suite</p>".to_string()
+                } else {
+                    cells::pairs_html(&gt, &pred, &pairs)
+                }
+            );
+        }
+        Ok(s)
     }
 
     /// The truth as a Doc, for suites whose truths are papers.

@@ -75,6 +75,8 @@ text.ord{font-weight:700;paint-order:stroke;stroke:#fff;stroke-width:2px;fill:#0
 .side>div{background:#fff;border:1px solid #ddd;padding:6px 10px;max-height:520px;overflow:auto;white-space:pre-wrap;overflow-wrap:anywhere}
 .miss{background:#ffd6d6;color:#8a0000;text-decoration:line-through}
 .extra{background:#d6e8ff;color:#00357a}
+table.cells td.miss{text-decoration:none}
+table.cells{font-size:12px;white-space:normal}
 ol.l-miss,ol.l-extra{margin:2px 0;padding-left:22px}
 details{background:#fff;border:1px solid #ddd;margin:4px 0;padding:3px 8px}
 details summary{cursor:pointer}
