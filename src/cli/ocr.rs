@@ -189,19 +189,25 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
                 ]],
             )?;
             if !g.quiet {
-                for f in &sum.failures {
-                    eprintln!("corpus: {}: {}", f.document, f.error);
-                }
-                if sum.cached_errors > 0 {
-                    eprintln!(
-                        "{} document(s) have a cached failure; --retry-errors runs them again.",
-                        sum.cached_errors
-                    );
-                }
+                print_failures(&sum, "runs them again");
             }
         }
     }
     Ok(if sum.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// Prints each failure of this run, and how many documents have a failure cached from before
+/// and what `--retry-errors` does with them.
+fn print_failures(sum: &corpus::providers::runner::OcrSummary, retry: &str) {
+    for f in &sum.failures {
+        eprintln!("corpus: {}: {}", f.document, f.error);
+    }
+    if sum.cached_errors > 0 {
+        eprintln!(
+            "{} document(s) have a cached failure; --retry-errors {retry}.",
+            sum.cached_errors
+        );
+    }
 }
 
 /// `ocr --provider truth`: stores each paper truth as a Doc (in this process; no PDF is read).
@@ -284,15 +290,7 @@ fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         )?,
     }
     if !g.quiet {
-        for f in &sum.failures {
-            eprintln!("corpus: {}: {}", f.document, f.error);
-        }
-        if sum.cached_errors > 0 {
-            eprintln!(
-                "{} document(s) have a cached failure; --retry-errors sends their failed pages again.",
-                sum.cached_errors
-            );
-        }
+        print_failures(&sum, "sends their failed pages again");
         if let Some(s) = &stopped {
             eprintln!("stopped early: {s}; every page reply that arrived is stored, run again to continue");
         }

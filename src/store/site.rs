@@ -80,30 +80,7 @@ impl Store {
              ORDER BY o.provider, o.provider_version, o.model_digest, s.name, m.metric,
                       m.computed_at DESC, o.id DESC, m.suite_version DESC",
         )?;
-        let rows = st.query_map(params![document, suite], |r| {
-            Ok(SiteScore {
-                output: r.get(0)?,
-                provider: r.get(1)?,
-                provider_version: r.get(2)?,
-                model_digest: r.get(3)?,
-                dataset: r.get(4)?,
-                metric: r.get(5)?,
-                value: r.get(6)?,
-                trace: r.get(7)?,
-            })
-        })?;
-        let mut out: Vec<SiteScore> = Vec::new();
-        for r in rows {
-            let r = r?;
-            let same = out.last().is_some_and(|l| {
-                (&l.provider, &l.provider_version, &l.model_digest, &l.dataset, &l.metric)
-                    == (&r.provider, &r.provider_version, &r.model_digest, &r.dataset, &r.metric)
-            });
-            if !same {
-                out.push(r);
-            }
-        }
-        Ok(out)
+        newest_first(&mut st, params![document, suite])
     }
 
     /// Lists the names of the document attributes in use, sorted.
@@ -128,29 +105,39 @@ impl Store {
              ORDER BY o.provider, o.provider_version, o.model_digest, s.name,
                       m.computed_at DESC, o.id DESC, m.suite_version DESC",
         )?;
-        let rows = st.query_map(params![suite, metric], |r| {
-            Ok(SiteScore {
-                output: r.get(0)?,
-                provider: r.get(1)?,
-                provider_version: r.get(2)?,
-                model_digest: r.get(3)?,
-                dataset: r.get(4)?,
-                metric: r.get(5)?,
-                value: r.get(6)?,
-                trace: r.get(7)?,
-            })
-        })?;
-        let mut out: Vec<SiteScore> = Vec::new();
-        for r in rows {
-            let r = r?;
-            let same = out.last().is_some_and(|l| {
-                (&l.provider, &l.provider_version, &l.model_digest, &l.dataset)
-                    == (&r.provider, &r.provider_version, &r.model_digest, &r.dataset)
-            });
-            if !same {
-                out.push(r);
-            }
-        }
-        Ok(out)
+        newest_first(&mut st, params![suite, metric])
     }
+}
+
+/// Runs a score query whose columns are those of [`SiteScore`] in order, sorted by provider,
+/// version, model, dataset and metric with the newest row of each first, and keeps that
+/// newest row of each.
+fn newest_first(
+    st: &mut rusqlite::CachedStatement<'_>,
+    p: impl rusqlite::Params,
+) -> Result<Vec<SiteScore>> {
+    let rows = st.query_map(p, |r| {
+        Ok(SiteScore {
+            output: r.get(0)?,
+            provider: r.get(1)?,
+            provider_version: r.get(2)?,
+            model_digest: r.get(3)?,
+            dataset: r.get(4)?,
+            metric: r.get(5)?,
+            value: r.get(6)?,
+            trace: r.get(7)?,
+        })
+    })?;
+    let mut out: Vec<SiteScore> = Vec::new();
+    for r in rows {
+        let r = r?;
+        let same = out.last().is_some_and(|l| {
+            (&l.provider, &l.provider_version, &l.model_digest, &l.dataset, &l.metric)
+                == (&r.provider, &r.provider_version, &r.model_digest, &r.dataset, &r.metric)
+        });
+        if !same {
+            out.push(r);
+        }
+    }
+    Ok(out)
 }

@@ -26,6 +26,13 @@ fn judge_args<'a>(server: &'a str, model: &'a str) -> Vec<&'a str> {
     ]
 }
 
+/// `judge --suite formula --model MODEL --base-url URL` and what follows.
+fn formula_args<'a>(url: &'a str, model: &'a str, rest: &[&'a str]) -> Vec<&'a str> {
+    let mut a = vec!["judge", "--suite", "formula", "--model", model, "--base-url", url];
+    a.extend_from_slice(rest);
+    a
+}
+
 /// A store with the self-made table fixture ingested and parsed by `pdfium` (the folder, kept
 /// alive by the caller, and the store's path).
 fn parsed_tables() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -191,15 +198,7 @@ fn failures_and_caps_are_reported_and_nothing_half_is_stored() {
     assert_eq!(server.calls(), 2);
 
     // The formula suite is not here yet: a clear usage error.
-    let out = run(corpus(&db).args([
-        "judge",
-        "--suite",
-        "formula",
-        "--model",
-        "m",
-        "--base-url",
-        "http://127.0.0.1:9/v1",
-    ]));
+    let out = run(corpus(&db).args(formula_args("http://127.0.0.1:9/v1", "m", &[])));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--pairs"));
 }
@@ -216,7 +215,7 @@ fn a_real_server_judges_a_formula_pair() {
     let pairs = d.path().join("p.jsonl");
     std::fs::write(&pairs, "{\"id\": \"same\", \"gt\": \"E = mc^2\", \"pred\": \"E=mc^{2}\"}\n{\"id\": \"wrong\", \"gt\": \"\\\\frac{a}{b}\", \"pred\": \"\\\\frac{b}{a}\"}\n").unwrap();
     let out = run(corpus(&d.path().join("c.db"))
-        .args(["judge", "--suite", "formula", "--model", &model, "--base-url", &url, "--pairs"])
+        .args(formula_args(&url, &model, &["--pairs"]))
         .arg(&pairs));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
@@ -253,36 +252,14 @@ fn judged_formula_pairs_join_a_study_and_are_correlated() {
         Reply::Json(chat_json(&format!("{{\"score\": {score}}}"), "m"))
     });
     let db = d.path().join("c.db");
-    let out = run(corpus(&db)
-        .args([
-            "judge",
-            "--suite",
-            "formula",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url(),
-            "--pairs",
-        ])
-        .arg(&path));
+    let url = server.base_url();
+    let out = run(corpus(&db).args(formula_args(&url, "m", &["--pairs"])).arg(&path));
     assert!(out.status.success());
     assert_eq!(server.calls(), 3);
     let judged = d.path().join("judged.jsonl");
     std::fs::write(&judged, &out.stdout).unwrap();
     // A dry run now has nothing to send.
-    let out = run(corpus(&db)
-        .args([
-            "judge",
-            "--suite",
-            "formula",
-            "--model",
-            "m",
-            "--base-url",
-            &server.base_url(),
-            "--dry-run",
-            "--pairs",
-        ])
-        .arg(&path));
+    let out = run(corpus(&db).args(formula_args(&url, "m", &["--dry-run", "--pairs"])).arg(&path));
     assert!(String::from_utf8_lossy(&out.stderr).contains("0 call(s) would be made"));
     assert_eq!(server.calls(), 3);
 

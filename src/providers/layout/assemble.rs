@@ -656,15 +656,10 @@ fn references(page: u32, r: &Region, ls: &[TextLine], size: f32, ctx: &Ctx) -> V
 
 /// Fills a table's cells with the words whose centres they hold (a word in no cell goes to
 /// the nearest one), in reading order. `None` when the structure has no cells.
-/// The model's table of a region as [`page_blocks`] would read it, from the glyphs whose
-/// centres lie in the region: for comparing it with the page's own reading before assembly.
-pub(crate) fn model_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
-    let inside: Vec<Glyph> =
-        glyphs.iter().filter(|g| contains(&r.bbox, center(&g.bbox))).copied().collect();
-    fill_table(r, &inside)
-}
-
-fn fill_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
+/// The model's table of a region: its cells filled with the words of `glyphs` (the region's)
+/// whose centres they hold. Also what the layout provider compares with the page's own
+/// reading of the table before assembly.
+pub(crate) fn fill_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
     if r.cells.is_empty() {
         return None;
     }

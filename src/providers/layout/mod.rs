@@ -342,9 +342,12 @@ impl Pipeline {
             if !cells.is_empty() {
                 if let Some(i) = same_table(&bbox, &drawn, &taken, false) {
                     let region = Region { class, score: d.score, bbox, cells, ruled: None };
-                    let page_reads_better = merged_rows(&region.cells, &glyphs)
-                        || merged_columns(&region.cells, &glyphs)
-                        || assemble::model_table(&region, &glyphs)
+                    // The region's glyphs once, not the page's for every cell.
+                    let held: Vec<Glyph> =
+                        glyphs.iter().filter(|g| centre_in(g, &bbox)).copied().collect();
+                    let page_reads_better = merged_rows(&region.cells, &held)
+                        || merged_columns(&region.cells, &held)
+                        || assemble::fill_table(&region, &held)
                             .is_none_or(|m| page_fits_better(&m, &drawn[i].table));
                     cells = region.cells;
                     if page_reads_better {
@@ -438,6 +441,17 @@ fn page_fits_better(model: &crate::doc::Table, page: &crate::doc::Table) -> bool
         || (missing(&m, &p) >= EXTRA_WORDS && empty_p < SPARSE)
 }
 
+/// The glyphs (spaces left out) whose centres lie in `b`.
+fn glyphs_in<'a>(b: &BBox, glyphs: &'a [Glyph]) -> Vec<&'a Glyph> {
+    glyphs.iter().filter(|g| !g.ch.is_whitespace() && centre_in(g, b)).collect()
+}
+
+/// Whether a glyph's centre lies in `b`.
+fn centre_in(g: &Glyph, b: &BBox) -> bool {
+    let (cx, cy) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
+    cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1
+}
+
 /// A gap this many ems wide inside a cell's line is a column gutter, not a word space.
 const GUTTER: f32 = 1.0;
 
@@ -449,14 +463,7 @@ fn merged_columns(cells: &[(GridPos, BBox)], glyphs: &[Glyph]) -> bool {
         if pos.col_span != 1 {
             continue;
         }
-        let mut inside: Vec<&Glyph> = glyphs
-            .iter()
-            .filter(|g| !g.ch.is_whitespace())
-            .filter(|g| {
-                let (cx, cy) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
-                cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1
-            })
-            .collect();
+        let mut inside = glyphs_in(b, glyphs);
         // By line (centres closer than half a glyph height), then left to right.
         inside.sort_by(|a, b| {
             let (ya, yb) = ((a.bbox.y0 + a.bbox.y1) * 0.5, (b.bbox.y0 + b.bbox.y1) * 0.5);
@@ -488,13 +495,8 @@ fn merged_rows(cells: &[(GridPos, BBox)], glyphs: &[Glyph]) -> bool {
         if pos.row_span != 1 {
             continue;
         }
-        let mut ys: Vec<(f32, f32)> = glyphs
-            .iter()
-            .filter(|g| !g.ch.is_whitespace())
-            .filter(|g| {
-                let (cx, cy) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
-                cx >= b.x0 && cx <= b.x1 && cy >= b.y0 && cy <= b.y1
-            })
+        let mut ys: Vec<(f32, f32)> = glyphs_in(b, glyphs)
+            .into_iter()
             .map(|g| ((g.bbox.y0 + g.bbox.y1) * 0.5, g.size))
             .collect();
         ys.sort_by(|a, b| a.0.total_cmp(&b.0));

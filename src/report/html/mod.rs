@@ -822,34 +822,10 @@ impl DocPage<'_> {
 
         // Truth and prediction side by side.
         s.push_str(r#"<h2 id="text">Truth and prediction</h2>"#);
-        let truth_doc =
-            if self.suite == crate::suites::table::SUITE { None } else { self.truth_doc() };
         if self.suite == crate::suites::table::SUITE {
             s.push_str(&self.table_pairs(&shown, &scores)?);
-        }
-        match &truth_doc {
-            Some(Ok((what, gt))) => {
-                for sh in &shown {
-                    let Ok(doc) = &sh.doc else { continue };
-                    let miss = token_set(&scores, &sh.label, &sh.model, "text_r", "missing");
-                    let extra = token_set(&scores, &sh.label, &sh.model, "text_p", "extra");
-                    let _ = write!(
-                        s,
-                        r#"<h3>{} <span class="muted">{}</span></h3><p class="muted">Tokens of the truth the prediction has fewer of are <span class="miss">struck in red</span> on the truth's side, tokens the prediction has more of than the truth <span class="extra">in blue</span> on its side (every occurrence; from the text_r and text_p traces).</p><div class="side"><div class="gt"><b>truth ({})</b>{}</div><div class="pred"><b>{}</b>{}</div></div>"#,
-                        esc(&sh.label),
-                        esc(short_model(&sh.model)),
-                        esc(what),
-                        marked_text(gt, &miss, "miss"),
-                        esc(&sh.label),
-                        marked_text(doc, &extra, "extra")
-                    );
-                }
-            }
-            Some(Err(e)) => {
-                let _ = write!(s, "<p class=\"err\">the truth could not be read: {}</p>", esc(e));
-            }
-            None if self.suite == crate::suites::table::SUITE => {}
-            None => s.push_str("<p class=\"muted\">This suite's truth is compared in the traces below: each pair of truth and prediction is shown side by side, differing pairs marked.</p>"),
+        } else {
+            self.truth_beside(&mut s, &shown, &scores);
         }
 
         // Every score's trace.
@@ -927,6 +903,34 @@ impl DocPage<'_> {
 
     fn metrics_order(&self) -> HashMap<&'static str, usize> {
         crate::metrics::paper::metric_ids().iter().enumerate().map(|(i, m)| (*m, i)).collect()
+    }
+
+    /// A paper truth's text beside each prediction's, with the tokens the traces list as
+    /// missing or extra marked; for other suites, where the comparison is.
+    fn truth_beside(&self, s: &mut String, shown: &[Shown], scores: &[crate::store::SiteScore]) {
+        match self.truth_doc() {
+            Some(Ok((what, gt))) => {
+                for sh in shown {
+                    let Ok(doc) = &sh.doc else { continue };
+                    let miss = token_set(scores, &sh.label, &sh.model, "text_r", "missing");
+                    let extra = token_set(scores, &sh.label, &sh.model, "text_p", "extra");
+                    let _ = write!(
+                        s,
+                        r#"<h3>{} <span class="muted">{}</span></h3><p class="muted">Tokens of the truth the prediction has fewer of are <span class="miss">struck in red</span> on the truth's side, tokens the prediction has more of than the truth <span class="extra">in blue</span> on its side (every occurrence; from the text_r and text_p traces).</p><div class="side"><div class="gt"><b>truth ({})</b>{}</div><div class="pred"><b>{}</b>{}</div></div>"#,
+                        esc(&sh.label),
+                        esc(short_model(&sh.model)),
+                        esc(&what),
+                        marked_text(&gt, &miss, "miss"),
+                        esc(&sh.label),
+                        marked_text(doc, &extra, "extra")
+                    );
+                }
+            }
+            Some(Err(e)) => {
+                let _ = write!(s, "<p class=\"err\">the truth could not be read: {}</p>", esc(&e));
+            }
+            None => s.push_str("<p class=\"muted\">This suite's truth is compared in the traces below: each pair of truth and prediction is shown side by side, differing pairs marked.</p>"),
+        }
     }
 
     /// The table suite's GT tables beside each provider's predicted tables, as the stored
