@@ -20,7 +20,7 @@ paper
 metrics
 formats
 store sample
-providers ingest import truth
+providers ingest import truth cdm
 suites
 report
 cli
