@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Cross-check the Rust olmOCR-bench scorer against the reference one (PyPI olmocr 0.4.27,
-# module olmocr.bench) on a bench folder, test by test, in three math configurations:
+# module olmocr.bench) on a bench folder, test by test, in four math configurations:
 #   exact   math by exact string match only      (rust: ExactMathOnly;    reference: rendering stubbed)
-#   katex   KaTeX rendering, lxml installed      (rust: KatexRenderer Xml; reference: Chromium + lxml)
+#   browser KaTeX in Chromium, lxml installed    (rust: BrowserKatex, the suite's default;
+#                                                 reference: Chromium + lxml) -- must agree fully
+#   katex   KaTeX without a browser (node)       (rust: KatexRenderer Xml; reference: Chromium + lxml;
+#                                                 differs where only the glyph layout decides)
 #   raw     KaTeX rendering, no lxml             (rust: KatexRenderer RawHtml; reference: Chromium, lxml hidden)
 #
 # Usage: bench/olmocr_reference.sh [DIR]     (default: the shared olmOCR-bench sample data)
 # Env:   CORPUS_BENCH_VENV   venv to create/use (default ~/.cache/corpus/bench-venv-olmocr)
-#        OLMOCR_CHROMIUM     Chromium binary for KaTeX rendering (default: a Debian
-#                            chromium-headless-shell if installed; else only "exact" runs)
+#        OLMOCR_CHROMIUM     Chromium binary for KaTeX rendering, both sides (default: Debian's
+#                            chromium-headless-shell or chromium if installed; else only "exact")
 #        RUST_SCORER         command printing the Rust side's TEST/OVERALL lines for DIR, given
-#                            DIR and optionally --katex or --katex-raw
+#                            DIR and optionally --browser, --katex or --katex-raw
 #                            (default: cargo run --example olmocr_sample --)
 set -euo pipefail
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
@@ -29,9 +32,13 @@ if [ ! -x "$venv/bin/python" ]; then python3 -m venv "$venv"; fi
 "$venv/bin/python" -m pip install -q rapidfuzz==3.14.6 fuzzysearch==0.8.1 beautifulsoup4==4.15.0 \
   lxml==6.1.3 numpy==2.4.6 pypdf==7.1.1 tqdm==4.70.1 playwright==1.65.2 pillow
 
-if [ -z "${OLMOCR_CHROMIUM:-}" ] && [ -x /usr/bin/chromium-headless-shell ]; then
-  export OLMOCR_CHROMIUM=/usr/bin/chromium-headless-shell
+if [ -z "${OLMOCR_CHROMIUM:-}" ]; then
+  for c in /usr/bin/chromium-headless-shell /usr/bin/chromium; do
+    if [ -x "$c" ]; then export OLMOCR_CHROMIUM="$c"; break; fi
+  done
 fi
+# The Rust side's browser renderer uses the same binary.
+if [ -n "${OLMOCR_CHROMIUM:-}" ]; then export CORPUS_CHROMIUM="$OLMOCR_CHROMIUM"; fi
 
 # The Rust side's KaTeX (pinned in scripts/katex/package-lock.json).
 katex=1
@@ -43,6 +50,12 @@ elif [ ! -f "$root/scripts/katex/node_modules/katex/package.json" ]; then
   else
     echo "note: npm not found to install scripts/katex; Rust side exact-match only"; katex=0
   fi
+fi
+
+# The Rust side's driver for Chromium (playwright-core, pinned in scripts/browser/package-lock.json).
+if [ "$katex" = 1 ] && [ ! -f "$root/scripts/browser/node_modules/playwright-core/package.json" ]; then
+  (cd "$root" && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix scripts/browser --no-audit --no-fund >/dev/null) \
+    || { echo "note: could not install scripts/browser; no browser configuration"; katex=0; }
 fi
 
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -57,9 +70,12 @@ echo "== exact: math by exact match only =="
 OLMOCR_NO_MATH_RENDER=1 ref >"$tmp/ref_exact.out"
 rust >"$tmp/rs_exact.out"
 if [ -n "${OLMOCR_CHROMIUM:-}" ] && [ "$katex" = 1 ]; then
-  configs="exact katex raw"
-  echo "== katex: reference renders with $OLMOCR_CHROMIUM, lxml installed; rust: KaTeX under node =="
-  ref >"$tmp/ref_katex.out"
+  configs="exact browser katex raw"
+  echo "== browser: both render KaTeX in $OLMOCR_CHROMIUM, lxml installed =="
+  ref >"$tmp/ref_browser.out"
+  rust --browser >"$tmp/rs_browser.out"
+  echo "== katex: reference as browser; rust: KaTeX under node, no browser layout =="
+  cp "$tmp/ref_browser.out" "$tmp/ref_katex.out"
   rust --katex >"$tmp/rs_katex.out"
   echo "== raw: as katex, lxml hidden from BeautifulSoup =="
   OLMOCR_NO_LXML=1 ref >"$tmp/ref_raw.out"
@@ -84,6 +100,7 @@ def load(p):
     return tests, overall, cmp
 causes = {
     "NeedsLayout": "positional span step: same glyphs, MathML differs; needs browser layout",
+    "LayoutMismatch": "positional span step in the browser: glyphs do not correspond",
     "GlyphsMissing": "some reference glyph missing from every hypothesis",
     "no equations": "no equation extracted",
 }

@@ -2,14 +2,19 @@
 //! `<pdf stem>_pg<N>_repeat<K>.md`) the way `olmocr.bench.benchmark` does, and print one line per
 //! test plus the per-group and overall scores.
 //!
-//! Usage: `cargo run --example olmocr_sample -- [DIR] [--katex|--katex-raw]` (default: the shared
-//! sample data; math exact-match only). `--katex` renders math with KaTeX under node
-//! (`scripts/katex`, lxml normalization); `--katex-raw` uses the lxml-less normalization.
+//! Usage: `cargo run --example olmocr_sample -- [DIR] [--katex|--katex-raw|--browser]`
+//! (default: the shared sample data; math exact-match only). `--katex` renders math with KaTeX
+//! under node (`scripts/katex`, lxml normalization, no layout); `--katex-raw` uses the
+//! lxml-less normalization; `--browser` renders in headless Chromium as the runner does
+//! (`scripts/browser/katex.mjs`), so the positional glyph comparison decides too.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use corpus::metrics::katex::{compare, Comparison, KatexRenderer, Normalization};
+use std::sync::Arc;
+
+use corpus::browser::BrowserKatex;
+use corpus::metrics::katex::{compare, Comparison, KatexRender, KatexRenderer, Normalization};
 use corpus::metrics::olmocr::{
     add_default_baselines, bootstrap_ci, extract_equations, group_scores, is_page_file,
     is_repeat_of, load_tests, overall_score, score_test, ExactMathOnly, MathRenderer, Test,
@@ -42,6 +47,27 @@ fn main() {
     };
     let dir = args.iter().find(|a| !a.starts_with("--")).cloned();
     let dir = PathBuf::from(dir.unwrap_or_else(|| DEFAULT_DIR.to_string()));
+    if args.iter().any(|a| a == "--browser") {
+        let start = Instant::now();
+        let r = BrowserKatex::start(&BrowserKatex::default_script(), None).unwrap_or_else(|e| {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        });
+        eprintln!(
+            "katex {} in chromium {} started in {:.1} ms",
+            r.katex_version(),
+            r.browser_version(),
+            start.elapsed().as_secs_f64() * 1e3
+        );
+        let render = |t: &str| r.render_checked(t).ok();
+        run(&dir, &r, Some(&render));
+        eprintln!("chromium: {} distinct formulas in {} batches", r.cached(), r.batches());
+        if let Some(e) = r.failure() {
+            eprintln!("error: {e}");
+            std::process::exit(1);
+        }
+        return;
+    }
     match mode {
         None => run(&dir, &ExactMathOnly, None),
         Some(mode) => {
@@ -57,7 +83,8 @@ fn main() {
                 r.version(),
                 start.elapsed().as_secs_f64() * 1e3
             );
-            run(&dir, &r, Some(&r));
+            let render = |t: &str| r.render_checked(t).ok();
+            run(&dir, &r, Some(&render));
             eprintln!("katex: {} distinct formulas rendered", r.cached());
             if let Some(e) = r.failure() {
                 eprintln!("error: {e}");
@@ -67,20 +94,23 @@ fn main() {
     }
 }
 
+/// Renders a formula for the diagnostics.
+type Render<'a> = &'a dyn Fn(&str) -> Option<Arc<KatexRender>>;
+
 /// The most favourable way a failing math test's reference compared with any hypothesis.
-fn best_comparison(r: &KatexRenderer, test: &Test, contents: &[Option<String>]) -> String {
+fn best_comparison(r: Render<'_>, test: &Test, contents: &[Option<String>]) -> String {
     let Test::Math(m) = test else { return String::new() };
     let rank = |c: Comparison| match c {
-        Comparison::MathmlContained => 3,
+        Comparison::MathmlContained | Comparison::LayoutMatch => 3,
         Comparison::NoReferenceGlyphs => 2,
-        Comparison::NeedsLayout => 1,
+        Comparison::NeedsLayout | Comparison::LayoutMismatch => 1,
         Comparison::GlyphsMissing => 0,
     };
-    let Ok(reference) = r.render_checked(&m.math) else { return "render failure".into() };
+    let Some(reference) = r(&m.math) else { return "render failure".into() };
     let mut best: Option<Comparison> = None;
     for md in contents.iter().flatten() {
         for eq in extract_equations(md, m.ignore_dollar_delimited) {
-            let Ok(h) = r.render_checked(&eq) else { continue };
+            let Some(h) = r(&eq) else { continue };
             let c = compare(&reference, &h);
             if best.is_none_or(|b| rank(c) > rank(b)) {
                 best = Some(c);
@@ -90,7 +120,7 @@ fn best_comparison(r: &KatexRenderer, test: &Test, contents: &[Option<String>]) 
     best.map_or_else(|| "no equations".to_string(), |c| format!("{c:?}"))
 }
 
-fn run<R: MathRenderer>(dir: &Path, renderer: &R, diag: Option<&KatexRenderer>) {
+fn run<R: MathRenderer>(dir: &Path, renderer: &R, diag: Option<Render<'_>>) {
     if !dir.join("pdfs").is_dir() {
         eprintln!("skipping: {} has no pdfs/ folder", dir.display());
         return;

@@ -25,21 +25,22 @@ else
     echo "test: npm is absent; math tests fall back to exact matches" >&2
 fi
 # Debian's chromium and playwright-core (npm, pinned by scripts/browser/package-lock.json; no
-# browser download) for the HTML report's browser test.
+# browser download) for the HTML report's browser test and the olmocr suite's math tests
+# (KaTeX in headless Chromium, scripts/browser/katex.mjs).
 if [ ! -x /usr/bin/chromium ]; then
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-        echo "test: installing chromium for the HTML report's browser test" >&2
+        echo "test: installing chromium for the browser tests (HTML report, olmocr math)" >&2
         apt-get install -y -q chromium >/dev/null 2>&1 \
             || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q chromium >/dev/null 2>&1; } \
-            || echo "test: could not install chromium; the browser test will skip" >&2
+            || echo "test: could not install chromium; the browser tests will skip" >&2
     else
-        echo "test: chromium is absent and cannot be installed here; the browser test will skip" >&2
+        echo "test: chromium is absent and cannot be installed here; the browser tests will skip" >&2
     fi
 fi
 if command -v npm >/dev/null 2>&1 && [ ! -f scripts/browser/node_modules/playwright-core/package.json ]; then
     echo "test: installing playwright-core into scripts/browser/node_modules" >&2
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix scripts/browser --no-audit --no-fund --silent >&2 \
-        || echo "test: could not install playwright-core; the browser test will skip" >&2
+        || echo "test: could not install playwright-core; the browser tests will skip" >&2
 fi
 # Python with polars, matplotlib and nbclient, to execute notebooks/history.ipynb headless.
 venv="${CORPUS_NOTEBOOK_VENV:-$HOME/.cache/corpus/notebook-venv}"

@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod browser;
 pub mod cdm;
 pub mod cluster;
 pub mod doc;

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Args;
+use corpus::browser::BrowserKatex;
 use corpus::metrics::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
@@ -33,11 +34,13 @@ pub struct EvalArgs {
     /// Only truths of this dataset
     #[arg(long)]
     dataset: Option<String>,
-    /// olmocr: how math tests compare formulas. katex renders both with the katex npm package
-    /// (scripts/katex, `npm ci --prefix scripts/katex`) and checks MathML containment, as the
-    /// official runner does first; exact passes only verbatim formulas. Stored under suite
-    /// olmocr or olmocr-exact, so the two never mix
-    #[arg(long, default_value = "katex", value_parser = ["katex", "exact"])]
+    /// olmocr: how math tests compare formulas. katex does as the official runner: KaTeX in
+    /// headless Chromium (Debian's chromium, driven by scripts/browser/katex.mjs), MathML
+    /// containment, then the positional comparison of the rendered glyphs; without a browser it
+    /// falls back to mathml, saying so. mathml renders with KaTeX under node only (MathML
+    /// containment; a test that needs the glyph layout fails and is listed). exact passes only
+    /// verbatim formulas. Stored under suite olmocr, olmocr-mathml or olmocr-exact, never mixed
+    #[arg(long, default_value = "katex", value_parser = ["katex", "mathml", "exact"])]
     math: String,
     /// paper: also print GROBID-style field scores (header and citation fields, strict / soft
     /// / Levenshtein / Ratcliff-Obershelp matching), pooled per provider version and dataset,
@@ -75,29 +78,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             finish(g, a, store, run, &sum)
         }
         olmocr::SUITE => {
-            let katex = a.math == "katex";
-            let suite = if katex { olmocr::SUITE } else { olmocr::SUITE_EXACT };
-            let opts = olmocr::EvalOptions {
-                provider: a.provider.as_deref(),
-                dataset,
-                run: Some(run),
-                suite,
-            };
-            let sum = if katex {
-                let dir = std::env::var_os("CORPUS_KATEX_DIR")
-                    .map(std::path::PathBuf::from)
-                    .unwrap_or_else(KatexRenderer::default_dir);
-                let renderer = KatexRenderer::start(&dir).map_err(|e| {
-                    anyhow::anyhow!("{e}; or score math by exact match only with --math exact")
-                })?;
-                let sum = olmocr::eval(store, &opts, &renderer, &bar)?;
-                if let Some(e) = renderer.failure() {
-                    anyhow::bail!("KaTeX stopped during the run: {e}");
-                }
-                sum
-            } else {
-                olmocr::eval(store, &opts, &corpus::metrics::olmocr::ExactMathOnly, &bar)?
-            };
+            let sum = eval_olmocr(g, a, store, run, dataset, &bar)?;
             finish(g, a, store, run, &sum)
         }
         table::SUITE => {
@@ -118,6 +99,68 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             finish(g, a, store, run, &sum)
         }
     }
+}
+
+/// `eval --suite olmocr`: math rendered in Chromium when `--math katex` and a browser is there,
+/// else KaTeX under node (`--math mathml`, or the fallback, with a warning), else exact matches.
+fn eval_olmocr(
+    g: &GlobalArgs,
+    a: &EvalArgs,
+    store: &mut Store,
+    run: corpus::store::RunId,
+    dataset: Option<&str>,
+    bar: &dyn corpus::progress::Progress,
+) -> anyhow::Result<olmocr::EvalSummary> {
+    let opts = |suite| olmocr::EvalOptions {
+        provider: a.provider.as_deref(),
+        dataset,
+        run: Some(run),
+        suite,
+    };
+    let warn = |what: &str| {
+        if !g.quiet {
+            eprintln!("corpus: warning: {what}");
+        }
+    };
+    if a.math == "katex" {
+        let script = std::env::var_os("CORPUS_KATEX_BROWSER_SCRIPT")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(BrowserKatex::default_script);
+        match BrowserKatex::start(&script, None) {
+            Ok(renderer) => {
+                let sum = olmocr::eval(store, &opts(olmocr::SUITE), &renderer, bar)?;
+                if let Some(e) = renderer.failure() {
+                    anyhow::bail!("Chromium stopped during the run: {e}");
+                }
+                return Ok(sum);
+            }
+            Err(e) => warn(&format!(
+                "{e}; math is decided without the browser (MathML only, stored as suite {}): \
+                 tests that need the glyph layout fail and are listed",
+                olmocr::SUITE_MATHML
+            )),
+        }
+    }
+    if a.math != "exact" {
+        let dir = std::env::var_os("CORPUS_KATEX_DIR")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(KatexRenderer::default_dir);
+        match KatexRenderer::start(&dir) {
+            Ok(renderer) => {
+                let sum = olmocr::eval(store, &opts(olmocr::SUITE_MATHML), &renderer, bar)?;
+                if let Some(e) = renderer.failure() {
+                    anyhow::bail!("KaTeX stopped during the run: {e}");
+                }
+                return Ok(sum);
+            }
+            Err(e) => warn(&format!(
+                "{e}; math tests pass on exact matches only (stored as suite {})",
+                olmocr::SUITE_EXACT
+            )),
+        }
+    }
+    let exact = corpus::metrics::olmocr::ExactMathOnly;
+    Ok(olmocr::eval(store, &opts(olmocr::SUITE_EXACT), &exact, bar)?)
 }
 
 /// How a suite's summary prints as a table; `--format json` prints the summary itself.
@@ -291,7 +334,7 @@ impl Render for omnidoc::OmnidocSummary {
 impl Render for olmocr::EvalSummary {
     fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()> {
         let sum = self;
-        let katex = a.math == "katex";
+        let _ = a;
         let mut rows = Vec::new();
         let mut failing = Vec::new();
         for c in &sum.candidates {
@@ -346,8 +389,23 @@ impl Render for olmocr::EvalSummary {
                 sum.counts.cached,
                 sum.counts.suite,
                 sum.counts.suite_version,
-                if katex { "KaTeX MathML containment" } else { "exact matches only" }
+                match sum.counts.suite {
+                    olmocr::SUITE =>
+                        "KaTeX in Chromium, as the runner (MathML, then glyph positions)",
+                    olmocr::SUITE_MATHML => "KaTeX without a browser (MathML containment only)",
+                    _ => "exact matches only",
+                }
             );
+            for c in sum.candidates.iter().filter(|c| !c.without_browser.is_empty()) {
+                eprintln!(
+                    "corpus: warning: {} math test(s) of {}@{} were decided without the browser \
+                     (they need its glyph layout; counted as failed, the runner may pass them): {}",
+                    c.without_browser.len(),
+                    c.provider,
+                    c.provider_version,
+                    c.without_browser.join(", ")
+                );
+            }
             for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
                 eprintln!(
                     "corpus: warning: {} document(s) of {} have tests but no output from {}@{} \

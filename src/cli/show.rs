@@ -93,7 +93,11 @@ pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
 /// Runs `corpus show`.
 pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&g.db)?;
-    let olmocr = [corpus::suites::olmocr::SUITE, corpus::suites::olmocr::SUITE_EXACT];
+    let olmocr = [
+        corpus::suites::olmocr::SUITE,
+        corpus::suites::olmocr::SUITE_EXACT,
+        corpus::suites::olmocr::SUITE_MATHML,
+    ];
     if a.suite.as_deref().is_some_and(|s| olmocr.contains(&s)) && a.metric.is_none() {
         return show_olmocr(&store, a);
     }

@@ -38,13 +38,15 @@
 //! 2.14.6) drops `&nbsp;` and, once it has met one, every later entity in text (`&amp;` `&lt;`
 //! `&gt;`), which can empty an element into `<x/>`. On 1431 formulas (the sample's and
 //! generated ones, 168 of them KaTeX errors) the keys, the glyphs and the errors equal
-//! Chromium's (`bench/katex_reference.sh`). Step 2 only where it does not depend on layout
-//! ([`compare`]): the glyph texts come from the DOM alone ([`glyphs`]), so a reference without
-//! glyphs (for example a KaTeX error) matches any hypothesis, and a reference glyph multiset that
-//! is not contained in the hypothesis's cannot match. When the multiset is contained, the result
-//! depends on the boxes that Chromium computes from KaTeX's CSS and fonts, which need a layout
-//! engine; [`compare`] reports [`Comparison::NeedsLayout`] and [`MathRenderer::matches`] counts
-//! it as no match, so this renderer can only under-report passes relative to the reference.
+//! Chromium's (`bench/katex_reference.sh`). Step 2 exactly on boxes laid out by a browser
+//! ([`positional_match`], pure; the boxes come from `crate::browser::BrowserKatex`, KaTeX in
+//! headless Chromium as the runner renders), and otherwise only where it does not depend on
+//! layout ([`compare`]): the glyph texts come from the DOM alone ([`glyphs`]), so a reference
+//! without glyphs (for example a KaTeX error) matches any hypothesis, and a reference glyph
+//! multiset that is not contained in the hypothesis's cannot match. When the multiset is
+//! contained and no boxes are there, [`compare`] reports [`Comparison::NeedsLayout`]:
+//! [`MathRenderer::matches`] counts it as no match and [`MathRenderer::decide`] says it is
+//! undecided, so a suite can say which tests were decided without the browser.
 //!
 //! IO. [`KatexRenderer`] owns one long-lived `node` process (requests and replies are JSON lines)
 //! and a cache of renders; everything else in this module is pure.
@@ -56,7 +58,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::olmocr::{py_isspace, MathRenderer};
 
@@ -119,6 +121,7 @@ fn unescape(s: &str) -> String {
                 "gt" => Some('>'),
                 "quot" => Some('"'),
                 "apos" => Some('\''),
+                "nbsp" => Some('\u{a0}'),
                 _ => {
                     let num = name.strip_prefix('#')?;
                     let code = match num.strip_prefix(['x', 'X']) {
@@ -576,7 +579,7 @@ pub fn positional_chars(glyphs: &[String]) -> Vec<char> {
 }
 
 /// A render as `compare_rendered_equations` sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct KatexRender {
     /// The normalized MathML inner ([`mathml_key`] or [`error_key`]).
     pub key: String,
@@ -584,6 +587,182 @@ pub struct KatexRender {
     pub chars: Vec<char>,
     /// KaTeX's error message, if it rejected the formula.
     pub error: Option<String>,
+    /// The inner-most spans with their boxes as the browser laid them out (`render_equation`'s
+    /// `spans`), when rendered in a browser; `None` when rendered without one (no layout).
+    pub boxes: Option<Vec<SpanBox>>,
+}
+
+/// An inner-most `<span>` of KaTeX's HTML in the page: its trimmed text and its
+/// `getBoundingClientRect()` (CSS pixels, viewport coordinates).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpanBox {
+    /// The span's text, trimmed.
+    pub text: String,
+    /// Left edge.
+    pub x: f64,
+    /// Top edge.
+    pub y: f64,
+    /// Width.
+    pub width: f64,
+    /// Height.
+    pub height: f64,
+}
+
+/// One glyph of the positional comparison: a character and its box.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct GlyphBox {
+    c: char,
+    x: f64,
+    y: f64,
+    width: f64,
+    height: f64,
+}
+
+/// `expand_span_info` over a render's spans after dropping the spans that are exactly U+200B:
+/// each span split into one box per character (Python's `len` counts code points), of equal
+/// width, in order.
+fn expand_spans(spans: &[SpanBox]) -> Vec<GlyphBox> {
+    let mut out = Vec::new();
+    for s in spans.iter().filter(|s| s.text != "\u{200b}") {
+        let total = s.text.chars().count() as f64;
+        for (index, c) in s.text.chars().enumerate() {
+            out.push(GlyphBox {
+                c,
+                x: s.x + (s.width * index as f64) / total,
+                y: s.y,
+                width: s.width / total,
+                height: s.height,
+            });
+        }
+    }
+    out
+}
+
+/// Neighbour tolerance of `compute_neighbors`, in pixels.
+const NEIGHBOR_TOLERANCE: f64 = 5.0;
+
+/// `compute_neighbors(spans, tol=5)`: per glyph, the nearest other glyph (by centre) above,
+/// below, to the left and to the right whose centre is within `tol` on the other axis; the first
+/// one met wins a tie. Order: up, down, left, right.
+fn neighbors(glyphs: &[GlyphBox]) -> Vec<[Option<usize>; 4]> {
+    let centre = |g: &GlyphBox| (g.x + g.width / 2.0, g.y + g.height / 2.0);
+    glyphs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let (cx, cy) = centre(g);
+            let mut best: [Option<(usize, f64)>; 4] = [None; 4];
+            let mut offer = |slot: usize, j: usize, dist: f64| {
+                if best[slot].is_none_or(|(_, d)| dist < d) {
+                    best[slot] = Some((j, dist));
+                }
+            };
+            for (j, o) in glyphs.iter().enumerate() {
+                if i == j {
+                    continue;
+                }
+                let (ocx, ocy) = centre(o);
+                if ocy < cy && (ocx - cx).abs() <= NEIGHBOR_TOLERANCE {
+                    offer(0, j, cy - ocy);
+                }
+                if ocy > cy && (ocx - cx).abs() <= NEIGHBOR_TOLERANCE {
+                    offer(1, j, ocy - cy);
+                }
+                if ocx < cx && (ocy - cy).abs() <= NEIGHBOR_TOLERANCE {
+                    offer(2, j, cx - ocx);
+                }
+                if ocx > cx && (ocy - cy).abs() <= NEIGHBOR_TOLERANCE {
+                    offer(3, j, ocx - cx);
+                }
+            }
+            best.map(|b| b.map(|(j, _)| j))
+        })
+        .collect()
+}
+
+/// Step 2 of `compare_rendered_equations` on laid-out spans: after [`expand_spans`], is there an
+/// injective assignment of every reference glyph to a hypothesis glyph with the same character
+/// such that, in each direction where the reference glyph has a neighbour, the hypothesis glyph
+/// has one too, and it is the image of the reference neighbour when that neighbour comes earlier
+/// (is assigned already), else a glyph with the neighbour's character. Searched as the runner
+/// does: reference glyphs in order, candidates in order, backtracking (exponential in the worst
+/// case, as there).
+pub fn positional_match(reference: &[SpanBox], hypothesis: &[SpanBox]) -> bool {
+    let h = expand_spans(reference);
+    let r = expand_spans(hypothesis);
+    let mut candidates = Vec::with_capacity(h.len());
+    for g in &h {
+        let c: Vec<usize> = (0..r.len()).filter(|&j| r[j].c == g.c).collect();
+        if c.is_empty() {
+            return false;
+        }
+        candidates.push(c);
+    }
+    let hn = neighbors(&h);
+    let rn = neighbors(&r);
+    let mut search = Search {
+        h: &h,
+        r: &r,
+        hn: &hn,
+        rn: &rn,
+        candidates: &candidates,
+        used: vec![false; r.len()],
+        assignment: vec![None; h.len()],
+    };
+    search.backtrack(0)
+}
+
+/// The backtracking state of [`positional_match`].
+struct Search<'a> {
+    h: &'a [GlyphBox],
+    r: &'a [GlyphBox],
+    hn: &'a [[Option<usize>; 4]],
+    rn: &'a [[Option<usize>; 4]],
+    candidates: &'a [Vec<usize>],
+    used: Vec<bool>,
+    assignment: Vec<Option<usize>>,
+}
+
+impl Search<'_> {
+    fn valid(&self, i: usize, cand: usize) -> bool {
+        for dir in 0..4 {
+            let Some(h_nb) = self.hn[i][dir] else { continue };
+            let Some(r_nb) = self.rn[cand][dir] else { return false };
+            match self.assignment[h_nb] {
+                Some(assigned) => {
+                    if assigned != r_nb {
+                        return false;
+                    }
+                }
+                None => {
+                    if self.r[r_nb].c != self.h[h_nb].c {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    fn backtrack(&mut self, i: usize) -> bool {
+        if i == self.h.len() {
+            return true;
+        }
+        for k in 0..self.candidates[i].len() {
+            let cand = self.candidates[i][k];
+            if self.used[cand] {
+                continue;
+            }
+            self.assignment[i] = Some(cand);
+            self.used[cand] = true;
+            if self.valid(i, cand) && self.backtrack(i + 1) {
+                return true;
+            }
+            self.used[cand] = false;
+            self.assignment[i] = None;
+        }
+        false
+    }
 }
 
 impl KatexRender {
@@ -594,11 +773,39 @@ impl KatexRender {
                 key: mathml_key(markup, mode),
                 chars: positional_chars(&glyphs(markup)),
                 error: None,
+                boxes: None,
             },
             Err(message) => KatexRender {
                 key: error_key(message, mode),
                 chars: Vec::new(),
                 error: Some(message.to_string()),
+                boxes: None,
+            },
+        }
+    }
+
+    /// Build a render from what the browser extracted (`render_equation`'s result): the
+    /// `outerHTML` of `<math>` and the inner-most spans with their boxes, or KaTeX's error
+    /// message (whose render has no spans).
+    pub fn from_browser(
+        reply: Result<(&str, Vec<SpanBox>), &str>,
+        mode: Normalization,
+    ) -> KatexRender {
+        match reply {
+            Ok((mathml, spans)) => {
+                let texts: Vec<String> = spans.iter().map(|s| s.text.clone()).collect();
+                KatexRender {
+                    key: mathml_key(mathml, mode),
+                    chars: positional_chars(&texts),
+                    error: None,
+                    boxes: Some(spans),
+                }
+            }
+            Err(message) => KatexRender {
+                key: error_key(message, mode),
+                chars: Vec::new(),
+                error: Some(message.to_string()),
+                boxes: Some(Vec::new()),
             },
         }
     }
@@ -614,19 +821,35 @@ pub enum Comparison {
     /// Step 2 cannot succeed: some reference glyph has no distinct same-text hypothesis glyph
     /// (no match).
     GlyphsMissing,
-    /// Step 2 depends on the browser's glyph boxes, which are not computed here (counted as no
-    /// match; the reference may pass it).
+    /// Step 2 on the browser's boxes: the glyphs match positionally (match).
+    LayoutMatch,
+    /// Step 2 on the browser's boxes: no positional assignment exists (no match).
+    LayoutMismatch,
+    /// Step 2 depends on the browser's glyph boxes, which a render without a browser lacks
+    /// (counted as no match; the runner may pass it).
     NeedsLayout,
 }
 
 impl Comparison {
     /// Whether this counts as a match here.
     pub fn matched(self) -> bool {
-        matches!(self, Comparison::MathmlContained | Comparison::NoReferenceGlyphs)
+        matches!(
+            self,
+            Comparison::MathmlContained | Comparison::NoReferenceGlyphs | Comparison::LayoutMatch
+        )
+    }
+
+    /// `Some(matched)`, or `None` when undecided ([`Comparison::NeedsLayout`]).
+    pub fn decided(self) -> Option<bool> {
+        match self {
+            Comparison::NeedsLayout => None,
+            c => Some(c.matched()),
+        }
     }
 }
 
-/// `compare_rendered_equations(reference, hypothesis)` as far as it goes without layout.
+/// `compare_rendered_equations(reference, hypothesis)`: exact when both renders carry the
+/// browser's boxes, else as far as it goes without layout ([`Comparison::NeedsLayout`]).
 pub fn compare(reference: &KatexRender, hypothesis: &KatexRender) -> Comparison {
     if hypothesis.key.contains(&reference.key) {
         return Comparison::MathmlContained;
@@ -645,7 +868,11 @@ pub fn compare(reference: &KatexRender, hypothesis: &KatexRender) -> Comparison 
     if needed.iter().any(|(c, n)| available.get(c).copied().unwrap_or(0) < *n) {
         return Comparison::GlyphsMissing;
     }
-    Comparison::NeedsLayout
+    match (&reference.boxes, &hypothesis.boxes) {
+        (Some(r), Some(h)) if positional_match(r, h) => Comparison::LayoutMatch,
+        (Some(_), Some(_)) => Comparison::LayoutMismatch,
+        _ => Comparison::NeedsLayout,
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -872,6 +1099,10 @@ impl MathRenderer for KatexRenderer {
     fn matches(&self, reference: &Arc<KatexRender>, hypothesis: &Arc<KatexRender>) -> bool {
         compare(reference, hypothesis).matched()
     }
+
+    fn decide(&self, reference: &Arc<KatexRender>, hypothesis: &Arc<KatexRender>) -> Option<bool> {
+        compare(reference, hypothesis).decided()
+    }
 }
 
 #[cfg(test)]
@@ -1011,7 +1242,7 @@ mod tests {
     }
 
     fn render(key: &str, chars: &str) -> KatexRender {
-        KatexRender { key: key.into(), chars: chars.chars().collect(), error: None }
+        KatexRender { key: key.into(), chars: chars.chars().collect(), error: None, boxes: None }
     }
 
     #[test]
@@ -1037,6 +1268,129 @@ mod tests {
         let err2 = KatexRender::from_reply(Err("other"), Normalization::Xml);
         assert_eq!(compare(&err, &err2), Comparison::MathmlContained);
         assert_eq!(compare(&render("<mi>a</mi>", "a"), &err2), Comparison::GlyphsMissing);
+    }
+
+    fn sb(text: &str, x: f64, y: f64, width: f64, height: f64) -> SpanBox {
+        SpanBox { text: text.into(), x, y, width, height }
+    }
+
+    /// `a = b` on one line: three 10x10 glyphs 20 px apart.
+    fn line(texts: [&str; 3]) -> Vec<SpanBox> {
+        texts.iter().enumerate().map(|(i, t)| sb(t, 20.0 * i as f64, 0.0, 10.0, 10.0)).collect()
+    }
+
+    #[test]
+    fn expansion_and_neighbours() {
+        // "ab" of width 20 splits into two 10-wide boxes; a U+200B span is dropped, but a span
+        // holding U+200B with something else is split like any other.
+        let g = expand_spans(&[
+            sb("ab", 0.0, 0.0, 20.0, 10.0),
+            sb("\u{200b}", 5.0, 5.0, 1.0, 1.0),
+            sb("c\u{200b}", 40.0, 0.0, 8.0, 10.0),
+        ]);
+        let got: Vec<(char, f64, f64)> = g.iter().map(|b| (b.c, b.x, b.width)).collect();
+        assert_eq!(
+            got,
+            vec![('a', 0.0, 10.0), ('b', 10.0, 10.0), ('c', 40.0, 4.0), ('\u{200b}', 44.0, 4.0)]
+        );
+        // A fraction x/y with a bar-less stack: x above y (centres 4 px apart horizontally, within
+        // the 5 px tolerance), z to the right of x only.
+        let g = expand_spans(&[
+            sb("x", 0.0, 0.0, 10.0, 10.0),
+            sb("y", 4.0, 20.0, 10.0, 10.0),
+            sb("z", 30.0, 2.0, 10.0, 10.0),
+        ]);
+        let n = neighbors(&g);
+        assert_eq!(n[0], [None, Some(1), None, Some(2)]);
+        assert_eq!(n[1], [Some(0), None, None, None]);
+        assert_eq!(n[2], [None, None, Some(0), None]);
+        // 6 px off is no longer a neighbour; on a tie in distance the first glyph wins.
+        let g = expand_spans(&[
+            sb("x", 0.0, 0.0, 10.0, 10.0),
+            sb("y", 6.0, 20.0, 10.0, 10.0),
+            sb("p", 20.0, 0.0, 10.0, 10.0),
+            sb("q", 20.0, 0.0, 10.0, 10.0),
+        ]);
+        assert_eq!(neighbors(&g)[0], [None, None, None, Some(2)]);
+    }
+
+    #[test]
+    fn positional_comparison_on_hand_built_boxes() {
+        let r = line(["a", "=", "b"]);
+        // Same glyphs in the same arrangement anywhere on the page: a match.
+        let moved: Vec<SpanBox> =
+            r.iter().map(|s| SpanBox { x: s.x + 300.0, y: s.y + 7.0, ..s.clone() }).collect();
+        assert!(positional_match(&r, &moved));
+        // The reference embedded in a longer hypothesis "c + a = b": a match (extra glyphs
+        // only matter where they are someone's neighbour).
+        let longer: Vec<SpanBox> = ["c", "+", "a", "=", "b"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| sb(t, 20.0 * i as f64, 0.0, 10.0, 10.0))
+            .collect();
+        assert!(positional_match(&r, &longer));
+        // Swapped sides: every glyph exists, but a's right neighbour is not '='.
+        assert!(!positional_match(&r, &line(["b", "=", "a"])));
+        // A missing glyph: no candidate.
+        assert!(!positional_match(&r, &line(["a", "=", "c"])));
+        // The reference has a right neighbour where the hypothesis glyph has none (a gap of more
+        // than 5 px vertically breaks the row).
+        let broken = vec![
+            sb("a", 0.0, 0.0, 10.0, 10.0),
+            sb("=", 20.0, 6.0, 10.0, 10.0),
+            sb("b", 40.0, 6.0, 10.0, 10.0),
+        ];
+        assert!(!positional_match(&r, &broken));
+        // No reference glyph: vacuously a match.
+        assert!(positional_match(&[], &r));
+        // Injective: two reference 'a's cannot both map to the one hypothesis 'a'.
+        assert!(!positional_match(&line(["a", "+", "a"]), &line(["a", "+", "b"])));
+        // Backtracking: the first candidate for 'x' (the lone one at the left) fails the
+        // neighbour check, the second (followed by '2') succeeds.
+        let r2 = vec![sb("x", 0.0, 0.0, 10.0, 10.0), sb("2", 20.0, 0.0, 10.0, 10.0)];
+        let h2 = vec![
+            sb("x", 0.0, 100.0, 10.0, 10.0),
+            sb("x", 0.0, 0.0, 10.0, 10.0),
+            sb("2", 20.0, 0.0, 10.0, 10.0),
+        ];
+        assert!(positional_match(&r2, &h2));
+        // An unassigned neighbour is checked by its text only: reference "a b" above "c"
+        // matches a hypothesis where the glyph right of 'a' is another 'b' than the one placed
+        // later... here the only 'b' is the right one, so it is a plain match.
+        let stacked_r = vec![sb("a", 0.0, 0.0, 10.0, 10.0), sb("c", 0.0, 20.0, 10.0, 10.0)];
+        let stacked_h = vec![sb("c", 0.0, 0.0, 10.0, 10.0), sb("a", 0.0, 20.0, 10.0, 10.0)];
+        assert!(!positional_match(&stacked_r, &stacked_h), "up and down are distinguished");
+    }
+
+    #[test]
+    fn comparison_uses_boxes_when_both_have_them() {
+        let with = |key: &str, spans: Vec<SpanBox>| {
+            KatexRender::from_browser(Ok((key, spans)), Normalization::Xml)
+        };
+        let math = |inner: &str| {
+            format!("<math><semantics>{inner}<annotation>x</annotation></semantics></math>")
+        };
+        let r = with(&math("<mi>a</mi><mo>=</mo><mi>b</mi>"), line(["a", "=", "b"]));
+        assert_eq!(r.chars, vec!['a', '=', 'b']);
+        let h = with(&math("<mrow><mi>a</mi><mo>=</mo><mi>b</mi></mrow>"), line(["a", "=", "b"]));
+        assert_eq!(compare(&r, &h), Comparison::MathmlContained);
+        let h = with(&math("<mi>a</mi><mo>=</mo><mi>B</mi>"), line(["a", "=", "b"]));
+        assert_eq!(compare(&r, &h), Comparison::LayoutMatch);
+        assert_eq!(Comparison::LayoutMatch.decided(), Some(true));
+        let h = with(&math("<mi>b</mi><mo>=</mo><mi>a</mi>"), line(["b", "=", "a"]));
+        assert_eq!(compare(&r, &h), Comparison::LayoutMismatch);
+        assert_eq!(Comparison::LayoutMismatch.decided(), Some(false));
+        // Without boxes on either side, undecided.
+        let mut no_boxes = h.clone();
+        no_boxes.boxes = None;
+        assert_eq!(compare(&r, &no_boxes), Comparison::NeedsLayout);
+        assert_eq!(Comparison::NeedsLayout.decided(), None);
+        // A browser error render: no spans, the XML-declaration key.
+        let e = KatexRender::from_browser(Err("KaTeX parse error: x"), Normalization::Xml);
+        assert_eq!(compare(&e, &h), Comparison::NoReferenceGlyphs);
+        // Chromium writes U+00A0 as &nbsp; in outerHTML: decoded, so lxml's behaviour applies.
+        let nb = with(&math("<mtext>a&nbsp;b</mtext><mo>&lt;</mo>"), vec![]);
+        assert_eq!(nb.key, "<mtext>ab</mtext><mo/>");
     }
 
     // ------------------------------------------------------------------------------------------

@@ -524,12 +524,29 @@ impl Test {
 
     /// [`Test::run`] with a renderer for the `math` tests' rendered comparison.
     pub fn run_with<R: MathRenderer>(&self, md: &str, renderer: &R) -> (bool, String) {
+        let r = self.run_traced(md, renderer);
+        (r.passed, r.explanation)
+    }
+
+    /// [`Test::run_with`], saying whether a failing `math` test needed the browser's layout.
+    pub fn run_traced<R: MathRenderer>(&self, md: &str, renderer: &R) -> TestRun {
+        if let Test::Math(t) = self {
+            return t.run_traced(md, renderer);
+        }
+        let (passed, explanation) = self.run_plain(md, renderer);
+        TestRun { passed, explanation, needs_browser: false }
+    }
+
+    fn run_plain<R: MathRenderer>(&self, md: &str, renderer: &R) -> (bool, String) {
         match self {
             Test::Present(t) => t.run(md, true),
             Test::Absent(t) => t.run(md, false),
             Test::Order(t) => t.run(md),
             Test::Table(t) => t.run(md),
-            Test::Math(t) => t.run_with(md, renderer),
+            Test::Math(t) => {
+                let r = t.run_traced(md, renderer);
+                (r.passed, r.explanation)
+            }
             Test::Baseline(t) => t.run(md),
             Test::Format(t) => t.run(md),
             Test::Footnote(t) => t.run(md),
@@ -1198,14 +1215,38 @@ impl BaselineTest {
 ///
 /// Not reproduced natively: KaTeX itself (its MathML serialization) and the browser layout
 /// (font metrics, glyph boxes) on which step (2) depends. [`super::katex::KatexRenderer`] runs
-/// the `katex` npm package under node and reproduces (1) and the layout-free part of (2).
+/// the `katex` npm package under node and reproduces (1) and the layout-free part of (2);
+/// `crate::browser::BrowserKatex` renders in headless Chromium as the runner does, and (2) is
+/// then decided exactly ([`super::katex::positional_match`]).
 pub trait MathRenderer {
     /// A rendered formula.
     type Rendered;
-    /// Render `latex`; `None` when KaTeX rejects it.
+    /// Render `latex`; `None` when the renderer failed (a KaTeX error is a render).
     fn render(&self, latex: &str) -> Option<Self::Rendered>;
-    /// `compare_rendered_equations(reference, hypothesis)`.
+    /// `compare_rendered_equations(reference, hypothesis)`, an undecided comparison counted as
+    /// no match.
     fn matches(&self, reference: &Self::Rendered, hypothesis: &Self::Rendered) -> bool;
+    /// `Some(matched)`, or `None` when this renderer cannot decide: the comparison needs the
+    /// browser's glyph layout, which it lacks. By default [`MathRenderer::matches`] decides.
+    fn decide(&self, reference: &Self::Rendered, hypothesis: &Self::Rendered) -> Option<bool> {
+        Some(self.matches(reference, hypothesis))
+    }
+    /// Render these formulas ahead of the comparisons that need them, as one batch; by default
+    /// nothing (each is rendered when asked).
+    fn prefetch(&self, _latex: &[&str]) {}
+}
+
+/// One run of a test on one page's text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TestRun {
+    /// Whether it passed.
+    pub passed: bool,
+    /// Why not (empty on a pass).
+    pub explanation: String,
+    /// A `math` test failed while some formula comparison could not be decided without the
+    /// browser's glyph layout ([`MathRenderer::decide`] gave `None`, counted as no match): with
+    /// a browser, as the runner renders, it might pass.
+    pub needs_browser: bool,
 }
 
 /// A [`MathRenderer`] that renders nothing: math tests pass only on an exact string match.
@@ -1248,24 +1289,43 @@ pub fn extract_equations(content: &str, ignore_dollar: bool) -> Vec<String> {
 }
 
 impl MathTest {
-    fn run_with<R: MathRenderer>(&self, content: &str, renderer: &R) -> (bool, String) {
+    fn run_traced<R: MathRenderer>(&self, content: &str, renderer: &R) -> TestRun {
         let mut eqs = extract_equations(content, self.ignore_dollar_delimited);
+        let pass = TestRun { passed: true, explanation: String::new(), needs_browser: false };
         if eqs.contains(&self.math) {
-            return (true, String::new());
+            return pass;
         }
-        let fail = (false, format!("No match found for {} anywhere in content", self.math));
+        let mut fail = TestRun {
+            passed: false,
+            explanation: format!("No match found for {} anywhere in content", self.math),
+            needs_browser: false,
+        };
+        let mut batch: Vec<&str> = vec![self.math.as_str()];
+        batch.extend(eqs.iter().map(String::as_str));
+        renderer.prefetch(&batch);
         let Some(reference) = renderer.render(&self.math) else {
             return fail;
         };
         let mut keyed: Vec<(f64, String)> =
             eqs.drain(..).map(|e| (fuzz::ratio(&e, &self.math), e)).collect();
+        // A stable sort on the negated ratio, as the runner's `sort(key=-ratio)`.
         keyed.sort_by(|a, b| b.0.partial_cmp(&a.0).unwrap_or(std::cmp::Ordering::Equal));
+        let mut undecided = 0usize;
         for (_, hyp) in keyed {
             if let Some(h) = renderer.render(&hyp) {
-                if renderer.matches(&reference, &h) {
-                    return (true, String::new());
+                match renderer.decide(&reference, &h) {
+                    Some(true) => return pass,
+                    Some(false) => {}
+                    None => undecided += 1,
                 }
             }
+        }
+        if undecided > 0 {
+            fail.needs_browser = true;
+            fail.explanation.push_str(&format!(
+                " ({undecided} formula comparison(s) need the browser's glyph layout, which was \
+                 not available: counted as no match)"
+            ));
         }
         fail
     }
@@ -1499,6 +1559,9 @@ pub struct TestOutcome {
     pub passed: bool,
     /// First failure explanation, or `"All repeats passed"`.
     pub explanation: String,
+    /// The test failed and some failing repeat needed the browser's glyph layout that the
+    /// renderer lacked ([`TestRun::needs_browser`]): decided without the browser.
+    pub needs_browser: bool,
 }
 
 /// `benchmark.py::process_test` for one test: run it on every repeat of its page. A repeat that
@@ -1514,24 +1577,29 @@ pub fn score_test<R: MathRenderer>(
             value: 0.0,
             passed: false,
             explanation: "Missing MD files".to_string(),
+            needs_browser: false,
         };
     }
     let mut passes = 0usize;
     let mut explanations = Vec::new();
+    let mut needs_browser = false;
     // An unreadable repeat (`None`) counts in the denominator only.
     for md in repeats.iter().flatten() {
-        let (ok, why) = test.run_with(md, renderer);
-        if ok {
+        let r = test.run_traced(md, renderer);
+        if r.passed {
             passes += 1;
         } else {
-            explanations.push(why);
+            needs_browser |= r.needs_browser;
+            explanations.push(r.explanation);
         }
     }
     let value = passes as f64 / repeats.len() as f64;
+    let passed = value > 0.5;
     TestOutcome {
         value,
-        passed: value > 0.5,
+        passed,
         explanation: explanations.into_iter().next().unwrap_or_else(|| "All repeats passed".into()),
+        needs_browser: needs_browser && !passed,
     }
 }
 

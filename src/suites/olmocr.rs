@@ -47,8 +47,16 @@ pub const SUITE: &str = "olmocr";
 /// (`eval --suite olmocr --math exact`), so they never mix with KaTeX-rendered ones.
 pub const SUITE_EXACT: &str = "olmocr-exact";
 
-/// Bump when a value the suite stores for the same inputs changes.
-pub const OLMOCR_SUITE_VERSION: u32 = 1;
+/// The suite id under which scores with math rendered by KaTeX without a browser are stored
+/// (`--math mathml`, or no Chromium): MathML containment and the layout-free part of the glyph
+/// comparison; a test whose result needed the browser's layout fails and is marked
+/// `needs_browser`. Never mixed with [`SUITE`], whose math is rendered in Chromium as the
+/// runner does.
+pub const SUITE_MATHML: &str = "olmocr-mathml";
+
+/// Bump when a value the suite stores for the same inputs changes (2: math decided by the
+/// positional glyph comparison in Chromium under [`SUITE`]).
+pub const OLMOCR_SUITE_VERSION: u32 = 2;
 
 /// Bootstrap resamples for the overall score's interval.
 pub const BOOTSTRAP_SAMPLES: usize = 1000;
@@ -65,8 +73,9 @@ pub struct EvalOptions<'a> {
     pub dataset: Option<&'a str>,
     /// The run the rows belong to.
     pub run: Option<RunId>,
-    /// The suite id the rows are stored under: [`SUITE`] when math is rendered with KaTeX,
-    /// [`SUITE_EXACT`] when math tests pass on exact matches only.
+    /// The suite id the rows are stored under: [`SUITE`] when math is rendered with KaTeX in
+    /// Chromium, [`SUITE_MATHML`] with KaTeX without a browser, [`SUITE_EXACT`] when math tests
+    /// pass on exact matches only.
     pub suite: &'static str,
 }
 
@@ -87,6 +96,11 @@ pub struct TestResult {
     pub passed: bool,
     /// The first failing repeat's explanation.
     pub explanation: String,
+    /// A failing `math` test that was decided without the browser: some formula comparison
+    /// needed the glyph layout the renderer lacked and counted as no match (the runner, which
+    /// renders in Chromium, may pass it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub needs_browser: bool,
 }
 
 /// One group's pass rate.
@@ -126,6 +140,8 @@ pub struct CandidateScore {
     /// Documents of the dataset with tests but no output of this candidate: left out of the
     /// scores (olmOCR-bench's runner refuses such a candidate altogether).
     pub missing: Vec<String>,
+    /// Ids of the failing tests decided without the browser ([`TestResult::needs_browser`]).
+    pub without_browser: Vec<String>,
 }
 
 /// What an evaluation did.
@@ -372,6 +388,7 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
                     value: r.value?,
                     passed: t["passed"].as_bool()?,
                     explanation: t["explanation"].as_str().unwrap_or_default().to_string(),
+                    needs_browser: t["needs_browser"].as_bool().unwrap_or(false),
                 })
             })
             .collect();
@@ -413,18 +430,26 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
                 .iter()
                 .zip(&mds)
                 .map(|(o, md)| {
-                    let (ok, why) = match md {
-                        Some(md) => test.run_with(md, self.renderer),
-                        None => (false, "output could not be read".to_string()),
-                    };
                     let repeat = candidate_of(o).1;
-                    json!({"output": o.id, "repeat": repeat, "passed": ok, "explanation": why})
+                    let Some(md) = md else {
+                        let why = "output could not be read";
+                        return json!({"output": o.id, "repeat": repeat, "passed": false, "explanation": why});
+                    };
+                    let r = test.run_traced(md, self.renderer);
+                    let mut v = json!({"output": o.id, "repeat": repeat, "passed": r.passed, "explanation": r.explanation});
+                    if r.needs_browser {
+                        v["needs_browser"] = Value::Bool(true);
+                    }
+                    v
                 })
                 .collect();
             let mut trace = json!({
                 "id": b.id, "type": test.type_name(), "group": group, "page": b.page,
                 "passed": outcome.passed, "explanation": outcome.explanation, "repeats": per_repeat,
             });
+            if outcome.needs_browser {
+                trace["needs_browser"] = Value::Bool(true);
+            }
             if !outcome.passed {
                 if let Some(md) = mds.iter().flatten().next() {
                     let m = best_matches(test, md);
@@ -442,6 +467,7 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
                 value: outcome.value,
                 passed: outcome.passed,
                 explanation: outcome.explanation,
+                needs_browser: outcome.needs_browser,
             });
         }
         let passed = results.iter().filter(|t| t.passed).count();
@@ -528,6 +554,8 @@ fn aggregate(
         .collect();
     let overall = overall_score(&results);
     let ci95 = bootstrap_ci(&samples, BOOTSTRAP_SAMPLES, 0.95, BOOTSTRAP_SEED);
+    let without_browser: Vec<String> =
+        tests.iter().filter(|t| t.needs_browser).map(|t| t.id.clone()).collect();
     if let Some(first) = docs.first() {
         let failing: Vec<&str> =
             tests.iter().filter(|t| !t.passed).map(|t| t.id.as_str()).collect();
@@ -538,12 +566,15 @@ fn aggregate(
                 (format!("group_score:{}", g.group), Some(g.rate), trace.to_string())
             })
             .collect();
-        let trace = json!({
+        let mut trace = json!({
             "documents": docs.len(), "tests": tests.len(), "failing": failing,
             "groups": groups.iter().map(|g| json!({"group": g.group, "rate": g.rate})).collect::<Vec<_>>(),
             "ci95": [ci95.0, ci95.1],
             "bootstrap": {"samples": BOOTSTRAP_SAMPLES, "seed": BOOTSTRAP_SEED},
         });
+        if !without_browser.is_empty() {
+            trace["decided_without_browser"] = json!(without_browser);
+        }
         rows.push(("overall".to_string(), Some(overall), trace.to_string()));
         let refs: Vec<(&str, Option<f64>, String)> =
             rows.iter().map(|(m, v, t)| (m.as_str(), *v, t.clone())).collect();
@@ -567,6 +598,7 @@ fn aggregate(
         overall,
         ci95,
         missing: Vec::new(),
+        without_browser,
     })
 }
 
