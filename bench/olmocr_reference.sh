@@ -6,14 +6,14 @@
 #                                                 reference: Chromium + lxml) -- must agree fully
 #   katex   KaTeX without a browser (node)       (rust: KatexRenderer Xml; reference: Chromium + lxml;
 #                                                 differs where only the glyph layout decides)
-#   raw     KaTeX rendering, no lxml             (rust: KatexRenderer RawHtml; reference: Chromium, lxml hidden)
+#   raw     KaTeX in Chromium, no lxml           (rust: BrowserKatex RawHtml; reference: Chromium, lxml hidden)
 #
 # Usage: bench/olmocr_reference.sh [DIR]     (default: the shared olmOCR-bench sample data)
 # Env:   CORPUS_BENCH_VENV   venv to create/use (default ~/.cache/corpus/bench-venv-olmocr)
 #        OLMOCR_CHROMIUM     Chromium binary for KaTeX rendering, both sides (default: Debian's
 #                            chromium-headless-shell or chromium if installed; else only "exact")
 #        RUST_SCORER         command printing the Rust side's TEST/OVERALL lines for DIR, given
-#                            DIR and optionally --browser, --katex or --katex-raw
+#                            DIR and optionally --browser, --browser-raw or --katex
 #                            (default: cargo run --example olmocr_sample --)
 set -euo pipefail
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
@@ -77,9 +77,9 @@ if [ -n "${OLMOCR_CHROMIUM:-}" ] && [ "$katex" = 1 ]; then
   echo "== katex: reference as browser; rust: KaTeX under node, no browser layout =="
   cp "$tmp/ref_browser.out" "$tmp/ref_katex.out"
   rust --katex >"$tmp/rs_katex.out"
-  echo "== raw: as katex, lxml hidden from BeautifulSoup =="
+  echo "== raw: as browser, lxml hidden from BeautifulSoup =="
   OLMOCR_NO_LXML=1 ref >"$tmp/ref_raw.out"
-  rust --katex-raw >"$tmp/rs_raw.out"
+  rust --browser-raw >"$tmp/rs_raw.out"
 else
   echo "note: no Chromium (apt-get install chromium-headless-shell) or no KaTeX for Rust; only exact"
 fi

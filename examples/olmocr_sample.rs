@@ -2,11 +2,12 @@
 //! `<pdf stem>_pg<N>_repeat<K>.md`) the way `olmocr.bench.benchmark` does, and print one line per
 //! test plus the per-group and overall scores.
 //!
-//! Usage: `cargo run --example olmocr_sample -- [DIR] [--katex|--katex-raw|--browser]`
+//! Usage: `cargo run --example olmocr_sample -- [DIR] [--katex|--katex-raw|--browser|--browser-raw]`
 //! (default: the shared sample data; math exact-match only). `--katex` renders math with KaTeX
 //! under node (`scripts/katex`, lxml normalization, no layout); `--katex-raw` uses the
 //! lxml-less normalization; `--browser` renders in headless Chromium as the runner does
-//! (`scripts/browser/katex.mjs`), so the positional glyph comparison decides too.
+//! (`scripts/browser/katex.mjs`), so the positional glyph comparison decides too;
+//! `--browser-raw` does so with the lxml-less normalization.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -47,12 +48,16 @@ fn main() {
     };
     let dir = args.iter().find(|a| !a.starts_with("--")).cloned();
     let dir = PathBuf::from(dir.unwrap_or_else(|| DEFAULT_DIR.to_string()));
-    if args.iter().any(|a| a == "--browser") {
+    let browser = args.iter().find(|a| *a == "--browser" || *a == "--browser-raw");
+    if let Some(flag) = browser {
         let start = Instant::now();
-        let r = BrowserKatex::start(&BrowserKatex::default_script(), None).unwrap_or_else(|e| {
-            eprintln!("error: {e}");
-            std::process::exit(1);
-        });
+        let norm = if flag == "--browser" { Normalization::Xml } else { Normalization::RawHtml };
+        let script = BrowserKatex::default_script();
+        let r =
+            BrowserKatex::start_with(Path::new("node"), &script, None, norm).unwrap_or_else(|e| {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            });
         eprintln!(
             "katex {} in chromium {} started in {:.1} ms",
             r.katex_version(),

@@ -151,6 +151,17 @@ fn eval_olmocr(
                 if let Some(e) = renderer.failure() {
                     anyhow::bail!("KaTeX stopped during the run: {e}");
                 }
+                // Whatever the output format: these numbers are not the runner's.
+                for c in sum.candidates.iter().filter(|c| !c.without_browser.is_empty()) {
+                    warn(&format!(
+                        "{} math test(s) of {}@{} were decided without the browser (they need \
+                         its glyph layout; counted as failed, the runner may pass them): {}",
+                        c.without_browser.len(),
+                        c.provider,
+                        c.provider_version,
+                        c.without_browser.join(", ")
+                    ));
+                }
                 return Ok(sum);
             }
             Err(e) => warn(&format!(
@@ -332,9 +343,8 @@ impl Render for omnidoc::OmnidocSummary {
 /// `corpus eval --suite olmocr`: per candidate, the pass rate of each group, the overall score
 /// with its interval, and the failing tests.
 impl Render for olmocr::EvalSummary {
-    fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()> {
+    fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
         let sum = self;
-        let _ = a;
         let mut rows = Vec::new();
         let mut failing = Vec::new();
         for c in &sum.candidates {
@@ -396,16 +406,6 @@ impl Render for olmocr::EvalSummary {
                     _ => "exact matches only",
                 }
             );
-            for c in sum.candidates.iter().filter(|c| !c.without_browser.is_empty()) {
-                eprintln!(
-                    "corpus: warning: {} math test(s) of {}@{} were decided without the browser \
-                     (they need its glyph layout; counted as failed, the runner may pass them): {}",
-                    c.without_browser.len(),
-                    c.provider,
-                    c.provider_version,
-                    c.without_browser.join(", ")
-                );
-            }
             for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
                 eprintln!(
                     "corpus: warning: {} document(s) of {} have tests but no output from {}@{} \
