@@ -23,10 +23,12 @@ pub fn suite() -> PossibleValuesParser {
 }
 
 /// `--suite` where stored scores are read: the suites, and the names some of them store
-/// under (`olmocr-exact` for `eval --suite olmocr --math exact`).
+/// under (`olmocr-exact` for `eval --suite olmocr --math exact`, `formula-unimernet` for
+/// `eval --suite formula --cdm unimernet`).
 pub fn stored_suite() -> PossibleValuesParser {
     let mut ids: Vec<&'static str> = corpus::suites::SUITES.to_vec();
     ids.push(corpus::suites::olmocr::SUITE_EXACT);
+    ids.push(corpus::suites::formula::SUITE_UNIMERNET);
     PossibleValuesParser::new(ids)
 }
 
