@@ -492,6 +492,12 @@ impl Render for formula::FormulaSummary {
                 "{} of {} documents scored now, {} from stored rows ({} rows written, {} v{}, CDM {}); AVG = mean of document means; the second table is over GT formulas (cdm_exprate = ExpRate@CDM; missed formulas score 0; CDM errors are left out of the CDM means).",
                 sum.scored, sum.documents, sum.cached, sum.rows_written, sum.suite, sum.suite_version, sum.cdm
             );
+            if let Some(e) = &sum.cdm_error_example {
+                eprintln!(
+                    "corpus: warning: CDM could not score {} pair(s), left out of the CDM means (their errors are in the traces), e.g. {e}",
+                    sum.formulas.cdm_errors
+                );
+            }
         }
         Ok(())
     }

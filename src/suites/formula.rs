@@ -474,6 +474,8 @@ pub struct FormulaSummary {
     pub formulas: GroupFigures,
     /// By formula type (`inline`, `display`).
     pub by_type: BTreeMap<String, GroupFigures>,
+    /// The first pair CDM could not score, with why (`document: formula: error`).
+    pub cdm_error_example: Option<String>,
     /// Documents that could not be scored.
     pub failures: Vec<EvalFailure>,
 }
@@ -598,6 +600,12 @@ impl Suite for FormulaSuite<'_> {
             .collect();
         let all: Vec<&FormulaResult> = results.iter().flat_map(|r| &r.formulas).collect();
         summary.formulas = group_figures(&all);
+        summary.cdm_error_example = summary.rows.iter().zip(&results).find_map(|(row, r)| {
+            r.formulas.iter().find_map(|f| match &f.cdm {
+                Cdm::Error(e) => Some(format!("{}: {}: {e}", row.document, f.gt_latex)),
+                _ => None,
+            })
+        });
         for kind in [FormulaKind::Inline, FormulaKind::Display] {
             let some: Vec<&FormulaResult> =
                 all.iter().copied().filter(|f| f.kind == kind).collect();
