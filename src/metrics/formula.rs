@@ -13,7 +13,8 @@
 //! 2. **Plain text.** A GT formula still unpaired is looked for in the prediction's text
 //!    outside the paired math spans (text-layer parsers write formulas as plain Unicode): the
 //!    best approximate occurrence of its match key (edit distance, any start and end) counts
-//!    when at most [`MAX_TEXT_DISTANCE`] of the key's characters differ and the key has at
+//!    when at most [`MAX_TEXT_DISTANCE`] of the key's characters differ
+//!    ([`MAX_TEXT_DISTANCE_LONG`] from [`LONG_TEXT_KEY`] characters on) and the key has at
 //!    least [`MIN_TEXT_KEY`] characters; the text found is the predicted formula. Found text
 //!    is used once.
 //!
@@ -25,8 +26,17 @@ use crate::normalize::latex_to_plain;
 /// The least match-key similarity for a delimited candidate to be a GT formula's prediction.
 pub const MIN_SIMILARITY: f64 = 0.5;
 
-/// The largest share of a match key's characters that may differ in a plain-text occurrence.
+/// The largest share of a match key's characters that may differ in a plain-text occurrence,
+/// for keys shorter than [`LONG_TEXT_KEY`].
 pub const MAX_TEXT_DISTANCE: f64 = 0.25;
+
+/// Keys at least this long may differ in up to [`MAX_TEXT_DISTANCE_LONG`] of their characters:
+/// a text layer loses more of a long formula's markup (`(mod n)`, big operators' limits),
+/// and a long key is unlikely to meet prose that close by chance.
+pub const LONG_TEXT_KEY: usize = 8;
+
+/// See [`LONG_TEXT_KEY`].
+pub const MAX_TEXT_DISTANCE_LONG: f64 = 0.4;
 
 /// The shortest match key looked for in plain text (shorter ones match anywhere).
 pub const MIN_TEXT_KEY: usize = 3;
@@ -358,7 +368,9 @@ pub fn match_formulas(gt: &[String], text: &str) -> Vec<Option<Matched>> {
             .map(|(i, c)| (c, i))
             .unzip();
         let Some((s, e, dist)) = best_occurrence(&key, &hay) else { continue };
-        if dist as f64 > MAX_TEXT_DISTANCE * key.len() as f64 {
+        let share =
+            if key.len() >= LONG_TEXT_KEY { MAX_TEXT_DISTANCE_LONG } else { MAX_TEXT_DISTANCE };
+        if dist as f64 > share * key.len() as f64 {
             continue;
         }
         let start = offsets[s];
