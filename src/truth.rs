@@ -75,7 +75,7 @@ impl TruthFormat {
                 );
                 first(cands)
             }
-            TruthFormat::LatexTables => {
+            TruthFormat::LatexTables | TruthFormat::PdfParseBench => {
                 let stem =
                     pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
                 let name = format!("{stem}.json");

@@ -8,7 +8,7 @@ use corpus::metrics::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;
-use corpus::suites::{olmocr, omnidoc, paper, table, EvalFailure};
+use corpus::suites::{formula, olmocr, omnidoc, paper, table, EvalFailure};
 
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
@@ -21,7 +21,8 @@ pub struct EvalArgs {
     /// paper: PeerRead, GROBID TEI, S2ORC, JATS or Docling truths. omnidoc: OmniDocBench v1.5
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
     /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
-    /// accuracy, detection).
+    /// accuracy, detection). formula: pdf-parse-bench formulas (CDM, edit similarity, exact
+    /// match, by inline/display).
     #[arg(long, default_value = "paper", value_parser = super::values::suite())]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
@@ -42,6 +43,12 @@ pub struct EvalArgs {
     /// verbatim formulas. Stored under suite olmocr, olmocr-mathml or olmocr-exact, never mixed
     #[arg(long, default_value = "katex", value_parser = ["katex", "mathml", "exact"])]
     math: String,
+    /// formula: which official CDM scores formulas (omnidocbench = OmniDocBench v1.5's,
+    /// xelatex; unimernet = UniMERNet's, pdflatex); unimernet scores are stored under suite
+    /// formula-unimernet, so the two never mix. omnidoc always uses omnidocbench, as its
+    /// `overall` does
+    #[arg(long, default_value = "omnidocbench", value_parser = formula::parse_variant)]
+    cdm: corpus::metrics::cdm::Variant,
     /// paper: also print GROBID-style field scores (header and citation fields, strict / soft
     /// / Levenshtein / Ratcliff-Obershelp matching), pooled per provider version and dataset,
     /// in percent as GROBID reports them (always in --format json)
@@ -79,6 +86,18 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         olmocr::SUITE => {
             let sum = eval_olmocr(g, a, store, run, dataset, &bar)?;
+            finish(g, a, store, run, &sum)
+        }
+        formula::SUITE => {
+            let Some(provider) = a.provider.as_deref() else {
+                usage_bail!("--suite formula scores one provider: give --provider");
+            };
+            if provider == corpus::providers::truth::ID {
+                corpus::providers::truth::materialize_pdf_parse_bench(store, dataset, Some(run))?;
+            }
+            let opts =
+                formula::FormulaOptions { provider, dataset, variant: a.cdm, run: Some(run) };
+            let sum = formula::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
         table::SUITE => {
@@ -332,9 +351,16 @@ impl Render for omnidoc::OmnidocSummary {
         print_table(&["metric", &sum.provider], &rows)?;
         if !g.quiet {
             eprintln!(
-                "{} of {} pages scored ({} match); overall needs CDM (a LaTeX renderer) and is not computed.",
+                "{} of {} pages scored ({} match); formula CDM is OmniDocBench's variant; overall = ((1 - text_edit)*100 + formula_cdm_page*100 + table_teds_page*100)/3 as OmniDocBench's table script computes it.",
                 sum.scored, sum.pages, sum.method
             );
+            if !sum.cdm_errors.is_empty() {
+                eprintln!(
+                    "corpus: warning: CDM could not score {} display formula(s), left out of the CDM figures, e.g. {}",
+                    sum.cdm_errors.len(),
+                    sum.cdm_errors[0]
+                );
+            }
         }
         Ok(())
     }
@@ -466,6 +492,70 @@ impl Render for table::TableSummary {
                 "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
                 sum.scored, sum.documents, sum.rows_written, sum.suite_version
             );
+        }
+        Ok(())
+    }
+}
+
+/// `eval --suite formula`: per-document means, then formula-level means overall and by type.
+impl Render for formula::FormulaSummary {
+    fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let mut headers = vec!["ID", "gt", "found", "cdm_err"];
+        headers.extend(formula::METRIC_IDS);
+        let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
+            v.iter().map(|(_, x)| fmt_value(*x)).collect()
+        };
+        let mut rows: Vec<Vec<String>> = sum
+            .rows
+            .iter()
+            .map(|r| {
+                let mut c = vec![
+                    r.document.clone(),
+                    r.gt_formulas.to_string(),
+                    r.found.to_string(),
+                    r.cdm_errors.to_string(),
+                ];
+                c.extend(vals(&r.values));
+                c
+            })
+            .collect();
+        if !rows.is_empty() {
+            let mut avg =
+                vec!["AVG (documents)".into(), String::new(), String::new(), String::new()];
+            avg.extend(vals(&sum.document_means));
+            rows.push(avg);
+        }
+        print_table(&headers, &rows)?;
+        println!();
+        let mut by = vec!["formulas", "gt", "found", "cdm_err"];
+        by.extend(formula::FORMULA_METRICS);
+        let group = |label: &str, f: &formula::GroupFigures| {
+            let mut c = vec![
+                label.to_string(),
+                f.formulas.to_string(),
+                f.found.to_string(),
+                f.cdm_errors.to_string(),
+            ];
+            c.extend(vals(&f.values));
+            c
+        };
+        let mut groups = vec![group("all", &sum.formulas)];
+        for (kind, f) in &sum.by_type {
+            groups.push(group(kind, f));
+        }
+        print_table(&by, &groups)?;
+        if !g.quiet {
+            eprintln!(
+                "{} of {} documents scored now, {} from stored rows ({} rows written, {} v{}, CDM {}); AVG = mean of document means; the second table is over GT formulas (cdm_exprate = ExpRate@CDM; missed formulas score 0; CDM errors are left out of the CDM means).",
+                sum.scored, sum.documents, sum.cached, sum.rows_written, sum.suite, sum.suite_version, sum.cdm
+            );
+            if let Some(e) = &sum.cdm_error_example {
+                eprintln!(
+                    "corpus: warning: CDM could not score {} pair(s), left out of the CDM means (their errors are in the traces), e.g. {e}",
+                    sum.formulas.cdm_errors
+                );
+            }
         }
         Ok(())
     }

@@ -41,7 +41,10 @@ pub struct IngestArgs {
     /// DoclingDocument JSON <stem>.json beside the PDF or in a sibling groundtruth/ folder (a
     /// parser's output as reference: scores then measure agreement with Docling, not
     /// accuracy). latex-tables: pdf-parse-bench's <stem>.json in ground_truth/ beside the PDF
-    /// or in a sibling ground_truth/ folder (every table must parse). icdar2013:
+    /// or in a sibling ground_truth/ folder (every table must parse). pdf-parse-bench: the
+    /// same files from either of its folders, tables/ or formulas/ (text, table,
+    /// inline-formula and display-formula items; the table and formula suites each score
+    /// what a truth has). icdar2013:
     /// <stem>-reg.xml and <stem>-str.xml beside the PDF. Truths are validated; a malformed file is reported with its path and the
     /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = super::values::truth_format())]

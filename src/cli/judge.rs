@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use corpus::store::Store;
-use corpus::suites::judge::{self, Judge, Kind, TableJudgeOptions};
+use corpus::suites::judge::{self, FormulaJudgeOptions, Judge, Kind, TableJudgeOptions};
 
 use super::llm::{api_key, LlmArgs};
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
@@ -20,7 +20,7 @@ pub const KEY_VAR: &str = "CORPUS_JUDGE_API_KEY";
 #[derive(Args, Debug)]
 pub struct JudgeArgs {
     /// What is judged: table (the table suite's matched (GT, predicted) table pairs), or
-    /// formula (pairs from --pairs; the formula suite is not in this build yet)
+    /// formula (the formula suite's (GT, predicted) formula pairs)
     #[arg(long, value_parser = ["table", "formula"])]
     suite: String,
     /// The provider whose outputs are judged
@@ -131,23 +131,23 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
         let failed = out.iter().any(|p| p.score.is_none());
         return Ok(if failed { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS });
     }
-    if kind == Kind::Formula {
-        return Err(UsageError(
-            "the formula suite is not in this build yet, so there are no stored formula pairs to judge; \
-             judge formula pairs from a file with --pairs FILE"
-                .into(),
-        )
-        .into());
-    }
     let Some(provider) = a.provider.as_deref() else {
-        return Err(
-            UsageError("judge --suite table needs --provider (or --pairs FILE)".into()).into()
-        );
+        return Err(UsageError(format!(
+            "judge --suite {} needs --provider (or --pairs FILE)",
+            a.suite
+        ))
+        .into());
     };
     let run = if a.dry_run { None } else { Some(store.start_run("judge", &argv())?) };
-    let opts = TableJudgeOptions { provider, dataset: a.dataset.as_deref(), run };
     let client = (!a.dry_run).then_some(&client);
-    let sum = judge::judge_tables(&mut store, client, &budget, &judge, &opts, &bar)?;
+    let dataset = a.dataset.as_deref();
+    let sum = if kind == Kind::Formula {
+        let opts = FormulaJudgeOptions { provider, dataset, run };
+        judge::judge_formulas(&mut store, client, &budget, &judge, &opts, &bar)?
+    } else {
+        let opts = TableJudgeOptions { provider, dataset, run };
+        judge::judge_tables(&mut store, client, &budget, &judge, &opts, &bar)?
+    };
     if let Some(run) = run {
         store.finish_run(run, &serde_json::to_value(&sum)?, sum.failures.len() as u64)?;
     }
@@ -172,8 +172,8 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
     if a.dry_run {
         let (p, c) = sum.estimated_tokens;
         eprintln!(
-            "dry run: {} call(s) would be made ({} pair(s) judged before, {} GT table(s) without a match score 0 without a call); about {p} prompt + {c} completion tokens (prompt chars / 4, 150 per reply); none was made",
-            sum.to_ask, sum.cached, sum.missed
+            "dry run: {} call(s) would be made ({} pair(s) judged before, {} GT {}(s) without a match score 0 without a call); about {p} prompt + {c} completion tokens (prompt chars / 4, 150 per reply); none was made",
+            sum.to_ask, sum.cached, sum.missed, a.suite
         );
         if a.llm.price_in > 0.0 || a.llm.price_out > 0.0 {
             eprintln!(

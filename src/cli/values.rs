@@ -24,11 +24,12 @@ pub fn suite() -> PossibleValuesParser {
 
 /// `--suite` where stored scores are read: the suites, and the names some of them store
 /// under (`olmocr-exact` for `eval --suite olmocr --math exact`, `olmocr-mathml` for math
-/// rendered without a browser).
+/// rendered without a browser, `formula-unimernet` for `eval --suite formula --cdm unimernet`).
 pub fn stored_suite() -> PossibleValuesParser {
     let mut ids: Vec<&'static str> = corpus::suites::SUITES.to_vec();
     ids.push(corpus::suites::olmocr::SUITE_EXACT);
     ids.push(corpus::suites::olmocr::SUITE_MATHML);
+    ids.push(corpus::suites::formula::SUITE_UNIMERNET);
     PossibleValuesParser::new(ids)
 }
 

@@ -53,6 +53,9 @@ pub enum Format {
     /// pdf-parse-bench tables: a JSON list whose tables are LaTeX `tabular` source
     /// ([`pdf_parse_bench`], [`latex_table`]).
     LatexTables,
+    /// pdf-parse-bench truths of either kind: a JSON list of text, table, inline-formula and
+    /// display-formula items ([`pdf_parse_bench`]).
+    PdfParseBench,
     /// ICDAR 2013 table competition region and structure XML ([`icdar2013`]).
     Icdar2013,
     /// Markdown with pipe and HTML tables and math ([`markdown`], [`html`]).
@@ -64,7 +67,7 @@ pub enum Format {
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 11] = [
+const FORMATS: [(Format, &str, &str); 12] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -73,6 +76,7 @@ const FORMATS: [(Format, &str, &str); 11] = [
     (Format::OmniDocBench, "omnidocbench", "application/json"),
     (Format::OlmocrBench, "olmocr-bench", "application/json"),
     (Format::LatexTables, "latex-tables", "application/json"),
+    (Format::PdfParseBench, "pdf-parse-bench", "application/json"),
     (Format::Icdar2013, "icdar2013", "application/xml"),
     (Format::Markdown, "markdown", "text/markdown"),
     (Format::Text, "text", "text/plain"),
@@ -211,6 +215,12 @@ pub enum TruthFormat {
     /// the PDF, in a sibling `ground_truth/` folder (`pdfs/000.pdf` +
     /// `ground_truth/000.json`), or beside the PDF; scored by the table suite.
     LatexTables,
+    /// pdf-parse-bench truths of either of its folders, told apart by content: `<stem>.json`
+    /// found as for `latex-tables`, a list in page order of `{type, data, complexity?}` items
+    /// whose types are `text`, `table` (LaTeX `tabular`), `inline-formula` (`$…$`) and
+    /// `display-formula` (`$$…$$`); its tables are scored by the table suite, its formulas
+    /// by the formula suite.
+    PdfParseBench,
     /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
     /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
     Icdar2013,
@@ -221,7 +231,7 @@ pub const TEI_PARTS: [&str; 4] = ["full", "header", "fulltext", "references"];
 
 impl TruthFormat {
     /// Every format.
-    pub const ALL: [TruthFormat; 9] = [
+    pub const ALL: [TruthFormat; 10] = [
         TruthFormat::PeerRead,
         TruthFormat::GrobidTei,
         TruthFormat::S2orc,
@@ -230,6 +240,7 @@ impl TruthFormat {
         TruthFormat::OmniDocBench,
         TruthFormat::OlmocrBench,
         TruthFormat::LatexTables,
+        TruthFormat::PdfParseBench,
         TruthFormat::Icdar2013,
     ];
 
@@ -244,6 +255,7 @@ impl TruthFormat {
             TruthFormat::OmniDocBench => Format::OmniDocBench,
             TruthFormat::OlmocrBench => Format::OlmocrBench,
             TruthFormat::LatexTables => Format::LatexTables,
+            TruthFormat::PdfParseBench => Format::PdfParseBench,
             TruthFormat::Icdar2013 => Format::Icdar2013,
         }
     }
@@ -279,10 +291,15 @@ impl TruthFormat {
         self.read_one(bytes).map(|_| ())
     }
 
-    /// Returns the document attributes a truth file implies: for `latex-tables`,
-    /// `complexity` = the class its tables share, or `mixed`.
+    /// Returns the document attributes a truth file implies: for `latex-tables` and
+    /// `pdf-parse-bench`, `complexity` = the class its tables share, or `mixed`.
     pub fn attributes(self, bytes: &[u8]) -> Vec<(String, String)> {
         match self {
+            TruthFormat::PdfParseBench => pdf_parse_bench::read_tables(bytes)
+                .ok()
+                .and_then(|t| pdf_parse_bench::complexity_attribute(&t))
+                .map(|c| vec![("complexity".to_string(), c)])
+                .unwrap_or_default(),
             TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes)
                 .ok()
                 .and_then(|t| pdf_parse_bench::complexity_attribute(&t))
@@ -306,6 +323,9 @@ impl TruthFormat {
             )),
             TruthFormat::LatexTables => {
                 pdf_parse_bench::read_truth(bytes).map(|_| Paper::default())
+            }
+            TruthFormat::PdfParseBench => {
+                pdf_parse_bench::read_items(bytes).map(|_| Paper::default())
             }
             // Each part alone: a region file or a structure file, well-formed.
             TruthFormat::Icdar2013 => std::str::from_utf8(bytes)

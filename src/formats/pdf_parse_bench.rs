@@ -1,6 +1,10 @@
-//! pdf-parse-bench table truths (`--truth latex-tables`): a JSON list, in page order, of
-//! `{type: table|text, data, complexity?}` items whose tables are LaTeX `tabular` source,
-//! each parsed by [`super::latex_table`].
+//! pdf-parse-bench truths: a JSON list, in page order, of `{type, data, complexity?}` items.
+//! `--truth latex-tables` reads its `tables/` folder (types `table` and `text`, tables in
+//! LaTeX `tabular` source, each parsed by [`super::latex_table`]); `--truth pdf-parse-bench`
+//! reads either folder, `tables/` or `formulas/` (types `text`, `inline-formula`,
+//! `display-formula`, formulas as LaTeX with their `$`/`$$` delimiters), and the suites tell
+//! them apart by content: the table suite scores the tables a truth has, the formula suite its
+//! formulas (`docs/formula-suite.md`).
 
 use serde::Deserialize;
 
@@ -28,6 +32,110 @@ struct Item {
     complexity: Option<String>,
 }
 
+/// The item types a pdf-parse-bench truth may hold.
+pub const ITEM_TYPES: [&str; 4] = ["text", "table", "inline-formula", "display-formula"];
+
+/// Whether a formula is inline (`$…$` in running text) or displayed (`$$…$$`, its own line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FormulaKind {
+    /// `inline-formula`.
+    Inline,
+    /// `display-formula`.
+    Display,
+}
+
+impl FormulaKind {
+    /// `inline` or `display`.
+    pub fn name(self) -> &'static str {
+        match self {
+            FormulaKind::Inline => "inline",
+            FormulaKind::Display => "display",
+        }
+    }
+}
+
+/// One ground-truth formula.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GtFormula {
+    /// Inline or display.
+    pub kind: FormulaKind,
+    /// The formula as the truth file writes it, delimiters included (`$$x^2$$`).
+    pub source: String,
+}
+
+/// One item of a pdf-parse-bench truth, in page order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TruthItem {
+    /// Running text.
+    Text(String),
+    /// A table (parsed, with its source and class).
+    Table(GtTable),
+    /// A formula.
+    Formula(GtFormula),
+}
+
+/// Reads a `pdf-parse-bench` truth file: every item in order. Fails, naming the item, if the
+/// file is not a list of `{type, data}` items, a type is not one of [`ITEM_TYPES`], or a table
+/// does not parse.
+pub fn read_items(bytes: &[u8]) -> Result<Vec<TruthItem>, FormatError> {
+    let err = |msg: String| FormatError::new(Format::PdfParseBench, msg);
+    let items: Vec<Item> = serde_json::from_slice(bytes)
+        .map_err(|e| err(format!("not a list of {{type, data, complexity?}} items: {e}")))?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, it) in items.into_iter().enumerate() {
+        out.push(match it.kind.as_str() {
+            "text" => TruthItem::Text(it.data),
+            "table" => {
+                let table = parse_latex_table(&it.data)
+                    .map_err(|e| err(format!("item {i}: table does not parse: {e}")))?;
+                TruthItem::Table(GtTable {
+                    table,
+                    complexity: it.complexity,
+                    source: Some(it.data),
+                })
+            }
+            "inline-formula" | "display-formula" => {
+                let kind = if it.kind == "inline-formula" {
+                    FormulaKind::Inline
+                } else {
+                    FormulaKind::Display
+                };
+                TruthItem::Formula(GtFormula { kind, source: it.data })
+            }
+            other => {
+                return Err(err(format!(
+                    "item {i}: unknown type {other:?} (expected one of {})",
+                    ITEM_TYPES.join(", ")
+                )))
+            }
+        });
+    }
+    Ok(out)
+}
+
+/// The formulas of a `pdf-parse-bench` truth, in order.
+pub fn read_formulas(bytes: &[u8]) -> Result<Vec<GtFormula>, FormatError> {
+    Ok(read_items(bytes)?
+        .into_iter()
+        .filter_map(|i| match i {
+            TruthItem::Formula(f) => Some(f),
+            _ => None,
+        })
+        .collect())
+}
+
+/// The tables of a `pdf-parse-bench` truth, in order.
+pub fn read_tables(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
+    Ok(read_items(bytes)?
+        .into_iter()
+        .filter_map(|i| match i {
+            TruthItem::Table(t) => Some(t),
+            _ => None,
+        })
+        .collect())
+}
+
 /// Reads a `latex-tables` truth file: its tables in order, each parsed. Fails if the file is
 /// not a list of `{type, data}` items or any table does not parse.
 pub fn read_truth(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
@@ -48,6 +156,48 @@ pub fn read_truth(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
         });
     }
     Ok(out)
+}
+
+/// A truth as Markdown, as a parser that got everything right would write it: running text
+/// and inline formulas joined into paragraphs, each display formula and each table (as HTML)
+/// a block of its own. The `truth` provider's Doc of a `pdf-parse-bench` truth.
+pub fn to_markdown(items: &[TruthItem]) -> String {
+    let mut blocks: Vec<String> = Vec::new();
+    let mut para = String::new();
+    let flush = |para: &mut String, blocks: &mut Vec<String>| {
+        if !para.trim().is_empty() {
+            blocks.push(std::mem::take(para));
+        }
+        para.clear();
+    };
+    for it in items {
+        match it {
+            TruthItem::Text(t) => {
+                if !para.is_empty() {
+                    para.push(' ');
+                }
+                para.push_str(t.trim());
+            }
+            TruthItem::Formula(f) if f.kind == FormulaKind::Inline => {
+                if !para.is_empty() {
+                    para.push(' ');
+                }
+                para.push_str(f.source.trim());
+            }
+            TruthItem::Formula(f) => {
+                flush(&mut para, &mut blocks);
+                blocks.push(f.source.trim().to_string());
+            }
+            TruthItem::Table(t) => {
+                flush(&mut para, &mut blocks);
+                blocks.push(t.table.to_html());
+            }
+        }
+    }
+    flush(&mut para, &mut blocks);
+    let mut out = blocks.join("\n\n");
+    out.push('\n');
+    out
 }
 
 /// The document attribute `complexity`: the class every table shares, `mixed` when they

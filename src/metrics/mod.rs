@@ -4,6 +4,7 @@ pub mod cdm;
 pub mod correlation;
 pub mod difflib;
 pub mod fields;
+pub mod formula;
 pub mod fuzz;
 pub mod grits;
 pub mod katex;

@@ -42,8 +42,56 @@ pub fn materialize(
     dataset: Option<&str>,
     run: Option<RunId>,
 ) -> Result<TruthCounts> {
+    materialize_with(store, dataset, run, TruthFormat::is_paper, |store, g| {
+        g.read_paper(store).map(|p| paper::to_doc(&p))
+    })
+}
+
+/// Stores a `truth` output for every `pdf-parse-bench` truth (optionally of one dataset) that
+/// does not have one yet: the truth written as Markdown
+/// ([`crate::formats::pdf_parse_bench::to_markdown`]) and read back by the Markdown importer,
+/// so the Doc keeps that Markdown, formulas and their delimiters included, as an imported
+/// Markdown output would.
+pub fn materialize_pdf_parse_bench(
+    store: &mut Store,
+    dataset: Option<&str>,
+    run: Option<RunId>,
+) -> Result<TruthCounts> {
+    use crate::formats::{pdf_parse_bench, ImportFormat};
+    materialize_with(
+        store,
+        dataset,
+        run,
+        |f| f == TruthFormat::PdfParseBench,
+        |store, g| {
+            let part =
+                g.parts.first().ok_or_else(|| crate::Error::Usage("truth has no file".into()))?;
+            let bytes = store.blob(&part.blob)?.ok_or_else(|| {
+                crate::Error::Usage(format!("truth blob {} is missing from the store", part.blob))
+            })?;
+            let bad = |msg: String| crate::Error::BadInput {
+                path: format!("truth pdf-parse-bench of document {}", g.document).into(),
+                msg,
+            };
+            let items = pdf_parse_bench::read_items(&bytes).map_err(|e| bad(e.to_string()))?;
+            let md = pdf_parse_bench::to_markdown(&items);
+            ImportFormat::Markdown
+                .read(md.as_bytes(), 0)
+                .map(|p| p.doc)
+                .map_err(|e| bad(e.to_string()))
+        },
+    )
+}
+
+fn materialize_with(
+    store: &mut Store,
+    dataset: Option<&str>,
+    run: Option<RunId>,
+    keep: impl Fn(TruthFormat) -> bool,
+    make: impl Fn(&Store, &crate::truth::TruthGroup) -> Result<crate::doc::Doc>,
+) -> Result<TruthCounts> {
     let mut counts = TruthCounts::default();
-    let groups = truth_groups(store, dataset, TruthFormat::is_paper)?;
+    let groups = truth_groups(store, dataset, keep)?;
     for g in groups {
         let Some(pdf_hash) = store.document_hash(g.document)? else { continue };
         let digest = g.digest();
@@ -55,7 +103,7 @@ pub fn materialize(
             continue;
         }
         let t0 = std::time::Instant::now();
-        let doc = g.read_paper(store).map(|p| paper::to_doc(&p));
+        let doc = make(store, &g);
         let json = match &doc {
             Ok(d) => Ok(serde_json::to_vec(d)?),
             Err(e) => Err(e.to_string()),

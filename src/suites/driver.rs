@@ -179,7 +179,7 @@ pub trait Suite {
     ) -> Result<std::result::Result<Scored<Self::Kept>, String>>;
 
     /// Rows that only the whole run gives, after every item was scored (none by default).
-    fn score_run(&mut self) -> Vec<PairRows> {
+    fn score_run(&mut self, _store: &Store) -> Vec<PairRows> {
         Vec::new()
     }
 
@@ -271,7 +271,7 @@ pub fn run<S: Suite>(
         tally.failures.extend(failure);
     }
     progress.finish();
-    for p in suite.score_run() {
+    for p in suite.score_run(store) {
         if !scored_before.contains(&(p.output, p.truth)) {
             tally.rows_written += put(store, &suite, run, p.output, p.truth, &p.rows)?;
         }

@@ -6,9 +6,9 @@
 //!
 //! The judge is generic over what it judges: a [`Kind`] names the prompt and reply schema,
 //! and callers hand it (GT text, predicted text) pairs. [`judge_tables`] builds the pairs of
-//! the `table` suite (its own matching of GT and predicted tables); a formula suite plugs in
-//! the same way with [`Kind::Formula`], and [`judge_pairs`] judges pairs given outside any
-//! store (`corpus judge --pairs FILE`).
+//! the `table` suite (its own matching of GT and predicted tables), [`judge_formulas`] those
+//! of the `formula` suite (its pairing of GT and predicted formulas), and [`judge_pairs`]
+//! judges pairs given outside any store (`corpus judge --pairs FILE`).
 
 use std::collections::HashMap;
 
@@ -16,6 +16,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::driver::usable_doc;
+use super::formula;
 use super::table::{self, load_truth, predicted_tables};
 use super::EvalFailure;
 use crate::error::Result;
@@ -375,13 +376,23 @@ pub struct JudgeSummary {
     pub failures: Vec<EvalFailure>,
 }
 
-/// One document's tables, ready for the judge.
+/// One document's items (tables or formulas), ready for the judge.
 struct DocPairs {
     name: String,
     output: i64,
     truth: i64,
-    /// Per GT table: (predicted index, pair) or `None` for a miss.
-    tables: Vec<Option<(usize, Pair)>>,
+    /// Per GT item: (what the trace says of its prediction, the pair) or `None` for a miss.
+    items: Vec<Option<(Value, Pair)>>,
+}
+
+/// Where a suite's judge rows go and what its items are called in traces and messages.
+struct Target<'a> {
+    suite: &'a str,
+    version: u32,
+    /// `table` or `formula`.
+    item: &'static str,
+    provider: &'a str,
+    run: Option<RunId>,
 }
 
 /// Judges the provider's tables of every document with a `table`-suite truth: one call per
@@ -419,6 +430,10 @@ pub fn judge_tables(
                 continue;
             }
         };
+        // A pdf-parse-bench truth of its formulas folder has no tables: not this suite's.
+        if gt.tables.is_empty() && t.format == crate::formats::TruthFormat::PdfParseBench {
+            continue;
+        }
         let doc = match usable_doc(store, &out) {
             Ok(d) => d,
             Err(e) => {
@@ -430,7 +445,7 @@ pub fn judge_tables(
         let pred = predicted_tables(&doc);
         let gt_tables: Vec<crate::doc::Table> = gt.tables.iter().map(|g| g.table.clone()).collect();
         let pairing = match_tables(&gt_tables, &pred);
-        let tables = gt
+        let items = gt
             .tables
             .iter()
             .zip(&pairing)
@@ -438,31 +453,136 @@ pub fn judge_tables(
                 p.map(|j| {
                     let gt = g.source.clone().unwrap_or_else(|| g.table.to_html());
                     let prediction = pred[j].to_html();
-                    (j, Pair { key: judge.cache_key(&prompt, &gt, &prediction), gt, prediction })
+                    let key = judge.cache_key(&prompt, &gt, &prediction);
+                    (json!({"pred": j}), Pair { key, gt, prediction })
                 })
             })
             .collect();
-        docs.push(DocPairs { name, output: out.id, truth: t.id(), tables });
+        docs.push(DocPairs { name, output: out.id, truth: t.id(), items });
     }
+    let target = Target {
+        suite: table::SUITE,
+        version: table::TABLE_SUITE_VERSION,
+        item: "table",
+        provider: opts.provider,
+        run: opts.run,
+    };
+    judge_docs(store, client, budget, judge, &prompt, &docs, &target, summary, progress)
+}
+
+/// What to judge in the formula suite.
+#[derive(Debug, Clone)]
+pub struct FormulaJudgeOptions<'a> {
+    /// The provider whose formulas are judged.
+    pub provider: &'a str,
+    /// Only truths of this dataset.
+    pub dataset: Option<&'a str>,
+    /// The run the rows belong to.
+    pub run: Option<RunId>,
+}
+
+/// Judges the provider's formulas of every document with a formula truth: the formula suite's
+/// pairs ([`formula::pair_formulas`]: each GT formula with the predicted formula it
+/// corresponds to), one call per pair, both sides as written (GT with its `$` delimiters, a
+/// predicted math span in `$…$` / `$$…$$`, text as found); a GT formula without a prediction
+/// scores 0 without a call. Stores one row per document (`judge:<model>@<version>`, the mean
+/// over its GT formulas) under the `formula` suite once every pair has a verdict. With
+/// `client` `None` nothing is sent (a dry run).
+pub fn judge_formulas(
+    store: &mut Store,
+    client: Option<&Client>,
+    budget: &Budget,
+    judge: &Judge,
+    opts: &FormulaJudgeOptions<'_>,
+    progress: &dyn Progress,
+) -> Result<JudgeSummary> {
+    let prompt = Prompt::current(Kind::Formula);
+    let mut summary =
+        JudgeSummary { metric: judge.metric(&prompt), prompt: prompt.name(), ..Default::default() };
+    let groups = truth_groups(store, opts.dataset, |f| formula::FORMATS.contains(&f))?;
+    let mut docs = Vec::new();
+    for t in &groups {
+        let name = store.name_in(t.document, &t.dataset)?.unwrap_or_default();
+        let fail = |error: String| EvalFailure {
+            document: name.clone(),
+            provider: opts.provider.to_string(),
+            error,
+        };
+        let Some(out) = store.latest_output(t.document, opts.provider)? else { continue };
+        let gt = match formula::load_truth(store, t)? {
+            Ok(gt) if gt.is_empty() => continue,
+            Ok(gt) => gt,
+            Err(e) => {
+                summary.failures.push(fail(format!("bad truth: {e}")));
+                continue;
+            }
+        };
+        let doc = match usable_doc(store, &out) {
+            Ok(d) => d,
+            Err(e) => {
+                summary.failures.push(fail(e));
+                continue;
+            }
+        };
+        summary.documents += 1;
+        let paired = formula::pair_formulas(&gt, &formula::prediction_text(&doc));
+        let items = gt
+            .iter()
+            .zip(paired)
+            .map(|(g, p)| {
+                p.map(|p| {
+                    let gt = g.source.trim().to_string();
+                    let prediction = p.delimited();
+                    let key = judge.cache_key(&prompt, &gt, &prediction);
+                    (json!({"type": g.kind.name(), "found": p.found}), Pair { key, gt, prediction })
+                })
+            })
+            .collect();
+        docs.push(DocPairs { name, output: out.id, truth: t.id(), items });
+    }
+    let target = Target {
+        suite: formula::SUITE,
+        version: formula::FORMULA_SUITE_VERSION,
+        item: "formula",
+        provider: opts.provider,
+        run: opts.run,
+    };
+    judge_docs(store, client, budget, judge, &prompt, &docs, &target, summary, progress)
+}
+
+/// Asks about every pair of `docs` (or only counts them, without a client) and stores one row
+/// per fully judged document.
+#[allow(clippy::too_many_arguments)]
+fn judge_docs(
+    store: &mut Store,
+    client: Option<&Client>,
+    budget: &Budget,
+    judge: &Judge,
+    prompt: &Prompt,
+    docs: &[DocPairs],
+    target: &Target<'_>,
+    mut summary: JudgeSummary,
+    progress: &dyn Progress,
+) -> Result<JudgeSummary> {
     let pairs: Vec<Pair> =
-        docs.iter().flat_map(|d| d.tables.iter().flatten().map(|(_, p)| p.clone())).collect();
+        docs.iter().flat_map(|d| d.items.iter().flatten().map(|(_, p)| p.clone())).collect();
     summary.pairs = pairs.len() as u64;
     summary.missed =
-        docs.iter().map(|d| d.tables.iter().filter(|t| t.is_none()).count() as u64).sum();
+        docs.iter().map(|d| d.items.iter().filter(|t| t.is_none()).count() as u64).sum();
 
-    let dry = ask(store, None, budget, judge, &prompt, &pairs, progress)?;
+    let dry = ask(store, None, budget, judge, prompt, &pairs, progress)?;
     let todo: Vec<&Pair> = {
         let mut seen = std::collections::HashSet::new();
         pairs.iter().filter(|p| !dry.verdicts.contains_key(&p.key) && seen.insert(&p.key)).collect()
     };
     summary.to_ask = todo.len() as u64;
-    summary.estimated_tokens = estimate_tokens(&prompt, &todo, 150);
+    summary.estimated_tokens = estimate_tokens(prompt, &todo, 150);
     let asked = match client {
         None => {
             summary.cached = dry.cached as u64;
             return Ok(summary);
         }
-        Some(_) => ask(store, client, budget, judge, &prompt, &pairs, progress)?,
+        Some(_) => ask(store, client, budget, judge, prompt, &pairs, progress)?,
     };
     summary.cached = asked.cached as u64;
     summary.asked = asked.asked as u64;
@@ -470,25 +590,30 @@ pub fn judge_tables(
     summary.tokens = budget.tokens();
     summary.requests = budget.sent();
 
-    let metric = judge.metric(&prompt);
+    let metric = judge.metric(prompt);
     let (mut sum, mut n) = (0.0, 0usize);
-    for d in &docs {
+    for d in docs {
         let mut per = Vec::new();
         let mut missing = Vec::new();
         let mut total = 0.0;
-        for (i, t) in d.tables.iter().enumerate() {
+        for (i, t) in d.items.iter().enumerate() {
             match t {
                 None => per.push(json!({"gt": i, "pred": null, "score": null, "value": 0.0})),
-                Some((j, p)) => match asked.verdicts.get(&p.key) {
+                Some((about, p)) => match asked.verdicts.get(&p.key) {
                     Some(v) => {
                         let value = f64::from(v.score) / 10.0;
                         total += value;
-                        per.push(json!({"gt": i, "pred": j, "score": v.score, "value": value,
+                        let mut e = json!({"gt": i, "score": v.score, "value": value,
                             "errors": v.errors, "reply": v.reply, "served_by": v.served_by,
-                            "key": p.key}));
+                            "key": p.key});
+                        if let (Some(e), Some(a)) = (e.as_object_mut(), about.as_object()) {
+                            e.extend(a.iter().map(|(k, v)| (k.clone(), v.clone())));
+                        }
+                        per.push(e);
                     }
                     None => missing.push(format!(
-                        "table {i}: {}",
+                        "{} {i}: {}",
+                        target.item,
                         asked.errors.get(&p.key).map(String::as_str).unwrap_or("no verdict")
                     )),
                 },
@@ -497,27 +622,27 @@ pub fn judge_tables(
         if !missing.is_empty() {
             summary.failures.push(EvalFailure {
                 document: d.name.clone(),
-                provider: opts.provider.to_string(),
+                provider: target.provider.to_string(),
                 error: format!("not judged: {}", missing.join("; ")),
             });
             continue;
         }
-        let value = (!d.tables.is_empty()).then(|| total / d.tables.len() as f64);
+        let value = (!d.items.is_empty()).then(|| total / d.items.len() as f64);
         if let Some(v) = value {
             sum += v;
             n += 1;
         }
-        let trace = json!({"model": judge.model, "prompt": prompt.name(),
-            "sampling": judge.sampling.canonical(), "tables": per});
-        let before =
-            store.metric_rows(d.output, d.truth, table::SUITE, table::TABLE_SUITE_VERSION)?;
+        let mut trace = json!({"model": judge.model, "prompt": prompt.name(),
+            "sampling": judge.sampling.canonical()});
+        trace[format!("{}s", target.item)] = Value::Array(per);
+        let before = store.metric_rows(d.output, d.truth, target.suite, target.version)?;
         if !before.iter().any(|r| r.metric == metric) {
             store.put_metrics(
                 d.output,
                 d.truth,
-                table::SUITE,
-                table::TABLE_SUITE_VERSION,
-                opts.run,
+                target.suite,
+                target.version,
+                target.run,
                 &[(metric.as_str(), value, trace.to_string())],
             )?;
             summary.rows_written += 1;

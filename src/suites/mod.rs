@@ -8,6 +8,7 @@
 //! how, the driver does the reading, reuse, storing, progress and failures.
 
 pub mod driver;
+pub mod formula;
 pub mod icdar2013;
 pub mod judge;
 pub mod olmocr;
@@ -29,4 +30,4 @@ pub struct EvalFailure {
 }
 
 /// The suites this build has.
-pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr", "table"];
+pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr", "table", "formula"];

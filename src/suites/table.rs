@@ -53,7 +53,10 @@ pub const SUITE: &str = "table";
 pub const TABLE_SUITE_VERSION: u32 = 2;
 
 /// The truth formats this suite reads.
-pub const FORMATS: [TruthFormat; 2] = [TruthFormat::LatexTables, TruthFormat::Icdar2013];
+/// A `pdf-parse-bench` truth without tables (one of its `formulas/`) is not this suite's and is
+/// skipped.
+pub const FORMATS: [TruthFormat; 3] =
+    [TruthFormat::LatexTables, TruthFormat::PdfParseBench, TruthFormat::Icdar2013];
 
 /// The per-table metric ids, in report order.
 pub const TABLE_METRICS: [&str; 12] = [
@@ -282,6 +285,12 @@ pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<G
                 }),
             _ => Err("needs both the reg and the str part".into()),
         },
+        TruthFormat::PdfParseBench => match part("") {
+            Some(b) => crate::formats::pdf_parse_bench::read_tables(b)
+                .map_err(|e| e.to_string())
+                .map(|tables| GtDoc { tables, regions: None }),
+            None => Err("no truth file".into()),
+        },
         _ => match part("") {
             Some(b) => read_truth(b)
                 .map_err(|e| e.to_string())
@@ -408,6 +417,9 @@ impl Suite for TableSuite<'_> {
                 return Ok(Opening::Failed(format!("unreadable {} truth: {e}", t.format.as_str())))
             }
         };
+        if gt.tables.is_empty() && t.format == TruthFormat::PdfParseBench {
+            return Ok(Opening::Skip);
+        }
         Ok(match store.latest_output(t.document, self.opts.provider)? {
             None => Opening::Skip,
             Some(out) => Opening::Pair { output: out.id, truth: t.id(), unit: (gt, out) },

@@ -197,10 +197,10 @@ fn failures_and_caps_are_reported_and_nothing_half_is_stored() {
     );
     assert_eq!(server.calls(), 2);
 
-    // The formula suite is not here yet: a clear usage error.
+    // The formula suite judges a provider's stored pairs: it needs --provider.
     let out = run(corpus(&db).args(formula_args("http://127.0.0.1:9/v1", "m", &[])));
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--pairs"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--provider"));
 }
 
 #[test]

@@ -4,6 +4,7 @@
 mod cache;
 mod cli;
 mod files;
+mod formula;
 mod html;
 mod import;
 mod judge;

@@ -356,6 +356,6 @@ fn omnidoc_scored_in_shards_equals_one_run_on_the_demo() {
     }
     ok(&run(corpus(&db).args(["merge", "-q"]).arg(d.path().join("s"))));
     let scores = score_set(&db);
-    assert_eq!(scores.len(), 18 * 9);
+    assert_eq!(scores.len(), 18 * corpus::suites::omnidoc::METRIC_IDS.len());
     assert_eq!(scores, score_set(&single));
 }

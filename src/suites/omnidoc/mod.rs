@@ -11,8 +11,12 @@
 //!   it stores per-page rows (metric ids [`METRIC_IDS`]) whose traces list the matched pairs,
 //!   and returns the whole-run figures, which are what OmniDocBench's leaderboard reports
 //!   (they are kept in the run's record too: `v_runs.counts`).
-//! - CDM needs a LaTeX renderer and is not computed; `overall` (v1.5: the mean of
-//!   `(1 − text_edit)·100`, formula CDM and table TEDS) is therefore null, never a number.
+//! - Display formulas are scored by CDM too (OmniDocBench's variant, [`crate::cdm`]), each
+//!   matched pair prepared as v1.5 does ([`metrics::cdm_input`]): per page `formula_cdm` and
+//!   `formula_exprate`, over the run the pair mean, ExpRate@CDM and the page-level mean; and
+//!   `overall`, v1.5's `((1 − text_edit)·100 + CDM + TEDS) / 3` from page-level averages as
+//!   OmniDocBench's own table script computes it ([`metrics::overall`]). A pair CDM cannot
+//!   score has no CDM (its error is in the trace) and is left out of the means.
 
 pub mod extract;
 pub mod matching;
@@ -36,15 +40,17 @@ pub use matching::MatchMethod;
 /// The suite's id in the store.
 pub const SUITE: &str = "omnidoc";
 
-/// Bump whenever a rule changes a value.
-pub const OMNIDOC_SUITE_VERSION: u32 = 1;
+/// Bump whenever a rule changes a value (2: display-formula CDM, and `overall` a number).
+pub const OMNIDOC_SUITE_VERSION: u32 = 2;
 
 /// The metric ids, in report order.
-pub const METRIC_IDS: [&str; 9] = [
+pub const METRIC_IDS: [&str; 11] = [
     "text_edit",
     "text_edit_whole",
     "text_edit_sample",
     "formula_edit",
+    "formula_cdm",
+    "formula_exprate",
     "table_teds",
     "table_teds_s",
     "table_edit",
@@ -93,8 +99,12 @@ pub struct OmnidocSummary {
     pub scored: u64,
     /// Per-page metric rows written now (rows already stored are kept).
     pub rows_written: u64,
-    /// (metric id, value) over the whole run; `overall` is null (no CDM).
+    /// (metric id, value) over the whole run: [`METRIC_IDS`] (`formula_cdm` the mean over
+    /// display-formula pairs, `formula_exprate` ExpRate@CDM over them), then
+    /// `formula_cdm_page` and `table_teds_page`, the page-level means `overall` is made of.
     pub figures: Vec<(String, Option<f64>)>,
+    /// Display-formula pairs CDM could not score (left out of the CDM figures), with why.
+    pub cdm_errors: Vec<String>,
     /// The official result's `page` breakdowns: element → metric → page attribute → value.
     pub page: BTreeMap<String, BTreeMap<String, BTreeMap<String, f64>>>,
     /// Pages that could not be scored.
@@ -197,9 +207,17 @@ impl Suite for OmnidocSuite<'_> {
         Ok(doc.map(|_| Scored { kept: (), rows: Vec::new() }))
     }
 
-    fn score_run(&mut self) -> Vec<PairRows> {
-        let report =
-            metrics::evaluate(&self.pages, &self.predictions, self.opts.method, Some(&teds));
+    fn score_run(&mut self, store: &Store) -> Vec<PairRows> {
+        let engine =
+            crate::cdm::CdmEngine::new(crate::metrics::cdm::Variant::OmniDocBench, Some(store));
+        let cdm = |pairs: &[(String, String)]| engine.score_pairs(pairs);
+        let report = metrics::evaluate_with_cdm(
+            &self.pages,
+            &self.predictions,
+            self.opts.method,
+            Some(&teds),
+            Some(&cdm),
+        );
         let pages = &self.pages;
         let pairs = &self.pairs;
         // Per-page rows.
@@ -217,6 +235,9 @@ impl Suite for OmnidocSuite<'_> {
             }
             let key = metrics::edit_page_key(img);
             let mut rows = Vec::new();
+            let mut page_cdm = None;
+            let mut page_teds = None;
+            let mut page_text = None;
             for (element, result) in elements {
                 let samples: Vec<&metrics::Sample> =
                     result.samples.iter().filter(|s| s.page == img).collect();
@@ -236,6 +257,7 @@ impl Suite for OmnidocSuite<'_> {
                 let trace = json!({"pairs": trace});
                 match element {
                     "text" => {
+                        page_text = page_edit;
                         rows.push(("text_edit", page_edit, trace.clone()));
                         let (num, den) = samples.iter().fold((0usize, 0usize), |(n, d), s| {
                             (n + s.edit_num.unwrap_or(0), d + s.upper_len)
@@ -252,7 +274,36 @@ impl Suite for OmnidocSuite<'_> {
                             json!({"samples": sample_edits.len()}),
                         ));
                     }
-                    "formula" => rows.push(("formula_edit", page_edit, trace)),
+                    "formula" => {
+                        rows.push(("formula_edit", page_edit, trace));
+                        let outcomes: Vec<&metrics::CdmOutcome> = result
+                            .samples
+                            .iter()
+                            .zip(&result.cdm)
+                            .filter(|(s, _)| s.page == img)
+                            .map(|(_, c)| c)
+                            .collect();
+                        let f1: Vec<f64> = outcomes
+                            .iter()
+                            .filter_map(|c| c.score.as_ref().ok().map(|s| s.0))
+                            .collect();
+                        let exp: Vec<f64> =
+                            f1.iter().map(|x| if *x >= 1.0 { 1.0 } else { 0.0 }).collect();
+                        let pairs: Vec<Value> = outcomes
+                            .iter()
+                            .map(|c| match &c.score {
+                                Ok((f1, r, p)) => json!({"gt": c.gt, "pred": c.pred,
+                                    "f1": f1, "recall": r, "precision": p}),
+                                Err(e) => json!({"gt": c.gt, "pred": c.pred, "error": e}),
+                            })
+                            .collect();
+                        let errors = pairs.iter().filter(|p| p.get("error").is_some()).count();
+                        let trace = json!({"variant": "omnidocbench", "pairs": pairs,
+                            "cdm_errors": errors});
+                        page_cdm = mean(&f1);
+                        rows.push(("formula_cdm", page_cdm, trace));
+                        rows.push(("formula_exprate", mean(&exp), json!({"pairs": f1.len()})));
+                    }
                     "table" => {
                         let t: Vec<f64> =
                             samples.iter().filter_map(|s| s.metric.get("TEDS").copied()).collect();
@@ -260,17 +311,30 @@ impl Suite for OmnidocSuite<'_> {
                             .iter()
                             .filter_map(|s| s.metric.get("TEDS_structure_only").copied())
                             .collect();
-                        rows.push(("table_teds", mean(&t), trace.clone()));
+                        page_teds = mean(&t);
+                        rows.push(("table_teds", page_teds, trace.clone()));
                         rows.push(("table_teds_s", mean(&ts), json!({"tables": ts.len()})));
                         rows.push(("table_edit", page_edit, json!({"tables": sample_edits.len()})));
                     }
                     _ => rows.push(("order_edit", page_edit, trace)),
                 }
             }
+            // The page's own overall, where it has text, a display formula CDM scored and a
+            // table; the run's is from page-level means ([`metrics::overall`]).
+            let (value, why) = match (page_text, page_cdm, page_teds) {
+                (Some(t), Some(c), Some(s)) => {
+                    (Some(((1.0 - t) * 100.0 + c * 100.0 + s * 100.0) / 3.0), Value::Null)
+                }
+                _ => (
+                    None,
+                    json!("the page lacks text, a display formula scored by CDM, or a table"),
+                ),
+            };
             rows.push((
                 "overall",
-                None,
-                json!({"why": "CDM (formula) needs a LaTeX renderer: not computed"}),
+                value,
+                json!({"text_edit": page_text, "formula_cdm": page_cdm, "table_teds": page_teds,
+                    "why": why}),
             ));
             per_page.insert(img.to_string(), rows);
         }
@@ -314,12 +378,30 @@ impl Suite for OmnidocSuite<'_> {
             ("text_edit_whole".into(), f(report.text_block.edit.edit_whole)),
             ("text_edit_sample".into(), f(report.text_block.edit.edit_sample_avg)),
             ("formula_edit".into(), f(report.display_formula.edit.all_page_avg)),
+            ("formula_cdm".into(), report.display_formula.cdm_mean()),
+            ("formula_exprate".into(), report.display_formula.cdm_exprate()),
             ("table_teds".into(), report.table.teds),
             ("table_teds_s".into(), report.table.teds_structure),
             ("table_edit".into(), f(report.table.edit.all_page_avg)),
             ("order_edit".into(), f(report.reading_order.edit.all_page_avg)),
-            ("overall".into(), None),
         ];
+        let page_all = |el: &metrics::ElementResult, m: &str| {
+            el.breakdown.page.get(m).and_then(|a| a.get("ALL")).copied()
+        };
+        let cdm_page = page_all(&report.display_formula, "CDM");
+        let teds_page = page_all(&report.table, "TEDS");
+        let overall = (!pairs.is_empty())
+            .then(|| metrics::overall(report.text_block.edit.all_page_avg, cdm_page, teds_page))
+            .flatten();
+        summary.figures.push(("overall".into(), overall));
+        summary.figures.push(("formula_cdm_page".into(), cdm_page));
+        summary.figures.push(("table_teds_page".into(), teds_page));
+        summary.cdm_errors = report
+            .display_formula
+            .cdm
+            .iter()
+            .filter_map(|c| c.score.as_ref().err().map(|e| format!("{}: {e}", c.gt)))
+            .collect();
         for (name, el) in [
             ("text_block", &report.text_block),
             ("display_formula", &report.display_formula),
