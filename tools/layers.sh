@@ -20,7 +20,7 @@ paper
 metrics
 formats
 store sample
-providers ingest import truth cdm
+providers ingest import truth cdm synth
 suites
 report
 cli
