@@ -159,12 +159,13 @@ impl Layout {
         lines.join("\n")
     }
 
-    /// A table as the page writes it: scaled down to the column when wider, placed.
-    pub fn table_block(&self, latex: &str) -> String {
+    /// A table as the page writes it: scaled down to the column when wider, placed; `mark`
+    /// goes right after its box, before the space below it.
+    pub fn table_block(&self, latex: &str, mark: &str) -> String {
         let s = self.table_space_pt;
         let align = if self.table_align == "center" { "\\centering" } else { "\\raggedright" };
         format!(
-            "\\addvspace{{{s}pt}}\n{{{align}\n\\adjustbox{{max width=\\columnwidth}}{{{latex}}}\n\\par}}\n\\addvspace{{{s}pt}}"
+            "\\addvspace{{{s}pt}}\n{{{align}\n\\adjustbox{{max width=\\columnwidth}}{{{latex}}}\n\\par}}{mark}\n\\addvspace{{{s}pt}}"
         )
     }
 }

@@ -555,33 +555,40 @@ fn pick(
     Some(i)
 }
 
-/// The LaTeX of one block.
-fn block_latex(b: &Block, items: &[Item], l: &Layout) -> String {
+/// The LaTeX of one block, with `mark` (the `\write` that says which page holds the block)
+/// right after its last line or box, before any space that follows: the page can break only
+/// at that space, so a block whose mark is on page 1 is whole on page 1.
+fn block_latex(b: &Block, items: &[Item], l: &Layout, mark: &str) -> String {
     match b {
-        Block::Text(t) => t.clone(),
-        Block::Table(i) => l.table_block(&items[*i].latex),
-        Block::Display(i) => format!("$${}$$", items[*i].latex),
+        Block::Text(t) => format!("{t}\\par{mark}"),
+        Block::Table(i) => l.table_block(&items[*i].latex, mark),
+        Block::Display(i) => format!("\\noindent$${}$$\\par{mark}", items[*i].latex),
         Block::Mixed(segs, forms) => {
             let mut s = segs[0].clone();
             for (f, t) in forms.iter().zip(&segs[1..]) {
                 s.push_str(&format!(" \\mbox{{${}$}} {t}", items[*f].latex));
             }
-            s
+            format!("{s}\\par{mark}")
         }
     }
 }
 
-/// The document of a page's first `n` blocks; with `marks`, each block is followed by a
-/// `\write` that prints its page number when the page holding it is shipped out.
-fn page_tex(plan: &Plan, n: usize, items: &[Item], marks: bool) -> String {
+/// Penalties that forbid a page or column break inside a paragraph or around a display, so
+/// pages break only between blocks; and a shipout hook that keeps page 1 alone.
+const ONE_PAGE: &str = "\\interlinepenalty=10000 \\clubpenalty=10000 \\widowpenalty=10000 \
+\\displaywidowpenalty=10000 \\predisplaypenalty=10000 \\postdisplaypenalty=10000 \
+\\brokenpenalty=10000\n\\AddToHook{shipout/before}{\\ifnum\\value{page}>1 \\DiscardShipoutBox\\fi}\n";
+
+/// The document of a page's plan: every block, each followed by its mark; only page 1 is
+/// written.
+fn page_tex(plan: &Plan, items: &[Item]) -> String {
     let mut s = plan.layout.preamble();
     s.push_str("\n\\begin{document}\n");
-    for (k, b) in plan.blocks[..n].iter().enumerate() {
-        s.push_str(&block_latex(b, items, &plan.layout));
+    s.push_str(ONE_PAGE);
+    for (k, b) in plan.blocks.iter().enumerate() {
+        let mark = format!("\\write16{{SYNTHMARK:{k}:\\thepage}}");
+        s.push_str(&block_latex(b, items, &plan.layout, &mark));
         s.push_str("\n\n");
-        if marks {
-            s.push_str(&format!("\\write16{{SYNTHMARK:{k}:\\thepage}}\n"));
-        }
     }
     s.push_str("\\end{document}\n");
     s
@@ -596,63 +603,54 @@ struct Built {
     counts: BTreeMap<String, u64>,
 }
 
-/// Compiles a page: a draft run of the whole plan finds the blocks that end on page one;
-/// the page is those blocks alone, compiled again and checked to be one page.
+/// Compiles a page in one run: the whole plan (about two pages) is typeset, page 1 alone is
+/// written, and the marks in the log say which blocks it holds; they are the truth.
 fn build_page(
     plan: &Plan,
     items: &[Item],
     opts: &SynthOptions,
     tmp: &Path,
 ) -> std::result::Result<Built, String> {
-    let all = plan.blocks.len();
-    let probe = tex::pdflatex(&page_tex(plan, all, items, true), true, opts.timeout, tmp)?;
-    let mut runs = 1;
-    if probe.timed_out {
+    let tex = page_tex(plan, items);
+    let run = tex::pdflatex(&tex, false, opts.timeout, tmp)?;
+    if run.timed_out {
         return Err(format!("pdflatex ran past {} s", opts.timeout.as_secs()));
     }
-    if let Some(e) = probe.error {
+    if let Some(e) = run.error {
         return Err(format!("pdflatex: {e}"));
     }
-    let on_first = tex::marks(&probe.log, "SYNTHMARK:")
+    let on_first: Vec<usize> = tex::marks(&run.log, "SYNTHMARK:")
         .iter()
         .filter(|m| m.get(1).map(String::as_str) == Some("1"))
         .filter_map(|m| m.first().and_then(|k| k.parse::<usize>().ok()))
-        .max();
-    let mut n = on_first.map_or(0, |k| k + 1);
-    // Two more tries, a block fewer each, if the page still spills over.
-    for _ in 0..3 {
-        let wanted = |b: &Block| match opts.kind {
-            SynthKind::Tables => matches!(b, Block::Table(_)),
-            SynthKind::Formulas => matches!(b, Block::Display(_) | Block::Mixed(..)),
-        };
-        if !plan.blocks[..n].iter().any(wanted) {
-            return Err(format!("no {} fits on the page", opts.kind.as_str()));
-        }
-        let tex = page_tex(plan, n, items, false);
-        let run = tex::pdflatex(&tex, false, opts.timeout, tmp)?;
-        runs += 1;
-        if let Some(e) = run.error {
-            return Err(format!("pdflatex: {e}"));
-        }
-        match (run.pages, run.pdf) {
-            (1, Some(pdf)) => {
-                let mut counts = BTreeMap::new();
-                for b in &plan.blocks[..n] {
-                    let (k, c) = match b {
-                        Block::Table(_) => ("table", 1),
-                        Block::Display(_) => ("display", 1),
-                        Block::Mixed(_, f) => ("inline", f.len() as u64),
-                        Block::Text(_) => continue,
-                    };
-                    *counts.entry(k.to_string()).or_default() += c;
-                }
-                return Ok(Built { pdf, tex, blocks: n, runs, counts });
-            }
-            (p, _) if p > 1 && n > 1 => n -= 1,
-            (p, _) => return Err(format!("pdflatex wrote {p} pages")),
-        }
+        .collect();
+    let n = on_first.iter().max().map_or(0, |k| k + 1);
+    // Marks come in block order; a gap would mean a block off the page between two on it.
+    if on_first.len() != n {
+        return Err(format!("blocks on page 1 are not the first {n}: {on_first:?}"));
     }
-    Err("the page kept spilling onto a second page".into())
+    let wanted = |b: &Block| match opts.kind {
+        SynthKind::Tables => matches!(b, Block::Table(_)),
+        SynthKind::Formulas => matches!(b, Block::Display(_) | Block::Mixed(..)),
+    };
+    if !plan.blocks[..n].iter().any(wanted) {
+        return Err(format!("no {} fits on the page", opts.kind.as_str()));
+    }
+    let pdf = match (run.pages, run.pdf) {
+        (1, Some(pdf)) => pdf,
+        (p, _) => return Err(format!("pdflatex wrote {p} pages, not 1")),
+    };
+    let mut counts = BTreeMap::new();
+    for b in &plan.blocks[..n] {
+        let (k, c) = match b {
+            Block::Table(_) => ("table", 1),
+            Block::Display(_) => ("display", 1),
+            Block::Mixed(_, f) => ("inline", f.len() as u64),
+            Block::Text(_) => continue,
+        };
+        *counts.entry(k.to_string()).or_default() += c;
+    }
+    Ok(Built { pdf, tex, blocks: n, runs: 1, counts })
 }
 
 /// One truth item, as pdf-parse-bench writes them.
