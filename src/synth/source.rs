@@ -420,9 +420,12 @@ pub fn clean(s: &str) -> String {
                 }
                 if c.get(j) == Some(&'{') {
                     if let Some(k) = group_end(&c, j) {
-                        // A citation leaves a `~` or space before it; drop that too.
-                        while out.ends_with('~') || out.ends_with(' ') {
-                            out.pop();
+                        // A citation or reference leaves a `~` or space before it; drop
+                        // that too (a label's neighbours are kept as they are).
+                        if name != "label" && name != "tag" {
+                            while out.ends_with('~') || out.ends_with(' ') {
+                                out.pop();
+                            }
                         }
                         i = k;
                         continue;
