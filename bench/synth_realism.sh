@@ -36,7 +36,7 @@ if [ -n "$keep" ]; then mkdir -p "$keep"; work=$(cd "$keep" && pwd); rm -f "$wor
 export CORPUS_DB="$work/r.db"
 "$exe" -q ingest "$tables" --truth latex-tables --dataset original >/dev/null
 "$exe" -q synth tables --from "$tables/ground_truth" --pages "$pages" --seed "$seed" \
-  --out "$work/synth" --dataset synth --format json >"$work/synth.json"
+  --out "$work/synth" --dataset synth --format json >"$work/synth.json" || [ $? -eq 3 ]
 for p in pdfium layout; do
   "$exe" -q ocr --provider "$p" >/dev/null
   for ds in original synth; do

@@ -173,7 +173,7 @@ fn number(rng: &mut Rng, style: NumStyle) -> String {
 
 fn text_cell(rng: &mut Rng) -> String {
     let n = rng.range(1, 3) as usize;
-    let mut w: Vec<&str> = (0..n).map(|_| *rng.pick(&WORDS)).collect();
+    let mut w: Vec<&str> = (0..n).map(|_| rng.pick(&WORDS)).collect();
     w.dedup();
     w.join(" ")
 }
@@ -190,7 +190,7 @@ enum Rules {
 /// Generates one table: `\begin{tabular}…\end{tabular}`.
 pub fn table(rng: &mut Rng) -> String {
     let rules =
-        *rng.pick(&[Rules::Booktabs, Rules::Booktabs, Rules::Hlines, Rules::Grid, Rules::None]);
+        rng.pick(&[Rules::Booktabs, Rules::Booktabs, Rules::Hlines, Rules::Grid, Rules::None]);
     let data_cols = rng.range(2, 6) as usize;
     let groups = rng.chance(0.35) && data_cols >= 4;
     let row_groups = rng.chance(0.3);
@@ -200,7 +200,7 @@ pub fn table(rng: &mut Rng) -> String {
     let styles: Vec<NumStyle> = (0..data_cols)
         .map(|_| {
             let d = rng.range(1, 3) as usize;
-            *rng.pick(&[
+            rng.pick(&[
                 NumStyle::Decimal(d),
                 NumStyle::Decimal(d),
                 NumStyle::Signed(d),
@@ -215,7 +215,7 @@ pub fn table(rng: &mut Rng) -> String {
     let bar = if rules == Rules::Grid { "|" } else { "" };
     spec.push_str(bar);
     for c in 0..cols {
-        spec.push(if c < lead { 'l' } else { *rng.pick(&['c', 'c', 'r']) });
+        spec.push(if c < lead { 'l' } else { rng.pick(&['c', 'c', 'r']) });
         spec.push_str(bar);
     }
     let (top, mid, bottom) = match rules {
@@ -346,7 +346,7 @@ const GREEK: [&str; 12] = [
 const LETTERS: [&str; 10] = ["x", "y", "z", "a", "b", "n", "k", "t", "f", "g"];
 
 fn atom(rng: &mut Rng) -> String {
-    let base = if rng.chance(0.35) { *rng.pick(&GREEK) } else { *rng.pick(&LETTERS) };
+    let base = if rng.chance(0.35) { rng.pick(&GREEK) } else { rng.pick(&LETTERS) };
     match rng.below(5) {
         0 => format!("{base}_{{{}}}", rng.pick(&["i", "j", "0", "1", "n", "k"])),
         1 => format!("{base}^{{{}}}", rng.pick(&["2", "3", "n", "-1", "\\prime"])),
@@ -359,7 +359,7 @@ fn expr(rng: &mut Rng, depth: u32) -> String {
     let n = rng.range(1, 3);
     let mut out = atom(rng);
     for _ in 1..n {
-        out.push_str(*rng.pick(&[" + ", " - ", " ", " \\cdot "]));
+        out.push_str(rng.pick(&[" + ", " - ", " ", " \\cdot "]));
         out.push_str(&if depth > 0 && rng.chance(0.4) { term(rng, depth - 1) } else { atom(rng) });
     }
     out
@@ -381,7 +381,7 @@ fn term(rng: &mut Rng, depth: u32) -> String {
 pub fn formula(rng: &mut Rng, inline: bool) -> String {
     let depth = if inline { 0 } else { 2 };
     let lhs = atom(rng);
-    let rel = *rng.pick(&["=", "=", "\\leq", "\\approx", "\\geq"]);
+    let rel = rng.pick(&["=", "=", "\\leq", "\\approx", "\\geq"]);
     let rhs = if inline && rng.chance(0.5) { expr(rng, 0) } else { term(rng, depth) };
     format!("{lhs} {rel} {rhs}")
 }

@@ -58,23 +58,23 @@ impl Layout {
     pub fn sample(rng: &mut Rng) -> Layout {
         let font_i = rng.below(FONTS.len());
         Layout {
-            class: *rng.pick(&CLASSES),
+            class: rng.pick(&CLASSES),
             font: FONTS[font_i].0,
-            size_pt: *rng.pick(&[10, 11, 12]),
+            size_pt: rng.pick(&[10, 11, 12]),
             columns: if rng.chance(0.5) { 2 } else { 1 },
             margins_pt: [
-                *rng.pick(&MARGINS_PT),
-                *rng.pick(&MARGINS_PT),
-                *rng.pick(&MARGINS_PT),
-                *rng.pick(&MARGINS_PT),
+                rng.pick(&MARGINS_PT),
+                rng.pick(&MARGINS_PT),
+                rng.pick(&MARGINS_PT),
+                rng.pick(&MARGINS_PT),
             ],
-            column_sep_pt: *rng.pick(&COLUMN_SEPS_PT),
-            spacing: *rng.pick(&["single", "single", "onehalf"]),
-            parindent: *rng.pick(&["0pt", "1em", "1.5em", "2em"]),
-            parskip: *rng.pick(&["0pt", "0.5em", "1em"]),
-            table_align: *rng.pick(&["center", "center", "left"]),
-            table_space_pt: *rng.pick(&[6, 10, 14]),
-            page_style: *rng.pick(&["plain", "empty"]),
+            column_sep_pt: rng.pick(&COLUMN_SEPS_PT),
+            spacing: rng.pick(&["single", "single", "onehalf"]),
+            parindent: rng.pick(&["0pt", "1em", "1.5em", "2em"]),
+            parskip: rng.pick(&["0pt", "0.5em", "1em"]),
+            table_align: rng.pick(&["center", "center", "left"]),
+            table_space_pt: rng.pick(&[6, 10, 14]),
+            page_style: rng.pick(&["plain", "empty"]),
         }
     }
 

@@ -219,7 +219,14 @@ pub fn synthesize(
                 if i >= plans.len() {
                     break;
                 }
-                let r = build_page(&plans[i], items, opts, tmp);
+                let mut r = build_page(&plans[i], items, opts, tmp);
+                if r.as_ref().is_err_and(|e| e == NO_ITEM) {
+                    // The text before the first item filled the page: again with the first
+                    // item first (still a function of the plan alone, so reproducible).
+                    if let Some(p) = item_first(&plans[i], opts.kind) {
+                        r = build_page(&p, items, opts, tmp);
+                    }
+                }
                 if tx.send((i, r)).is_err() {
                     break;
                 }
@@ -543,14 +550,14 @@ fn pick(
         ok.iter().filter_map(|&i| items[i].complexity.as_deref()).collect();
     classes.sort_unstable();
     classes.dedup();
-    let class = (!classes.is_empty()).then(|| *rng.pick(&classes));
+    let class = (!classes.is_empty()).then(|| rng.pick(&classes));
     let of_class: Vec<usize> = ok
         .into_iter()
         .filter(|&i| class.is_none() || items[i].complexity.as_deref() == class)
         .collect();
     let least = of_class.iter().map(|&i| uses[i]).min()?;
     let fresh: Vec<usize> = of_class.into_iter().filter(|&i| uses[i] == least).collect();
-    let i = *rng.pick(&fresh);
+    let i = rng.pick(&fresh);
     uses[i] += 1;
     Some(i)
 }
@@ -594,11 +601,32 @@ fn page_tex(plan: &Plan, items: &[Item]) -> String {
     s
 }
 
+/// Why a page holding none of the items its kind needs is refused.
+const NO_ITEM: &str = "no item of the kind asked for fits on the page";
+
+/// Whether a block is an item pages of `kind` must hold.
+fn is_item(b: &Block, kind: SynthKind) -> bool {
+    match kind {
+        SynthKind::Tables => matches!(b, Block::Table(_)),
+        SynthKind::Formulas => matches!(b, Block::Display(_) | Block::Mixed(..)),
+    }
+}
+
+/// The plan with its first item moved to the top, if it has one and it is not there.
+fn item_first(plan: &Plan, kind: SynthKind) -> Option<Plan> {
+    let k = plan.blocks.iter().position(|b| is_item(b, kind)).filter(|&k| k > 0)?;
+    let mut p = plan.clone();
+    let b = p.blocks.remove(k);
+    p.blocks.insert(0, b);
+    Some(p)
+}
+
 /// A compiled page.
 struct Built {
     pdf: Vec<u8>,
     tex: String,
-    blocks: usize,
+    /// The blocks on the page, in order (the truth).
+    kept: Vec<Block>,
     runs: u64,
     counts: BTreeMap<String, u64>,
 }
@@ -629,12 +657,8 @@ fn build_page(
     if on_first.len() != n {
         return Err(format!("blocks on page 1 are not the first {n}: {on_first:?}"));
     }
-    let wanted = |b: &Block| match opts.kind {
-        SynthKind::Tables => matches!(b, Block::Table(_)),
-        SynthKind::Formulas => matches!(b, Block::Display(_) | Block::Mixed(..)),
-    };
-    if !plan.blocks[..n].iter().any(wanted) {
-        return Err(format!("no {} fits on the page", opts.kind.as_str()));
+    if !plan.blocks[..n].iter().any(|b| is_item(b, opts.kind)) {
+        return Err(NO_ITEM.to_string());
     }
     let pdf = match (run.pages, run.pdf) {
         (1, Some(pdf)) => pdf,
@@ -650,7 +674,7 @@ fn build_page(
         };
         *counts.entry(k.to_string()).or_default() += c;
     }
-    Ok(Built { pdf, tex, blocks: n, runs: 1, counts })
+    Ok(Built { pdf, tex, kept: plan.blocks[..n].to_vec(), runs: 1, counts })
 }
 
 /// One truth item, as pdf-parse-bench writes them.
@@ -715,7 +739,7 @@ fn write_page(
     let pdf = opts.out.join("pdfs").join(format!("{name}.pdf"));
     let truth = opts.out.join("ground_truth").join(format!("{name}.json"));
     let tex = opts.out.join("tex").join(format!("{name}.tex"));
-    let blocks = &plan.blocks[..b.blocks];
+    let blocks = &b.kept;
     std::fs::write(&pdf, &b.pdf).map_err(|e| Error::io(&pdf, e))?;
     std::fs::write(&truth, to_json_4(&truth_items(blocks, items))?)
         .map_err(|e| Error::io(&truth, e))?;

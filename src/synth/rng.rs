@@ -57,8 +57,8 @@ impl Rng {
     }
 
     /// Returns one element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
+    pub fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.below(items.len())]
     }
 
     /// Shuffles `items` in place (Fisher–Yates).
