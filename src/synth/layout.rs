@@ -104,6 +104,11 @@ impl Layout {
             ("layout.margins", format!("{}/{}/{}/{}pt", m[0], m[1], m[2], m[3])),
             ("layout.spacing", self.spacing.to_string()),
             ("layout.table_align", self.table_align.to_string()),
+            ("layout.table_space", format!("{}pt", self.table_space_pt)),
+            (
+                "layout.font_family",
+                if self.font == "helvetica" { "sans" } else { "serif" }.to_string(),
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), v))

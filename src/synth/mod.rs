@@ -162,7 +162,9 @@ pub fn synthesize(
         SynthKind::Formulas => c.kind != ItemKind::Table,
     });
     if opts.generate {
-        let n = opts.pages as u64 * 3 + 8;
+        // About what the pages use (tables: 4–5 a page; formulas: 10–15), so repeats are few.
+        let per_page = if opts.kind == SynthKind::Tables { 3 } else { 10 };
+        let n = u64::from(opts.pages) * per_page + 8;
         for i in 0..n {
             let mut r = Rng::derive(opts.seed, "generate", i);
             let (kind, latex) = match opts.kind {
