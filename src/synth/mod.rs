@@ -448,7 +448,7 @@ fn plan_pages(opts: &SynthOptions, items: &[Item]) -> Vec<Plan> {
             let mut rng = Rng::derive(opts.seed, "page", u64::from(p));
             let seed = rng.next_u64();
             let layout = Layout::sample(&mut rng);
-            // Enough for about two pages: the probe run finds where page one ends.
+            // Enough for about two pages: the run keeps page one and says which blocks it holds.
             let capacity = layout.text_height_pt() * f64::from(layout.columns) * 2.0;
             let mut blocks = Vec::new();
             let mut height = 0.0;
