@@ -14,6 +14,25 @@ if ! command -v pdftotext >/dev/null 2>&1; then
         echo "test: pdftotext is absent and cannot be installed here; that test will skip" >&2
     fi
 fi
+# pdflatex with the packages `corpus synth` typesets with (tests/it/synth.rs): Debian's
+# texlive-latex-extra (adjustbox, makecell, multirow, diagbox, mylatexformat) and
+# texlive-fonts-recommended (Times, Palatino, Charter, Helvetica, Bookman, Latin Modern).
+ensure_synth_tex() {
+    local missing=()
+    command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base)
+    kpsewhich adjustbox.sty >/dev/null 2>&1 || missing+=(texlive-latex-extra)
+    kpsewhich mathpazo.sty >/dev/null 2>&1 || missing+=(texlive-fonts-recommended)
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+        echo "test: installing ${missing[*]} for the synth tests" >&2
+        apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } \
+            || echo "test: could not install ${missing[*]}; the synth tests will skip" >&2
+    else
+        echo "test: ${missing[*]} absent and cannot be installed here; the synth tests will skip" >&2
+    fi
+}
+ensure_synth_tex
 # KaTeX (npm, pinned by scripts/katex/package-lock.json) for the olmocr suite's math tests.
 if command -v npm >/dev/null 2>&1; then
     if [ ! -d scripts/katex/node_modules/katex ]; then

@@ -26,6 +26,7 @@ pub mod report;
 pub mod sample;
 pub mod store;
 pub mod suites;
+pub mod synth;
 pub mod truth;
 pub mod walk;
 

@@ -20,7 +20,7 @@ paper
 metrics
 formats
 store sample
-providers ingest import truth cdm browser
+providers ingest import truth cdm browser synth
 suites
 report
 cli

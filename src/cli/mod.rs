@@ -27,6 +27,7 @@ mod shard;
 mod show;
 mod sql;
 mod status;
+mod synth;
 mod values;
 mod worker;
 
@@ -102,6 +103,9 @@ enum Command {
     /// Score (ground truth, prediction) pairs given as JSON lines with one metric the suites
     /// use (TEDS, TEDS-S, GriTS, edit distance), outside any store
     Score(score::ScoreArgs),
+    /// Make benchmark pages from LaTeX (tables or formulas, from sources or generated) with
+    /// exact ground truth, and store them
+    Synth(synth::SynthArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -135,6 +139,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Correlate(a) => correlate::run(g, a),
         Command::Judge(a) => judge::run(g, a),
         Command::Score(a) => score::run(g, a),
+        Command::Synth(a) => synth::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => status::providers(a),

@@ -18,5 +18,6 @@ mod report;
 mod shard;
 mod shared;
 mod slurm;
+mod synth;
 mod table;
 mod util;
