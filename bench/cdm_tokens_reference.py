@@ -15,6 +15,7 @@ import importlib
 import json
 import logging
 import os
+import random
 import re
 import subprocess
 import sys
@@ -68,7 +69,34 @@ def formulas():
     ]
     for i, latex in enumerate(edge):
         out.append((f"edge/{i}", latex))
+    rng = random.Random(int(os.environ.get("CDM_FUZZ_SEED", "7")))
+    for i in range(int(os.environ.get("CDM_FUZZ", "400"))):
+        out.append((f"fuzz/{i}", "".join(rng.choice(PIECES) for _ in range(rng.randint(1, 14)))))
     return out
+
+
+# Pieces of random formulas: every construct the tokenizer treats specially, with and without
+# their arguments, plus stray braces, brackets and alignment marks.
+PIECES = [
+    "x", "y", "2", " ", "+", "=", "<", ",", ".", "'", "^", "_", "^{2}", "_{i}", "{", "}", "[", "]",
+    "(", ")", "|", "&", "\\\\", "\\,", "\\;", "\\ ", "~", "--", "---", "$", "%", "\\%",
+    "\\frac", "\\frac{a}{b}", "\\dfrac12", "\\binom{n}{k}", "\\over", "\\choose",
+    "\\sqrt", "\\sqrt{x}", "\\sqrt[3]{x}", "\\left(", "\\right)", "\\left.", "\\right|",
+    "\\big(", "\\Bigl[", "\\bigr\\}", "\\begin{matrix}", "\\end{matrix}",
+    "\\begin{pmatrix}a&b\\\\c&d\\end{pmatrix}", "\\begin{aligned}a&=b\\\\&=c\\end{aligned}",
+    "\\begin{array}{c|l}1&2\\end{array}", "\\begin{cases}1&x\\\\0&y\\end{cases}",
+    "\\begin{split}a\\end{split}", "\\text{ab c}", "\\text x", "\\mathrm{d}", "\\mathrm{\\alpha b}",
+    "\\rm ", "{\\rm x}", "\\mathbf{v}", "\\mathbb R", "\\boldsymbol{\\mu}", "\\operatorname{sin}",
+    "\\hat", "\\hat{a}", "\\bar x", "\\vec{v}", "\\tilde", "\\widehat{ab}", "\\overline{x}",
+    "\\underbrace{a}_{b}", "\\dot{x}", "\\ddot", "\\sin", "\\cos", "\\tanh", "\\ln", "\\lim",
+    "\\max", "\\sum_{i=1}^{n}", "\\int", "\\limits", "\\ldots", "\\cdots", "\\dots", "\\alpha",
+    "\\Delta", "\\infty", "\\not=", "\\not\\in", "\\neq", "\\foo", "\\foo{x}", "\\color{red}",
+    "\\textcolor{red}{x}", "\\label{a}", "\\tag{1}", "\\hspace{1cm}", "\\quad", "\\displaystyle",
+    "\\phantom{x}", "\\overset{a}{b}", "\\stackrel{a}{=}", "\\xrightarrow{f}", "\\xrightarrow[a]{b}",
+    "\\mathcal", "\\rule{1pt}{2pt}", "\\string", "中", "，", "é", "\u00a0", "\U0001d465", "\\>",
+    "\\~", "\\matrix{a\\cr b}", "\\cases{a}", "\\prime", "\\{", "\\}", "\\|", "\\mbox{a b}",
+    "\\multicolumn{2}{c}{x}", "\\begin{tabular}{cc}", "\\hline", "\\end{tabular}", "\\char'",
+]
 
 
 def load_official(variant):
