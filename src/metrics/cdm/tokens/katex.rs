@@ -945,6 +945,9 @@ impl Parser {
     fn parse_arguments(&mut self, name: &str, data: &Func) -> Res<Vec<Option<Node>>> {
         let total = data.num_args + data.num_optional;
         let mut args = Vec::with_capacity(total);
+        // JavaScript's `var argNode` lives across the loop: an argument the greediness check
+        // rejects repeats the previous one (or is `undefined` when there is none).
+        let mut last: Option<Node> = None;
         for i in 0..total {
             let arg_type = data.arg_types.map(|t| t[i]);
             let arg = if i < data.num_optional {
@@ -972,11 +975,12 @@ impl Parser {
                     if g > data.greediness {
                         self.parse_function(Some(Pfa::Func(f)))?.unwrap_or(Node::Undefined)
                     } else {
-                        Node::Undefined
+                        last.clone().unwrap_or(Node::Undefined)
                     }
                 }
                 Pfa::Node(n) => n,
             };
+            last = Some(node.clone());
             args.push(Some(node));
         }
         Ok(args)

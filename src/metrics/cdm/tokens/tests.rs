@@ -179,6 +179,15 @@ fn operators_and_dots_per_variant() {
 }
 
 #[test]
+fn rejected_argument_repeats_the_previous_one() {
+    // \rule (greediness 1) cannot be \frac's argument (2): JavaScript's function-scoped
+    // `argNode` keeps the first argument, so the denominator is `.` again, and \rule is gone.
+    assert_eq!(normalized("\\frac.\\rule{1pt}{2pt}"), "\\frac . . { 1 p t } { 2 p t }");
+    // As the first argument there is nothing to repeat: the printer fails.
+    assert_eq!(normalized("\\frac\\rule{1pt}{2pt}"), "");
+}
+
+#[test]
 fn unknown_macros_pass_through() {
     assert_eq!(normalized("\\foo{x} \\baz"), "\\foo { x } \\baz");
     // A known command missing its argument fails the parser: empty output, fallback.
