@@ -152,9 +152,11 @@ fn scripts_subscript_first_and_primes() {
     assert_eq!(normalized("y_j"), "y _ { j }");
     assert_eq!(normalized("z'"), "z ^ { \\prime }");
     assert_eq!(toks("x^{2}_{i} z'", Variant::UniMERNet), ["x", "i", "2", "z", "\\prime"]);
-    // A token right after `_` (no braces) gets an extra group.
-    let p = prepare("\\frac{a}{b}", Variant::OmniDocBench);
-    assert!(!p.body.contains("{{"));
+    // A token right after `_` (no braces: only in a fallback) gets an extra group.
+    let p = prepare("\\color{red} x _ 1", Variant::OmniDocBench);
+    assert!(!p.tokenized);
+    assert_eq!(p.tokens, ["\\color{red}", "x", "1"]);
+    assert!(p.body.ends_with(" _ {\\mathcolor[RGB]{0,0,45}{1}}"), "{}", p.body);
 }
 
 #[test]
