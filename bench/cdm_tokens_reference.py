@@ -20,6 +20,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import types
 from concurrent.futures import ProcessPoolExecutor
 
@@ -187,10 +188,13 @@ def main():
     failed = False
     for variant in ("omnidocbench", "unimernet"):
         lines = "".join(json.dumps({"latex": l, "variant": variant}) + "\n" for _, l in items)
+        t0 = time.perf_counter()
         res = subprocess.run([a.rust], input=lines, capture_output=True, text=True, check=True)
+        t1 = time.perf_counter()
         ours = [json.loads(l) for l in res.stdout.splitlines()]
         with ProcessPoolExecutor(a.jobs, initializer=_init) as ex:
             theirs = list(ex.map(official, [(variant, l) for _, l in items], chunksize=8))
+        t2 = time.perf_counter()
         equal, diffs = 0, []
         for (name, latex), o, t in zip(items, ours, theirs):
             mine = {"error": o["error"] is not None, "tokenized": o["tokenized"]}
@@ -200,7 +204,9 @@ def main():
                 equal += 1
             else:
                 diffs.append((name, latex, mine, t))
-        print(f"{variant}: {equal}/{len(items)} equal")
+        print(f"{variant}: {equal}/{len(items)} equal "
+              f"(wall: ours {1000 * (t1 - t0) / len(items):.3f} ms per formula, one process; "
+              f"official {1000 * (t2 - t1) / len(items):.0f} ms per formula, {a.jobs} processes)")
         for name, latex, mine, t in diffs:
             failed = True
             print(f"  DIFF {name}: {latex!r}")
