@@ -278,10 +278,8 @@ fn formula_pages_write_pdf_parse_bench_formula_truth() {
     assert!(kinds.contains("display-formula") || kinds.contains("inline-formula"), "{items:?}");
 }
 
-/// GT-vs-GT for formulas: needs the `formula` suite and the pdf-parse-bench formula truth
-/// reader (branch `formula`); un-ignore after merging.
+/// GT-vs-GT for formulas: the truth provider scored against the synthesized formula truth.
 #[test]
-#[ignore = "needs the formula suite and its pdf-parse-bench truth reader (branch formula)"]
 fn formula_truth_scores_one_against_itself() {
     if !tex_here() {
         return;
