@@ -2,6 +2,7 @@
 //! `corpus` binary.
 
 mod cache;
+mod cdm;
 mod cli;
 mod files;
 mod html;
