@@ -32,7 +32,8 @@ with open(f"{out}/demo.jsonl", "w") as f:
 PY
 
 # CPU-seconds of a command and its children.
-cpu() { /usr/bin/time -f "%U %S" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || true; awk '{print $1 + $2}' "$out/time"; }
+# (GNU time writes "Command exited with non-zero status N" first when the command fails.)
+cpu() { /usr/bin/time -f "%U %S" -o "$out/time" "$@" >/dev/null 2>"$out/stderr" || true; tail -n 1 "$out/time" | awk '{print $1 + $2}'; }
 # Share of lines whose score equals the official one, and the mean |diff|.
 agree() {
     python3 - "$1" <<'PY'
@@ -49,8 +50,9 @@ for set in study:unimernet demo:omnidocbench; do
     n=$(wc -l < "$out/$name.jsonl")
     rm -f "$out/$name.db"*
     cold=$(cpu "$bin" score --metric cdm --cdm "$variant" --cache "$out/$name.db" -o "$out/$name.scored.jsonl" "$out/$name.jsonl")
+    grep -o '([a-z]*, [0-9]* rendered)' "$out/stderr" | sed 's/^/cold: /' || true
     warm=$(cpu "$bin" score --metric cdm --cdm "$variant" --cache "$out/$name.db" -o "$out/$name.warm.jsonl" "$out/$name.jsonl")
-    grep -o '([a-z]*, [0-9]* rendered)' "$out/stderr" || true
+    grep -o '([a-z]*, [0-9]* rendered)' "$out/stderr" | sed 's/^/warm: /' || true
     ours[$name]=$(python3 -c "print($cold / $n)")
     printf 'corpus %-12s %3d pairs: cold %.3f CPU-s/pair, warm %.4f CPU-s/pair; %s\n' \
         "$variant" "$n" "$(python3 -c "print($cold / $n)")" "$(python3 -c "print($warm / $n)")" \
@@ -59,10 +61,10 @@ done
 
 reference_ok=0
 if [ "${1:-}" != "--no-reference" ]; then
-    venv=/tmp/cdm-reference-venv
+    venv=${CDM_REFERENCE_VENV:-/tmp/cdm-reference-venv}
     if [ ! -x "$venv/bin/python" ]; then
         python3 -m venv "$venv" && "$venv/bin/pip" install -q numpy==1.24.4 scipy==1.10.1 \
-            scikit-image==0.20.0 Pillow==10.4.0 opencv-python-headless tqdm matplotlib || true
+            scikit-image==0.20.0 Pillow==10.4.0 opencv-python-headless==4.8.1.78 tqdm matplotlib || true
     fi
     mkdir -p /tmp/cdm-reference-bin
     [ -e /tmp/cdm-reference-bin/magick ] || ln -s "$(command -v convert)" /tmp/cdm-reference-bin/magick

@@ -89,15 +89,24 @@ fn preamble(variant: Variant, template: Template, paper: u8) -> String {
     format!("{head}{packages}{body}").replace("<PaperSize>", &paper.to_string())
 }
 
-/// One formula's page: the official template's display, with a marker TeX writes to its log
-/// first, so that errors can be told apart by formula.
+/// One formula's page: the official template's display, after a marker TeX writes to its
+/// log with the group level and page number it starts at, so that errors can be told apart
+/// by formula and a formula that leaks (an unclosed group, a spilled page) is caught.
 fn page(template: Template, index: usize, body: &str) -> String {
     let display = format!("\\begin{{displaymath}}\n{body}\n\\end{{displaymath}}\n");
     let display = match template {
         Template::FormulaZh => format!("\\begin{{CJK}}{{UTF8}}{{gkai}}\n{display}\\end{{CJK}}\n"),
         _ => display,
     };
-    format!("\\message{{[cdm-formula {index}]}}\n{display}\\clearpage\n")
+    format!("{}\n{display}\\clearpage\n", marker(index))
+}
+
+/// `\message{[cdm-formula i g p e]}`: formula `i` starts at group level `g` on page `p`
+/// inside environment `e` (`document` when the formulas before it closed theirs).
+fn marker(index: usize) -> String {
+    format!(
+        "\\message{{[cdm-formula {index} \\the\\currentgrouplevel\\space\\the\\value{{page}}\\space\\csname @currenvir\\endcsname]}}"
+    )
 }
 
 /// Renders every formula; each result is that formula's alone. Formulas are grouped by
@@ -187,18 +196,34 @@ fn render_batch(
             }
         }];
     }
-    // The first formula with an error, or whose marker or page is missing.
-    let first_bad = (0..items.len())
-        .find(|&i| !run.errors[i].is_empty() || !run.seen[i] || i >= run.pages)
-        .unwrap_or(items.len());
-    let good = if first_bad == items.len() && run.pages != items.len() { 0 } else { first_bad };
-    let mut out = Vec::with_capacity(items.len());
+    // Formula i's page is its own when it starts clean (group level 0, page i + 1) and the
+    // next formula (or the end) starts clean too: then TeX's complaints between the two
+    // markers are formula i's, and its page is the page it gets alone. The first formula that
+    // is not so is rendered alone, and those after it again as a batch.
+    let n = items.len();
+    let clean = |i: usize| run.starts.get(i).copied().flatten() == Some((0, i + 1));
+    let good = (0..n)
+        .find(|&i| {
+            !clean(i) || !(if i + 1 < n { clean(i + 1) } else { run.pages == n && run.ended })
+        })
+        .unwrap_or(n);
+    // TeX stopped (a fatal error) and wrote no PDF: the formula it stopped in goes alone, the
+    // others again as batches.
+    if run.pages < good {
+        let fatal = (0..n).rev().find(|&i| run.starts[i].is_some()).unwrap_or(0);
+        drop(run);
+        let mut out = render_batch(variant, template, paper, &items[..fatal]);
+        out.extend(render_batch(variant, template, paper, &items[fatal..fatal + 1]));
+        out.extend(render_batch(variant, template, paper, &items[fatal + 1..]));
+        return out;
+    }
+    let mut out = Vec::with_capacity(n);
     if good > 0 {
         match rasterize(&run.dir, good) {
             Ok(pages) => {
-                for (p, item) in pages.into_iter().zip(items) {
+                for ((p, item), errors) in pages.into_iter().zip(items).zip(&run.errors) {
                     let mut p = p;
-                    p.finish(&item.colors, Vec::new());
+                    p.finish(&item.colors, errors.clone());
                     out.push(Ok(p.into_boxes()));
                 }
             }
@@ -206,20 +231,24 @@ fn render_batch(
         }
     }
     drop(run);
-    if good < items.len() {
+    if good < n {
         out.extend(render_batch(variant, template, paper, &items[good..good + 1]));
         out.extend(render_batch(variant, template, paper, &items[good + 1..]));
     }
     out
 }
 
-/// What one TeX run left: its folder (with `f.pdf`), pages written, and per formula its
-/// errors and whether its marker reached the log.
+/// Where a marker said its formula starts: (group level, or -1 outside `document`; page).
+type Start = Option<(i64, usize)>;
+
+/// What one TeX run left: its folder (with `f.pdf`), pages written, per formula its errors
+/// and the (group level, page) it started at, and whether the end marker was reached.
 struct TexRun {
     dir: tempfile::TempDir,
     pages: usize,
     errors: Vec<Vec<String>>,
-    seen: Vec<bool>,
+    starts: Vec<Start>,
+    ended: bool,
 }
 
 fn tex_run(
@@ -236,7 +265,8 @@ fn tex_run(
     for (i, p) in items.iter().enumerate() {
         tex.push_str(&page(template, i, &p.body));
     }
-    tex.push_str("\\end{document}\n");
+    tex.push_str(&marker(items.len()));
+    tex.push_str("\n\\end{document}\n");
     let tex_path = dir.path().join("f.tex");
     std::fs::write(&tex_path, tex).map_err(|e| format!("writing {}: {e}", tex_path.display()))?;
     let program = tex_program(variant);
@@ -252,9 +282,10 @@ fn tex_run(
     run_limited(&mut cmd, limit, program)?;
     let log = std::fs::read(dir.path().join("f.log")).unwrap_or_default();
     let log = String::from_utf8_lossy(&log);
-    let (errors, seen) = split_log(&log, items.len());
+    let (errors, mut starts) = split_log(&log, items.len());
+    let ended = starts.pop().flatten() == Some((0, items.len() + 1));
     let pages = pdf_pages(&log);
-    Ok(TexRun { dir, pages, errors, seen })
+    Ok(TexRun { dir, pages, errors, starts, ended })
 }
 
 /// Runs `cmd` with a time limit, killing its process group past it.
@@ -291,11 +322,13 @@ fn run_limited(cmd: &mut Command, limit: Duration, name: &str) -> Result<(), Str
     }
 }
 
-/// Per formula, TeX's error messages (a `! ...` line and the `l.N ...` line that places it)
-/// between its marker and the next; and whether its marker was seen.
-fn split_log(log: &str, n: usize) -> (Vec<Vec<String>>, Vec<bool>) {
+/// Per formula, TeX's error messages (a `! ...` line and the context line that places it,
+/// without its line number, which differs between a batch and a formula alone) between its
+/// marker and the next; and per marker (the formulas', then the end's) the group level and
+/// page it reported.
+fn split_log(log: &str, n: usize) -> (Vec<Vec<String>>, Vec<Start>) {
     let mut errors = vec![Vec::new(); n];
-    let mut seen = vec![false; n];
+    let mut starts = vec![None; n + 1];
     let mut current: Option<usize> = None;
     let mut lines = log.lines().peekable();
     while let Some(line) = lines.next() {
@@ -303,22 +336,31 @@ fn split_log(log: &str, n: usize) -> (Vec<Vec<String>>, Vec<bool>) {
         while let Some(at) = rest.find("[cdm-formula ") {
             let tail = &rest[at + 13..];
             if let Some(end) = tail.find(']') {
-                if let Ok(i) = tail[..end].parse::<usize>() {
-                    if i < n {
-                        seen[i] = true;
-                        current = Some(i);
+                let f: Vec<&str> = tail[..end].split_whitespace().collect();
+                if let [i, g, p, env] = f[..] {
+                    if let (Ok(i), Ok(g), Ok(p)) = (i.parse::<usize>(), g.parse::<i64>(), p.parse())
+                    {
+                        if i <= n && starts[i].is_none() {
+                            // Outside `document` counts as unclean, like a group left open.
+                            starts[i] = Some((if env == "document" { g } else { -1 }, p));
+                            current = Some(i);
+                        }
                     }
                 }
             }
-            rest = &rest[at + 13..];
+            rest = tail;
         }
         if let Some(msg) = line.strip_prefix("! ") {
-            let mut text = msg.trim().to_string();
+            // LaTeX's "on input line N" differs between a batch and a formula alone.
+            let mut text = strip_line_numbers(msg.trim());
             // The context lines end with `l.N <the line so far>`.
             for _ in 0..12 {
                 match lines.peek() {
                     Some(l) if l.starts_with("l.") => {
-                        text.push_str(&format!(" ({})", l.trim()));
+                        let ctx = l.trim_start_matches(|c: char| {
+                            c == 'l' || c == '.' || c.is_ascii_digit()
+                        });
+                        text.push_str(&format!(" (at {})", ctx.trim()));
                         break;
                     }
                     Some(l) if l.starts_with("! ") => break,
@@ -328,11 +370,28 @@ fn split_log(log: &str, n: usize) -> (Vec<Vec<String>>, Vec<bool>) {
                     None => break,
                 }
             }
-            // Before the first marker: the preamble (a missing package or font) blames the first.
-            errors[current.unwrap_or(0)].push(text);
+            // Before the first marker: the preamble (a missing package or font) blames the
+            // first formula; after the end marker, the last.
+            let at = current.unwrap_or(0).min(n.saturating_sub(1));
+            if let Some(e) = errors.get_mut(at) {
+                e.push(text);
+            }
         }
     }
-    (errors, seen)
+    (errors, starts)
+}
+
+/// `text` without the numbers after "on input line ".
+fn strip_line_numbers(text: &str) -> String {
+    const KEY: &str = "on input line ";
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(KEY) {
+        out.push_str(&rest[..at + KEY.len() - 1]);
+        rest = rest[at + KEY.len()..].trim_start_matches(|c: char| c.is_ascii_digit());
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `Output written on f.pdf (N pages, ...)` in the log; 0 when there is none.
