@@ -61,6 +61,47 @@ if command -v npm >/dev/null 2>&1 && [ ! -f scripts/browser/node_modules/playwri
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix scripts/browser --no-audit --no-fund --silent >&2 \
         || echo "test: could not install playwright-core; the browser tests will skip" >&2
 fi
+# TeX Live and Ghostscript (Debian) for CDM's rendering tests, and the Source Han Sans SC font
+# (npm, pinned by scripts/cdm-fonts/package-lock.json) that OmniDocBench's CDM template asks
+# xeCJK for; only what is missing is installed (docs/cdm.md).
+ensure_texlive() {
+    local missing=()
+    command -v xelatex >/dev/null 2>&1 || missing+=(texlive-xetex)
+    command -v pdflatex >/dev/null 2>&1 || missing+=(texlive-latex-base)
+    command -v gs >/dev/null 2>&1 || missing+=(ghostscript)
+    if command -v kpsewhich >/dev/null 2>&1; then
+        kpsewhich upgreek.sty >/dev/null 2>&1 || missing+=(texlive-latex-extra)
+        kpsewhich xcolor.sty >/dev/null 2>&1 || missing+=(texlive-latex-recommended)
+        kpsewhich xeCJK.sty >/dev/null 2>&1 || missing+=(texlive-lang-chinese)
+        kpsewhich ptmr8t.tfm >/dev/null 2>&1 || missing+=(texlive-fonts-recommended)
+    else
+        missing+=(texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended texlive-lang-chinese)
+    fi
+    if [ ${#missing[@]} -gt 0 ]; then
+        if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+            echo "test: installing ${missing[*]} for the CDM tests" >&2
+            apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 \
+                || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q "${missing[@]}" >/dev/null 2>&1; } \
+                || echo "test: could not install ${missing[*]}; the CDM rendering tests will skip" >&2
+        else
+            echo "test: ${missing[*]} absent and cannot be installed here; the CDM rendering tests will skip" >&2
+        fi
+    fi
+    if ! fc-list "Source Han Sans SC" 2>/dev/null | grep -q .; then
+        if command -v npm >/dev/null 2>&1; then
+            echo "test: installing Source Han Sans SC into /usr/local/share/fonts/corpus-cdm" >&2
+            { [ -d scripts/cdm-fonts/node_modules/node-source-han-sans-sc ] \
+                || npm ci --prefix scripts/cdm-fonts --no-audit --no-fund --silent >&2; } \
+                && mkdir -p /usr/local/share/fonts/corpus-cdm \
+                && cp scripts/cdm-fonts/node_modules/node-source-han-sans-sc/*.otf /usr/local/share/fonts/corpus-cdm/ \
+                && fc-cache /usr/local/share/fonts/corpus-cdm \
+                || echo "test: could not install Source Han Sans SC; the OmniDocBench CDM tests will skip" >&2
+        else
+            echo "test: npm is absent; the OmniDocBench CDM tests will skip" >&2
+        fi
+    fi
+}
+ensure_texlive
 # Python with polars, matplotlib and nbclient, to execute notebooks/history.ipynb headless.
 venv="${CORPUS_NOTEBOOK_VENV:-$HOME/.cache/corpus/notebook-venv}"
 if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nbclient, polars, matplotlib, ipykernel" 2>/dev/null; then

@@ -1,5 +1,6 @@
 //! `corpus score`: a pairwise metric over JSON lines, outside any store (see
-//! [`corpus::metrics::pairwise`]).
+//! [`corpus::metrics::pairwise`]), or CDM, which renders every formula with TeX and can keep
+//! its renders in a store (`--cache`; see [`corpus::cdm`] and `docs/cdm.md`).
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -7,7 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
+use corpus::cdm::CdmEngine;
+use corpus::metrics::cdm::Variant;
 use corpus::metrics::pairwise::{self, Metric};
+use corpus::store::Store;
 use serde_json::Value;
 
 use super::{GlobalArgs, EXIT_SOME_FAILED};
@@ -17,15 +21,88 @@ use super::{GlobalArgs, EXIT_SOME_FAILED};
 pub struct ScoreArgs {
     /// The metric: teds and teds_s (PubTabNet TEDS on HTML tables, 1 = same), grits (GriTS-Con F
     /// on HTML tables; Top and Con precision, recall and F in the trace), edit (OmniDocBench's
-    /// Edit_dist on strings: Levenshtein distance / the longer length, 0 = same)
-    #[arg(long, value_parser = super::values::pairwise_metric())]
-    metric: Metric,
+    /// Edit_dist on strings: Levenshtein distance / the longer length, 0 = same), cdm (CDM F1 on
+    /// LaTeX formulas rendered with TeX, 1 = same; see --cdm)
+    #[arg(long, value_parser = super::values::score_metric())]
+    metric: ScoreMetric,
+    /// With --metric cdm, the official CDM to reproduce: omnidocbench (OmniDocBench v1.5:
+    /// xelatex; `$` and ```latex fences stripped) or unimernet (UniMERNet's upstream: pdflatex;
+    /// formulas as given)
+    #[arg(long, value_parser = super::values::cdm_variant(), default_value = "omnidocbench")]
+    cdm: Variant,
+    /// With --metric cdm, keep renders in this store file (created if absent): a re-run renders
+    /// nothing
+    #[arg(long, value_name = "DB")]
+    cache: Option<PathBuf>,
     /// JSON lines, each an object with string fields `gt` and `pred` (other fields are kept);
     /// `-` or nothing reads standard input
     input: Option<PathBuf>,
     /// Write the scored lines here instead of standard output
     #[arg(short, long)]
     output: Option<PathBuf>,
+}
+
+/// A metric of `corpus score`: one of the pairwise metrics, or CDM.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ScoreMetric {
+    /// A pure pairwise metric, scored line by line as the lines stream in.
+    Pairwise(Metric),
+    /// CDM: all lines read first, so that each distinct formula is rendered once.
+    Cdm,
+}
+
+impl ScoreMetric {
+    fn id(self) -> &'static str {
+        match self {
+            ScoreMetric::Pairwise(m) => m.id(),
+            ScoreMetric::Cdm => "cdm",
+        }
+    }
+}
+
+/// Writes scored lines and counts them.
+struct Sink {
+    out: Box<dyn Write>,
+    name: String,
+    metric: &'static str,
+    quiet: bool,
+    scored: usize,
+    failed: usize,
+    sum: f64,
+}
+
+impl Sink {
+    /// Writes line `i` (0-based) back with `metric`, `score` and `trace`, or with `error`.
+    fn emit(
+        &mut self,
+        i: usize,
+        line: &str,
+        obj: Option<Value>,
+        result: Result<(f64, Value), String>,
+    ) -> anyhow::Result<()> {
+        let mut obj = obj.unwrap_or_else(|| serde_json::json!({ "line": line }));
+        let map = obj.as_object_mut().expect("parse_line returns objects");
+        map.insert("metric".into(), self.metric.into());
+        match result {
+            Ok((score, trace)) => {
+                self.scored += 1;
+                self.sum += score;
+                map.insert("score".into(), score.into());
+                map.insert("trace".into(), trace);
+            }
+            Err(e) => {
+                self.failed += 1;
+                let msg = format!("{}: line {}: {e}", self.name, i + 1);
+                if !self.quiet {
+                    eprintln!("score: {msg}");
+                }
+                map.insert("error".into(), msg.into());
+            }
+        }
+        serde_json::to_writer(&mut self.out, &obj)?;
+        self.out.write_all(b"\n")?;
+        Ok(())
+    }
 }
 
 /// Scores every line and writes it back with `metric`, `score` and `trace`, or with `error`
@@ -42,51 +119,81 @@ pub fn run(g: &GlobalArgs, a: &ScoreArgs) -> anyhow::Result<ExitCode> {
         )),
         _ => Box::new(std::io::stdin().lock()),
     };
-    let mut out: Box<dyn Write> = match &a.output {
+    let out: Box<dyn Write> = match &a.output {
         Some(p) => Box::new(BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
         )),
         None => Box::new(BufWriter::new(std::io::stdout().lock())),
     };
-    let (mut scored, mut failed, mut sum) = (0usize, 0usize, 0.0f64);
-    for (i, line) in reader.lines().enumerate() {
-        let line = line.with_context(|| format!("reading {name}"))?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let (obj, result) = score_line(a.metric, &line);
-        let mut obj = obj.unwrap_or_else(|| serde_json::json!({ "line": line }));
-        let map = obj.as_object_mut().expect("score_line returns objects");
-        map.insert("metric".into(), a.metric.id().into());
-        match result {
-            Ok((score, trace)) => {
-                scored += 1;
-                sum += score;
-                map.insert("score".into(), score.into());
-                map.insert("trace".into(), trace);
+    let mut sink = Sink {
+        out,
+        name: name.clone(),
+        metric: a.metric.id(),
+        quiet: g.quiet,
+        scored: 0,
+        failed: 0,
+        sum: 0.0,
+    };
+    let mut note = String::new();
+    let mut lines = reader.lines().enumerate().filter_map(|(i, l)| match l {
+        Ok(l) if l.trim().is_empty() => None,
+        Ok(l) => Some(Ok((i, l))),
+        Err(e) => Some(Err(e)),
+    });
+    match a.metric {
+        ScoreMetric::Pairwise(m) => {
+            for item in lines.by_ref() {
+                let (i, line) = item.with_context(|| format!("reading {name}"))?;
+                let (obj, pair) = parse_line(&line);
+                let result = pair.and_then(|(gt, pred)| pairwise::score(m, &gt, &pred));
+                sink.emit(i, &line, obj, result)?;
             }
-            Err(e) => {
-                failed += 1;
-                let msg = format!("{name}: line {}: {e}", i + 1);
-                if !g.quiet {
-                    eprintln!("score: {msg}");
+        }
+        ScoreMetric::Cdm => {
+            let mut rows = Vec::new();
+            for item in lines.by_ref() {
+                let (i, line) = item.with_context(|| format!("reading {name}"))?;
+                let (obj, pair) = parse_line(&line);
+                rows.push((i, line, obj, pair));
+            }
+            let store = match &a.cache {
+                Some(p) => {
+                    Some(Store::open(p).with_context(|| format!("opening {}", p.display()))?)
                 }
-                map.insert("error".into(), msg.into());
+                None => None,
+            };
+            let engine = CdmEngine::new(a.cdm, store.as_ref());
+            let pairs: Vec<(String, String)> =
+                rows.iter().filter_map(|r| r.3.as_ref().ok().cloned()).collect();
+            let mut scores = engine.score_pairs(&pairs).into_iter();
+            for (i, line, obj, pair) in rows {
+                let result = match pair {
+                    Ok(_) => scores
+                        .next()
+                        .unwrap_or_else(|| Err("no score".into()))
+                        .map(|s| (s.f1, s.trace)),
+                    Err(e) => Err(e),
+                };
+                sink.emit(i, &line, obj, result)?;
             }
+            note = format!(" ({}, {} rendered)", a.cdm.name(), engine.renders());
         }
-        serde_json::to_writer(&mut out, &obj)?;
-        out.write_all(b"\n")?;
     }
-    out.flush()?;
+    sink.out.flush()?;
+    let (scored, failed) = (sink.scored, sink.failed);
     if !g.quiet {
-        let mean = if scored > 0 { format!("{:.4}", sum / scored as f64) } else { "–".into() };
-        eprintln!("score: {} {scored} pairs scored, {failed} failed, mean {mean}", a.metric.id());
+        let mean =
+            if scored > 0 { format!("{:.4}", sink.sum / scored as f64) } else { "–".into() };
+        eprintln!(
+            "score: {}{note} {scored} pairs scored, {failed} failed, mean {mean}",
+            sink.metric
+        );
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }
 
-/// The line's object (when it is one) and its score or what is wrong with it.
-fn score_line(metric: Metric, line: &str) -> (Option<Value>, Result<(f64, Value), String>) {
+/// The line's object (when it is one) and its `gt` and `pred`, or what is wrong with it.
+fn parse_line(line: &str) -> (Option<Value>, Result<(String, String), String>) {
     let v: Value = match serde_json::from_str(line) {
         Ok(v) => v,
         Err(e) => return (None, Err(format!("not JSON: {e}"))),
@@ -99,9 +206,6 @@ fn score_line(metric: Metric, line: &str) -> (Option<Value>, Result<(f64, Value)
         Value::Null => Err(format!("no `{k}` field")),
         _ => Err(format!("`{k}` is not a string")),
     };
-    let result = field("gt").and_then(|gt| {
-        let pred = field("pred")?;
-        pairwise::score(metric, &gt, &pred)
-    });
+    let result = field("gt").and_then(|gt| Ok((gt, field("pred")?)));
     (Some(v), result)
 }

@@ -38,9 +38,22 @@ pub fn ocr_provider() -> PossibleValuesParser {
     PossibleValuesParser::new(corpus::providers::known_ids())
 }
 
-/// `score --metric`: every pairwise metric.
-pub fn pairwise_metric() -> impl TypedValueParser<Value = corpus::metrics::pairwise::Metric> {
+/// `score --metric`: every pairwise metric, and `cdm`.
+pub fn score_metric() -> impl TypedValueParser<Value = super::score::ScoreMetric> {
+    use super::score::ScoreMetric;
     use corpus::metrics::pairwise::Metric;
-    PossibleValuesParser::new(Metric::ALL.map(Metric::id))
-        .map(|s| Metric::from_id(&s).expect("a listed metric parses"))
+    let mut ids: Vec<&'static str> = Metric::ALL.map(Metric::id).to_vec();
+    ids.push("cdm");
+    PossibleValuesParser::new(ids).map(|s| match Metric::from_id(&s) {
+        Some(m) => ScoreMetric::Pairwise(m),
+        None => ScoreMetric::Cdm,
+    })
+}
+
+/// `--cdm`: the official CDM variants.
+pub fn cdm_variant() -> impl TypedValueParser<Value = corpus::metrics::cdm::Variant> {
+    use corpus::metrics::cdm::Variant;
+    PossibleValuesParser::new([Variant::OmniDocBench, Variant::UniMERNet].map(Variant::name)).map(
+        |s| if s == Variant::UniMERNet.name() { Variant::UniMERNet } else { Variant::OmniDocBench },
+    )
 }

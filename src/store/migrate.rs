@@ -18,6 +18,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0005_run_provenance", include_str!("../../schema/0005_run_provenance.sql")),
     ("0006_blob_chunks", include_str!("../../schema/0006_blob_chunks.sql")),
     ("0007_llm_replies", include_str!("../../schema/0007_llm_replies.sql")),
+    ("0008_cdm_renders", include_str!("../../schema/0008_cdm_renders.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.

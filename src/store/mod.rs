@@ -11,6 +11,7 @@
 //! a busy timeout makes a second writer wait instead of failing at once.
 
 mod blobs;
+mod cdm;
 mod docs;
 mod llm;
 pub mod merge;

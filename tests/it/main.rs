@@ -2,6 +2,7 @@
 //! `corpus` binary.
 
 mod cache;
+mod cdm;
 mod cdm_tokens;
 mod cli;
 mod files;

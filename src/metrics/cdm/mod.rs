@@ -6,6 +6,8 @@
 //! seed) and F1 = 2·matched / (|gt| + |pred|). Two official variants differ in their TeX,
 //! token lists and matching parameters ([`Variant`]); `docs/cdm.md` says where.
 
+pub mod matching;
+pub mod rng;
 pub mod tokens;
 
 /// Which official CDM a score reproduces.
