@@ -151,7 +151,9 @@ impl<'a> CdmEngine<'a> {
         // after its bare `except`); here it is that pair's error, with the reason.
         let mut rendered: Vec<Option<Result<RenderedBoxes, String>>> = prepared
             .iter()
-            .map(|p| p.error.as_ref().map(|e| Err(format!("the official tokenizer rejects it: {e}"))))
+            .map(|p| {
+                p.error.as_ref().map(|e| Err(format!("the official tokenizer rejects it: {e}")))
+            })
             .collect();
         let mut store_error: Option<String> = None;
         if let Some(store) = self.store {

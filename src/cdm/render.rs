@@ -49,6 +49,23 @@ pub fn tex_program(variant: Variant) -> &'static str {
     }
 }
 
+/// What the variant needs and this machine lacks: its TeX, Ghostscript, and for OmniDocBench's
+/// the Source Han Sans SC font (empty when CDM can render here).
+pub fn missing_tools(variant: Variant) -> Vec<String> {
+    let runs = |p: &str| {
+        std::process::Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success())
+    };
+    let mut missing: Vec<String> =
+        [tex_program(variant), "gs"].into_iter().filter(|p| !runs(p)).map(String::from).collect();
+    if variant == Variant::OmniDocBench {
+        let font = std::process::Command::new("fc-list").arg("Source Han Sans SC").output();
+        if !font.is_ok_and(|o| !o.stdout.is_empty()) {
+            missing.push("the Source Han Sans SC font".into());
+        }
+    }
+    missing
+}
+
 /// The template the variant renders `p` with: OmniDocBench's `latex2bbox_color` always uses
 /// its formula template (xeCJK); UniMERNet's picks tabular, CJK or formula.
 fn template_of(variant: Variant, p: &Prepared) -> Template {
@@ -276,6 +293,8 @@ fn tex_run(
     cmd.args(["-interaction=nonstopmode", "f.tex"])
         .current_dir(dir.path())
         .env("TEXMFVAR", dir.path())
+        // TeX wraps log lines at 79 characters, which would cut markers and messages apart.
+        .env("max_print_line", "100000")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());

@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
+use corpus::cdm::CdmEngine;
+use corpus::metrics::cdm::Variant;
 use corpus::report::correlate::{
-    correlate, correlate_study, read_ratings, read_study, Correlation,
+    correlate, correlate_study, read_ratings, read_study, Correlation, Study,
 };
 use corpus::store::Store;
 
@@ -29,6 +31,12 @@ pub struct CorrelateArgs {
     /// (what `corpus judge --pairs` prints); may be repeated
     #[arg(long, requires = "study")]
     column: Vec<String>,
+    /// With --study: also compute CDM on each pair with this variant (omnidocbench or
+    /// unimernet; the formula-metric study's recorded `cdm_score` is unimernet's), rendering
+    /// with TeX Live, as the column `cdm:<variant>`; a pair that cannot be rendered is left
+    /// out of that column and named on standard error
+    #[arg(long, requires = "study", value_parser = super::values::cdm_variant())]
+    cdm: Option<Variant>,
     /// The suite whose stored metrics are correlated
     #[arg(long, default_value = "table", value_parser = super::values::stored_suite())]
     suite: String,
@@ -65,7 +73,29 @@ fn study_rows(a: &CorrelateArgs, path: &std::path::Path) -> anyhow::Result<Vec<C
             eprintln!("corpus: {file}: {missing} id(s) are not in {}", path.display());
         }
     }
+    if let Some(variant) = a.cdm {
+        add_cdm_column(&mut study, variant, path);
+    }
     Ok(correlate_study(&study))
+}
+
+/// Scores every pair of the study with CDM and adds the column; failures are named, not 0.
+fn add_cdm_column(study: &mut Study, variant: Variant, path: &std::path::Path) {
+    let (ids, pairs): (Vec<String>, Vec<(String, String)>) = study
+        .ids
+        .iter()
+        .zip(&study.pairs)
+        .filter_map(|(id, p)| p.clone().map(|p| (id.clone(), p)))
+        .unzip();
+    let scores = CdmEngine::new(variant, None).score_pairs(&pairs);
+    let mut values = Vec::new();
+    for (id, score) in ids.into_iter().zip(scores) {
+        match score {
+            Ok(s) => values.push((id, s.f1)),
+            Err(e) => eprintln!("corpus: {}: pair {id}: CDM: {e}", path.display()),
+        }
+    }
+    study.add_column(&format!("cdm:{}", variant.name()), &values);
 }
 
 /// Runs `corpus correlate`: Pearson, Spearman and Kendall τ-b per stored metric.

@@ -47,7 +47,7 @@ pub struct EvalArgs {
     /// xelatex; unimernet = UniMERNet's, pdflatex); unimernet scores are stored under suite
     /// formula-unimernet, so the two never mix. omnidoc always uses omnidocbench, as its
     /// `overall` does
-    #[arg(long, default_value = "omnidocbench", value_parser = formula::parse_variant)]
+    #[arg(long, default_value = "omnidocbench", value_parser = super::values::cdm_variant())]
     cdm: corpus::metrics::cdm::Variant,
     /// paper: also print GROBID-style field scores (header and citation fields, strict / soft
     /// / Levenshtein / Ratcliff-Obershelp matching), pooled per provider version and dataset,

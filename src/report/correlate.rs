@@ -133,6 +133,9 @@ pub struct Study {
     pub human: Vec<f64>,
     /// (column name, one value per pair or none).
     pub columns: Vec<(String, Vec<Option<f64>>)>,
+    /// (ground truth, prediction) per pair, where the item has both, for metrics computed
+    /// here (edit similarity; CDM in the CLI, which renders).
+    pub pairs: Vec<Option<(String, String)>>,
 }
 
 impl Study {
@@ -203,6 +206,7 @@ pub fn read_study(text: &str) -> Result<Study, String> {
         if let (Some(g), Some(p)) = (gt, pred) {
             study.column("edit_sim")[i] = Some(levenshtein::similarity(g, p));
         }
+        study.pairs.push(gt.zip(pred).map(|(g, p)| (g.to_string(), p.to_string())));
     }
     Ok(study)
 }

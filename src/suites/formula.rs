@@ -73,14 +73,6 @@ pub fn suite_id(variant: Variant) -> &'static str {
     }
 }
 
-/// Parses `--cdm`: `omnidocbench` or `unimernet`.
-pub fn parse_variant(s: &str) -> std::result::Result<Variant, String> {
-    [Variant::OmniDocBench, Variant::UniMERNet]
-        .into_iter()
-        .find(|v| v.name() == s)
-        .ok_or_else(|| format!("expected omnidocbench or unimernet, got {s:?}"))
-}
-
 /// One pair's CDM.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Cdm {

@@ -3,7 +3,7 @@
 //! TeX, the render cache, `corpus score --metric cdm`, and (once the tokenizer lands) the two
 //! official variants' scores on the shared data.
 
-use corpus::cdm::render::{self, tex_program};
+use corpus::cdm::render;
 use corpus::cdm::{omnidocbench_input, CdmEngine};
 use corpus::metrics::cdm::matching::{self, match_boxes, norm_same_token, ransac, round3};
 use corpus::metrics::cdm::rng::Pcg64;
@@ -283,22 +283,8 @@ fn omnidocbench_strips_dollars_and_fences_only() {
 /// Whether the variant's TeX, Ghostscript (and for OmniDocBench the CJK font) are here; a
 /// test that cannot run says why and skips, and fails under `CI=true` (scripts/test.sh
 /// installs them).
-fn tex_ready(v: Variant) -> bool {
-    let has = |p: &str| {
-        std::process::Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success())
-    };
-    let mut missing = Vec::new();
-    for p in [tex_program(v), "gs"] {
-        if !has(p) {
-            missing.push(p.to_string());
-        }
-    }
-    if v == Variant::OmniDocBench {
-        let font = std::process::Command::new("fc-list").arg("Source Han Sans SC").output();
-        if !font.is_ok_and(|o| !o.stdout.is_empty()) {
-            missing.push("the Source Han Sans SC font".into());
-        }
-    }
+pub(crate) fn tex_ready(v: Variant) -> bool {
+    let missing = corpus::cdm::render::missing_tools(v);
     if missing.is_empty() {
         return true;
     }

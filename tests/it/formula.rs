@@ -360,8 +360,11 @@ fn pdf_parse_bench_formulas_through_layout() {
 /// With the real CDM, the truth against itself scores CDM 1 on every formula, in both
 /// variants, on the self-made page and on pdf-parse-bench's 50 pages.
 #[test]
-#[ignore = "needs CDM (branches cdm-core, cdm-tok)"]
 fn gt_vs_gt_cdm_is_one() {
+    use corpus::metrics::cdm::Variant;
+    if !crate::cdm::tex_ready(Variant::OmniDocBench) || !crate::cdm::tex_ready(Variant::UniMERNet) {
+        return;
+    }
     let d = tempfile::tempdir().unwrap();
     write_fixture(d.path());
     let db = d.path().join("c.db");

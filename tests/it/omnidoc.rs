@@ -109,9 +109,11 @@ fn demo_reproduces_the_official_v15_result() {
 /// With the real CDM: the demo's display-formula CDM equals the reference run's
 /// (`result-v1.5-cdm/display_formula_cdm.json`), and `overall` is OmniDocBench's own figure.
 #[test]
-#[ignore = "needs CDM (branches cdm-core, cdm-tok)"]
 fn demo_formula_cdm_and_overall_equal_the_reference() {
     let Some(data) = shared_data("omnidocbench") else { return };
+    if !crate::cdm::tex_ready(corpus::metrics::cdm::Variant::OmniDocBench) {
+        return;
+    }
     let d = tempfile::tempdir().unwrap();
     let db = d.path().join("c.db");
     let demo = data.join("demo_data");

@@ -782,10 +782,17 @@ mod tests {
     /// The real CDM (OmniDocBench's variant) on the demo's 13 pairs equals the reference per
     /// pair.
     #[test]
-    #[ignore = "needs CDM (branches cdm-core, cdm-tok)"]
     fn demo_cdm_equals_the_reference_per_pair() {
         let Some((pages, preds, cdm_ref, _)) = demo() else { return };
-        let engine = crate::cdm::CdmEngine::new(crate::metrics::cdm::Variant::OmniDocBench, None);
+        let variant = crate::metrics::cdm::Variant::OmniDocBench;
+        let missing = crate::cdm::render::missing_tools(variant);
+        if !missing.is_empty() {
+            let why = format!("CDM needs {} (scripts/test.sh installs them)", missing.join(", "));
+            assert!(std::env::var("CI").map_or(true, |v| v != "true"), "under CI=true: {why}");
+            eprintln!("skipping: {why}");
+            return;
+        }
+        let engine = crate::cdm::CdmEngine::new(variant, None);
         let cdm = |p: &[(String, String)]| engine.score_pairs(p);
         let r = evaluate_with_cdm(&pages, &preds, MatchMethod::Quick, None, Some(&cdm));
         let pairs = cdm_ref["pairs"].as_array().unwrap();
