@@ -101,7 +101,7 @@ enum Command {
     /// version>` beside the suite's metrics
     Judge(judge::JudgeArgs),
     /// Score (ground truth, prediction) pairs given as JSON lines with one metric the suites
-    /// use (TEDS, TEDS-S, GriTS, edit distance), outside any store
+    /// use (TEDS, TEDS-S, GriTS, edit distance, CDM), outside any store
     Score(score::ScoreArgs),
     /// Make benchmark pages from LaTeX (tables or formulas, from sources or generated) with
     /// exact ground truth, and store them
