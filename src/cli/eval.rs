@@ -501,7 +501,7 @@ impl Render for table::TableSummary {
 impl Render for formula::FormulaSummary {
     fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
         let sum = self;
-        let mut headers = vec!["ID", "gt", "found", "cdm_err"];
+        let mut headers = vec!["ID", "gt", "n_found", "cdm_err"];
         headers.extend(formula::METRIC_IDS);
         let vals = |v: &[(String, Option<f64>)]| -> Vec<String> {
             v.iter().map(|(_, x)| fmt_value(*x)).collect()
@@ -547,7 +547,7 @@ impl Render for formula::FormulaSummary {
         print_table(&by, &groups)?;
         if !g.quiet {
             eprintln!(
-                "{} of {} documents scored now, {} from stored rows ({} rows written, {} v{}, CDM {}); AVG = mean of document means; the second table is over GT formulas (cdm_exprate = ExpRate@CDM; missed formulas score 0; CDM errors are left out of the CDM means).",
+                "{} of {} documents scored now, {} from stored rows ({} rows written, {} v{}, CDM {}); AVG = mean of document means; n_found = GT formulas paired, found = their share; the second table is over GT formulas (cdm_exprate = ExpRate@CDM; missed formulas score 0; CDM errors are left out of the CDM means).",
                 sum.scored, sum.documents, sum.cached, sum.rows_written, sum.suite, sum.suite_version, sum.cdm
             );
             if let Some(e) = &sum.cdm_error_example {
