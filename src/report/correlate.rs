@@ -203,10 +203,11 @@ pub fn read_study(text: &str) -> Result<Study, String> {
         }
         let gt = it["gt_formula"].as_str().or(it["gt_table"].as_str());
         let pred = it["extracted_formula"].as_str().or(it["extracted_table"].as_str());
-        if let (Some(g), Some(p)) = (gt, pred) {
+        let pair = gt.zip(pred);
+        if let Some((g, p)) = pair {
             study.column("edit_sim")[i] = Some(levenshtein::similarity(g, p));
         }
-        study.pairs.push(gt.zip(pred).map(|(g, p)| (g.to_string(), p.to_string())));
+        study.pairs.push(pair.map(|(g, p)| (g.to_string(), p.to_string())));
     }
     Ok(study)
 }

@@ -1,7 +1,7 @@
 //! CDM: the pure matching against hand-computed values and the reference packages' numbers
 //! (numpy's generator, scikit-image's `ransac`, SciPy's assignment), rendering with a real
-//! TeX, the render cache, `corpus score --metric cdm`, and (once the tokenizer lands) the two
-//! official variants' scores on the shared data.
+//! TeX, the render cache, `corpus score --metric cdm`, and the two official variants' scores on
+//! the shared data.
 
 use corpus::cdm::render;
 use corpus::cdm::{omnidocbench_input, CdmEngine};
@@ -10,7 +10,7 @@ use corpus::metrics::cdm::rng::Pcg64;
 use corpus::metrics::cdm::tokens::prepare;
 use corpus::metrics::cdm::Variant;
 
-use crate::util::{corpus, run, shared_data};
+use crate::util::{corpus, run, shared_data, skip_or_fail};
 
 const BOTH: [Variant; 2] = [Variant::OmniDocBench, Variant::UniMERNet];
 
@@ -288,12 +288,7 @@ pub(crate) fn tex_ready(v: Variant) -> bool {
     if missing.is_empty() {
         return true;
     }
-    let why =
-        format!("CDM {} needs {} (scripts/test.sh installs them)", v.name(), missing.join(", "));
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("cannot run under CI=true: {why}");
-    }
-    eprintln!("skipping: {why}");
+    skip_or_fail(&format!("CDM {} needs {}", v.name(), missing.join(", ")));
     false
 }
 

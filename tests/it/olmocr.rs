@@ -11,7 +11,7 @@ use corpus::metrics::olmocr::{
 use corpus::browser::BrowserKatex;
 use corpus::metrics::katex::{compare, Comparison, KatexRenderer};
 
-use crate::util::{corpus, json, run, shared_data, tiny_pdf};
+use crate::util::{corpus, json, run, shared_data, skip_or_fail, tiny_pdf};
 
 fn eval_json(db: &Path, provider: &str) -> serde_json::Value {
     eval_out(db, provider).1
@@ -82,14 +82,6 @@ fn port_on_folder(dir: &Path, candidate: &str) -> (Vec<String>, f64) {
     }
     failing.sort();
     (failing, overall_score(&results))
-}
-
-/// Skips a part that needs a tool, saying why; under `CI=true` that is a failure.
-fn skip_or_fail(why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("cannot run under CI=true: {why}");
-    }
-    eprintln!("skipping: {why}");
 }
 
 /// The tests olmOCR-bench's runner (olmocr 0.4.27, KaTeX in Chromium) fails on the sample

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use corpus::store::Store;
 
-use crate::util::{corpus, output_set, run, sample_variants, score_set};
+use crate::util::{corpus, output_set, run, sample_variants, score_set, skip_or_fail};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const SHARDS: u64 = 4;
@@ -108,13 +108,6 @@ impl Drop for Cluster {
     }
 }
 
-fn skip(why: &str) {
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("the Slurm test cannot run under CI=true: {why}");
-    }
-    eprintln!("skipping the Slurm test: {why}");
-}
-
 fn wait_for_line(path: &Path, needle: &str) {
     let t0 = Instant::now();
     while !std::fs::read_to_string(path).is_ok_and(|s| s.contains(needle)) {
@@ -136,7 +129,7 @@ fn a_slurm_array_shards_ocr_and_eval_and_dependent_jobs_merge() {
     let d = tempfile::tempdir().unwrap();
     let cluster = match Cluster::up(&d.path().join("slurm")) {
         Ok(c) => c,
-        Err(why) => return skip(&why),
+        Err(why) => return skip_or_fail(&format!("the Slurm test: {why}")),
     };
     let bin = env!("CARGO_BIN_EXE_corpus");
     let pdfs = d.path().join("pdfs");

@@ -24,6 +24,15 @@ pub fn json(out: &Output) -> serde_json::Value {
     })
 }
 
+/// A test that needs a tool or service this machine lacks says why and returns; under
+/// `CI=true` that is a failure, because `scripts/test.sh` installs what the tests need.
+pub fn skip_or_fail(why: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("cannot run under CI=true: {why}");
+    }
+    eprintln!("skipping: {why}");
+}
+
 /// The committed sample corpus.
 pub fn sample_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/papers")
