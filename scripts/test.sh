@@ -1,19 +1,31 @@
 #!/usr/bin/env bash
-# The test command: install what the tests need at run time (libpdfium; pdftotext from
-# Debian's poppler-utils for the command-provider test), then run every test.
+# The test command: install what the tests need at run time (libpdfium; the Debian tools the
+# parser presets run; TeX Live, Chromium, KaTeX, the notebook environment), then run every
+# test. The presets' Python environments are made by corpus itself on first use, under the
+# user cache (docs/presets.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-if ! command -v pdftotext >/dev/null 2>&1; then
+# Debian tools the command provider's test and the parser presets run (tests/it/presets.rs):
+# poppler's pdftotext and pdftoppm, MuPDF's mutool, Tesseract with English, and Java 17 for
+# opendataloader-pdf. Only what is missing is installed.
+ensure_preset_tools() {
+    local missing=()
+    command -v pdftotext >/dev/null 2>&1 || missing+=(poppler-utils)
+    command -v mutool >/dev/null 2>&1 || missing+=(mupdf-tools)
+    command -v tesseract >/dev/null 2>&1 || missing+=(tesseract-ocr tesseract-ocr-eng)
+    command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
+    [ ${#missing[@]} -eq 0 ] && return 0
     if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-        echo "test: installing poppler-utils (pdftotext) for the command-provider test" >&2
-        apt-get install -y -q poppler-utils >/dev/null 2>&1 \
-            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q poppler-utils >/dev/null 2>&1; } \
-            || echo "test: could not install poppler-utils; that test will skip" >&2
+        echo "test: installing ${missing[*]} for the preset tests" >&2
+        apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+            || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null 2>&1; } \
+            || echo "test: could not install ${missing[*]}; those preset tests will skip" >&2
     else
-        echo "test: pdftotext is absent and cannot be installed here; that test will skip" >&2
+        echo "test: ${missing[*]} absent and cannot be installed here; those preset tests will skip" >&2
     fi
-fi
+}
+ensure_preset_tools
 # pdflatex with the packages `corpus synth` typesets with (tests/it/synth.rs): Debian's
 # texlive-latex-extra (adjustbox, makecell, multirow, diagbox, mylatexformat) and
 # texlive-fonts-recommended (Times, Palatino, Charter, Helvetica, Bookman, Latin Modern).

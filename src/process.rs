@@ -22,13 +22,22 @@ pub struct WorkerProc {
 impl WorkerProc {
     /// Starts `exe args...` with piped stdin, stdout and stderr.
     pub fn spawn(exe: &Path, args: &[OsString]) -> Result<WorkerProc, String> {
-        let mut child = Command::new(exe)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start worker {}: {e}", exe.display()))?;
+        let mut cmd = Command::new(exe);
+        cmd.args(args);
+        WorkerProc::spawn_command(cmd, &exe.display().to_string())
+    }
+
+    /// Starts a prepared command with piped stdin, stdout and stderr, as the leader of its own
+    /// process group, so that a kill at the time limit also ends what it started (a parser
+    /// that runs Java or a helper binary). `what` names it in errors.
+    pub fn spawn_command(mut cmd: Command, what: &str) -> Result<WorkerProc, String> {
+        cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn().map_err(|e| format!("cannot start worker {what}: {e}"))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
@@ -71,14 +80,19 @@ impl WorkerProc {
     /// says how; the caller drops this handle and starts a new process for the next request.
     pub fn request(&mut self, line: &str, timeout: Duration) -> Result<String, String> {
         let sent = writeln!(self.stdin, "{line}").and_then(|_| self.stdin.flush());
-        let reply = match sent {
-            Ok(()) => self.lines.recv_timeout(timeout),
-            Err(_) => Err(RecvTimeoutError::Disconnected),
-        };
-        match reply {
+        match sent {
+            Ok(()) => self.recv(timeout),
+            Err(_) => Err(format!("worker process died: {}", self.end_message())),
+        }
+    }
+
+    /// Waits up to `timeout` for the next line the worker writes (a greeting it sends
+    /// unasked); on `Err` the process is gone, as for [`WorkerProc::request`].
+    pub fn recv(&mut self, timeout: Duration) -> Result<String, String> {
+        match self.lines.recv_timeout(timeout) {
             Ok(l) => Ok(l),
             Err(RecvTimeoutError::Timeout) => {
-                let _ = self.child.kill();
+                self.kill();
                 let how = self.end_message();
                 Err(format!("timed out after {} s (worker {how})", timeout.as_secs_f64()))
             }
@@ -86,6 +100,21 @@ impl WorkerProc {
                 Err(format!("worker process died: {}", self.end_message()))
             }
         }
+    }
+
+    /// Kills the worker's process group (it and whatever it started), then the worker.
+    pub fn kill(&mut self) {
+        #[cfg(unix)]
+        {
+            let pid = rustix::process::Pid::from_child(&self.child);
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        let _ = self.child.kill();
+    }
+
+    /// The worker's process id.
+    pub fn id(&self) -> u32 {
+        self.child.id()
     }
 
     /// Closes stdin, which ends the worker's loop, and waits so no zombie is left.

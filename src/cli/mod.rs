@@ -21,6 +21,7 @@ mod models;
 mod ocr;
 mod output;
 mod progress;
+mod providers;
 mod report;
 mod score;
 mod shard;
@@ -110,8 +111,9 @@ enum Command {
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
     Runs(sql::RunsArgs),
-    /// List the providers this build knows
-    Providers(output::OutputArgs),
+    /// Every provider: compiled in, presets (parsers in their own pinned environments) and
+    /// endpoints, whether each is ready, what it writes; `show` one, `install` presets
+    Providers(providers::ProvidersArgs),
     /// The models the `layout` provider loads: list, check their hashes, run one on images
     Models(models::ModelsArgs),
     /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
@@ -142,7 +144,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Synth(a) => synth::run(g, a),
         Command::Sql(a) => sql::run(g, a),
         Command::Runs(a) => sql::runs(g, a),
-        Command::Providers(a) => status::providers(a),
+        Command::Providers(a) => providers::run(g, a),
         Command::Models(a) => models::run(a),
         Command::Worker(a) => worker::run(a),
         Command::Pages => worker::pages(),
@@ -296,7 +298,7 @@ mod tests {
         }
         assert!(help.contains("olmocr-bench"));
         for id in corpus::providers::known_ids() {
-            assert!(help.contains(id), "{id}");
+            assert!(help.contains(id.as_str()), "{id}");
         }
     }
 }

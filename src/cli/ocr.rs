@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::providers::command::{self, CommandProvider};
+use corpus::providers::command::CommandProvider;
+use corpus::providers::preset::run::PresetProvider;
 use corpus::providers::runner::{run_ocr, Executor, OcrOptions};
-use corpus::providers::{find, PageSelection};
+use corpus::providers::{resolve, Entry, PageSelection};
 use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format, OutputArgs};
@@ -16,8 +17,10 @@ use super::{argv, GlobalArgs, UsageError, EXIT_SOME_FAILED};
 /// Arguments of `corpus ocr`.
 #[derive(Args, Debug)]
 pub struct OcrArgs {
-    /// The provider to run (see `corpus providers`); `truth` stores each ground truth as a Doc;
-    /// `command` runs an external tool (see --name, --version, --argv, --output-format)
+    /// The provider to run (see `corpus providers`): compiled in, a preset (installed into its
+    /// own environment on first use), or a preset file of yours in CORPUS_PRESETS or
+    /// ~/.config/corpus/presets; `truth` stores each ground truth as a Doc; `command` runs an
+    /// external tool (see --name, --version, --argv, --output-format)
     #[arg(long, default_value = "pdfium", value_parser = super::values::ocr_provider())]
     provider: String,
     /// Only documents of this dataset
@@ -79,39 +82,70 @@ pub struct OcrArgs {
 
 /// Runs `corpus ocr`.
 pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
-    if a.provider == corpus::providers::truth::ID {
-        if a.shard.into.is_some() {
-            usage_bail!(
-                "--provider truth is not sharded (it reads no PDF and takes seconds): run it without --shard/--into"
-            );
-        }
-        return run_truth(g, a);
-    }
-    if a.provider == corpus::providers::openai::ID {
-        if a.shard.into.is_some() {
-            usage_bail!("--provider openai is not sharded: the server does the work; run it without --shard/--into");
-        }
-        return run_openai(g, a);
+    let entry = resolve(&a.provider).map_err(|e| UsageError(e.to_string()))?;
+    if a.argv.is_some() && !matches!(entry, Entry::Command) {
+        usage_bail!("--argv is for --provider command only");
     }
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         usage_bail!("--timeout must be a positive number of seconds");
     }
-    let command;
-    let provider: &dyn corpus::providers::Provider = if a.provider == command::ID {
-        let (Some(name), Some(version), Some(argv), Some(format)) =
-            (&a.name, &a.tool_version, &a.argv, a.output_format)
-        else {
-            usage_bail!("--provider command needs --name, --version, --argv and --output-format");
-        };
-        let timeout = Duration::from_secs_f64(a.timeout);
-        command = CommandProvider::new(name, version, argv, format, timeout)
-            .map_err(|e| UsageError(e.to_string()))?;
-        &command
-    } else {
-        if a.argv.is_some() {
-            usage_bail!("--argv is for --provider command only");
+    let timeout = Duration::from_secs_f64(a.timeout);
+    // Every kind runs through the runner's cache loop except the truth (no PDF is read) and
+    // the endpoint (pages to a server, `--concurrency` at a time).
+    let owned: Box<dyn corpus::providers::Provider>;
+    let (provider, in_threads): (&dyn corpus::providers::Provider, bool) = match &entry {
+        Entry::Truth => {
+            if a.shard.into.is_some() {
+                usage_bail!(
+                    "--provider truth is not sharded (it reads no PDF and takes seconds): run it without --shard/--into"
+                );
+            }
+            return run_truth(g, a);
         }
-        find(&a.provider)?
+        Entry::Endpoint => {
+            if a.shard.into.is_some() {
+                usage_bail!("--provider openai is not sharded: the server does the work; run it without --shard/--into");
+            }
+            return run_openai(g, a);
+        }
+        Entry::Command => {
+            let (Some(name), Some(version), Some(argv), Some(format)) =
+                (&a.name, &a.tool_version, &a.argv, a.output_format)
+            else {
+                usage_bail!(
+                    "--provider command needs --name, --version, --argv and --output-format"
+                );
+            };
+            owned = Box::new(
+                CommandProvider::new(name, version, argv, format, timeout)
+                    .map_err(|e| UsageError(e.to_string()))?,
+            );
+            // The tool runs in its own process under the time limit: threads are enough.
+            (owned.as_ref(), true)
+        }
+        Entry::Builtin(p) => (*p, false),
+        Entry::Preset(preset) => {
+            if !g.quiet && preset.heavy {
+                eprintln!("{}: a heavy preset (it pulls a large stack such as torch)", preset.id);
+            }
+            if let Some(needs) = &preset.needs {
+                eprintln!("{}: needs {needs}", preset.id);
+            }
+            let spinner = super::progress::Spinner::new(&preset.id, g.quiet);
+            let mut said_install = false;
+            let prepared = PresetProvider::prepare(preset, timeout, &mut |m| {
+                if !said_install && !g.quiet {
+                    said_install = true;
+                    eprintln!("{}: not installed yet; installing it first", preset.id);
+                }
+                spinner.say(m)
+            });
+            spinner.finish();
+            owned = Box::new(prepared?);
+            // Each job slot keeps its own worker process (Python) or starts the tool per PDF
+            // (command), under the time limit: threads of this process are enough.
+            (owned.as_ref(), true)
+        }
     };
     use corpus::providers::layout::runtime::Device;
     if a.device != Device::Cpu {
@@ -136,8 +170,7 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         pages: a.pages.clone(),
         retry_errors: a.retry_errors,
         fail_fast: a.fail_fast,
-        executor: if a.provider == command::ID {
-            // The tool runs in its own process under the time limit: threads are enough.
+        executor: if in_threads {
             Executor::Threads { db: std::path::absolute(&g.db)?, snapshot, jobs: jobs.max(1) }
         } else {
             Executor::Workers {
@@ -145,7 +178,7 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
                 db: std::path::absolute(&g.db)?,
                 snapshot,
                 jobs: jobs.max(1),
-                timeout: Duration::from_secs_f64(a.timeout),
+                timeout,
             }
         },
         run: Some(run),

@@ -43,3 +43,43 @@ impl corpus::progress::Progress for Bar {
         self.bar.finish_and_clear();
     }
 }
+
+/// What a long set-up step is doing (a preset's install): a spinner with the latest line on
+/// a terminal, plain lines on stderr otherwise, nothing with `-q`.
+pub struct Spinner {
+    bar: Option<ProgressBar>,
+    prefix: String,
+    quiet: bool,
+}
+
+impl Spinner {
+    /// Returns a spinner labelled `what`.
+    pub fn new(what: &str, quiet: bool) -> Spinner {
+        let bar = (!quiet && std::io::stderr().is_terminal()).then(|| {
+            let bar = ProgressBar::new_spinner();
+            let style = ProgressStyle::with_template("{spinner} {prefix}: {wide_msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner());
+            bar.set_style(style);
+            bar.set_prefix(what.to_string());
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        Spinner { bar, prefix: what.to_string(), quiet }
+    }
+
+    /// Shows one line of what is happening.
+    pub fn say(&self, msg: &str) {
+        match &self.bar {
+            Some(b) => b.set_message(msg.to_string()),
+            None if !self.quiet => eprintln!("{}: {msg}", self.prefix),
+            None => {}
+        }
+    }
+
+    /// Removes the spinner.
+    pub fn finish(&self) {
+        if let Some(b) = &self.bar {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,4 +1,4 @@
-//! `corpus status` and `corpus providers`.
+//! `corpus status`.
 
 use std::process::ExitCode;
 
@@ -58,38 +58,6 @@ pub fn run(g: &GlobalArgs, a: &StatusArgs) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
             print_table(&["provider", "version", "outputs", "errors"], &rows)?;
-        }
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Runs `corpus providers`.
-pub fn providers(a: &OutputArgs) -> anyhow::Result<ExitCode> {
-    let mut all: Vec<(String, u32, String)> = corpus::providers::registry()
-        .iter()
-        .map(|p| (p.id().to_string(), p.adapter_version(), p.description().to_string()))
-        .collect();
-    all.push((
-        corpus::providers::truth::ID.into(),
-        corpus::providers::truth::ADAPTER_VERSION,
-        "the document's own ground truth as a Doc (GT-vs-GT sanity)".into(),
-    ));
-    all.push((
-        corpus::providers::command::ID.into(),
-        corpus::providers::command::ADAPTER_VERSION,
-        "any command-line parser, cached under --name and --version (see `corpus ocr --help`)"
-            .into(),
-    ));
-    match a.format {
-        Format::Json => print_json(
-            &all.iter()
-                .map(|(id, v, d)| json!({"provider": id, "version": v, "description": d}))
-                .collect::<Vec<_>>(),
-        )?,
-        Format::Table => {
-            let rows: Vec<Vec<String>> =
-                all.iter().map(|(id, v, d)| vec![id.clone(), v.to_string(), d.clone()]).collect();
-            print_table(&["provider", "version", "description"], &rows)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -33,9 +33,52 @@ pub fn stored_suite() -> PossibleValuesParser {
     PossibleValuesParser::new(ids)
 }
 
-/// `ocr --provider`: the registry's providers, `command` and `truth`.
-pub fn ocr_provider() -> PossibleValuesParser {
-    PossibleValuesParser::new(corpus::providers::known_ids())
+/// `ocr --provider`: every registry entry. `--help` lists the compiled-in providers and
+/// the repository's presets; a preset from the user's folder is taken too.
+pub fn ocr_provider() -> ProviderParser {
+    ProviderParser
+}
+
+/// The value parser of `--provider` (see [`ocr_provider`]).
+#[derive(Clone)]
+pub struct ProviderParser;
+
+impl TypedValueParser for ProviderParser {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<String, clap::Error> {
+        let s = value.to_string_lossy();
+        match corpus::providers::resolve(&s) {
+            Ok(_) => Ok(s.into_owned()),
+            Err(e) => {
+                let what = arg.map(|a| format!("for '{a}': ")).unwrap_or_default();
+                let msg = format!("invalid value {what}{e}\n  (see `corpus providers`)\n");
+                Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd))
+            }
+        }
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        let mut ids: Vec<String> =
+            corpus::providers::registry().iter().map(|p| p.id().to_string()).collect();
+        ids.extend(["command", "truth", "openai"].map(String::from));
+        for (_, text) in corpus::providers::preset::BUILTIN {
+            if let Ok(p) = corpus::providers::preset::Preset::parse(text, "") {
+                ids.push(p.id);
+            }
+        }
+        Some(Box::new(ids.into_iter().map(|id| {
+            let id: &'static str = Box::leak(id.into_boxed_str());
+            clap::builder::PossibleValue::new(id)
+        })))
+    }
 }
 
 /// `score --metric`: every pairwise metric, and `cdm`.

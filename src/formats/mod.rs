@@ -436,7 +436,16 @@ impl ImportFormat {
                 .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
             ImportFormat::Markdown => {
                 let src = utf8()?;
+                // A form feed is a page break, as in pdftotext's output: parsers that give
+                // pages (presets) join them with it.
                 let mut doc = markdown::read_markdown(src, page);
+                if src.contains('\u{c}') {
+                    doc.blocks.clear();
+                    for (i, part) in src.split('\u{c}').enumerate() {
+                        let p = markdown::read_markdown(part, page + i as u32);
+                        doc.blocks.extend(p.blocks);
+                    }
+                }
                 doc.markdown = Some(src.to_string());
                 Ok(Parsed { doc, binary_hash: None })
             }

@@ -55,6 +55,19 @@ impl CommandProvider {
         timeout: Duration,
     ) -> Result<CommandProvider> {
         super::check_provider_id(name)?;
+        // The id must live as long as the registry's &'static ids; one leak per command line.
+        let name: &'static str = Box::leak(name.to_string().into_boxed_str());
+        CommandProvider::for_preset(name, version, template, format, timeout)
+    }
+
+    /// Declares the command of a preset (see `providers::preset`), whose id is its own.
+    pub fn for_preset(
+        name: &'static str,
+        version: &str,
+        template: &str,
+        format: ImportFormat,
+        timeout: Duration,
+    ) -> Result<CommandProvider> {
         if version.trim().is_empty() {
             return Err(Error::Usage("--version must name the tool's version".into()));
         }
@@ -64,8 +77,6 @@ impl CommandProvider {
         if !argv.iter().any(|a| a.contains("{pdf}")) {
             return Err(Error::Usage(format!("--argv {template:?} never mentions {{pdf}}")));
         }
-        // The id must live as long as the registry's &'static ids; one leak per command line.
-        let name: &'static str = Box::leak(name.to_string().into_boxed_str());
         Ok(CommandProvider {
             name,
             version: version.to_string(),

@@ -13,6 +13,7 @@ pub mod layout;
 pub mod manifest;
 pub mod openai;
 pub mod pdfium;
+pub mod preset;
 pub mod runner;
 pub mod testing;
 pub mod truth;
@@ -85,8 +86,8 @@ pub trait Engine {
 pub trait PdfRead: std::io::Read + std::io::Seek {}
 impl<R: std::io::Read + std::io::Seek> PdfRead for R {}
 
-/// Returns every provider this build knows, test-only ones included only when
-/// `CORPUS_TEST_PROVIDERS=1`.
+/// Returns every provider compiled into this build, test-only ones included only when
+/// `CORPUS_TEST_PROVIDERS=1` (presets and the special entries are in [`entries`]).
 pub fn registry() -> Vec<&'static dyn Provider> {
     let show_test = std::env::var("CORPUS_TEST_PROVIDERS").is_ok_and(|v| v == "1");
     ALL.iter().copied().filter(|p| show_test || !p.test_only()).collect()
@@ -95,21 +96,134 @@ pub fn registry() -> Vec<&'static dyn Provider> {
 static ALL: &[&dyn Provider] =
     &[&builtin::PdfiumProvider, &layout::LayoutProvider, &testing::FaultyProvider];
 
-/// Every id `corpus ocr --provider` takes: the registry's providers, then `command` (an
-/// external tool) and `truth` (each ground truth as a Doc), which are not in the registry
-/// because they need more than an id to run.
-pub fn known_ids() -> Vec<&'static str> {
+/// How a provider runs: every entry of the registry has exactly one kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Compiled into corpus, run in `corpus __worker` processes (pdfium, layout).
+    InProcess,
+    /// An external command run once per PDF (`command`, and command presets).
+    Command,
+    /// A Python parser in its own environment, in persistent workers (Python presets).
+    PythonWorker,
+    /// A model behind an OpenAI-compatible HTTP endpoint (`openai`).
+    Endpoint,
+    /// The document's own ground truth (`truth`).
+    Truth,
+}
+
+impl Kind {
+    /// The kind's name in listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::InProcess => "in-process",
+            Kind::Command => "command",
+            Kind::PythonWorker => "python",
+            Kind::Endpoint => "endpoint",
+            Kind::Truth => "truth",
+        }
+    }
+}
+
+/// One provider `corpus ocr --provider` can run.
+#[derive(Clone)]
+pub enum Entry {
+    /// A provider compiled into corpus.
+    Builtin(&'static dyn Provider),
+    /// `command`: any external tool declared on the command line.
+    Command,
+    /// `truth`: each ground truth as a Doc.
+    Truth,
+    /// `openai`: a VLM behind an OpenAI-compatible API.
+    Endpoint,
+    /// A parser preset (`presets/`, or the user's folder).
+    Preset(Box<preset::Preset>),
+}
+
+impl Entry {
+    /// The id users type.
+    pub fn id(&self) -> &str {
+        match self {
+            Entry::Builtin(p) => p.id(),
+            Entry::Command => command::ID,
+            Entry::Truth => truth::ID,
+            Entry::Endpoint => openai::ID,
+            Entry::Preset(p) => &p.id,
+        }
+    }
+
+    /// How it runs.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Entry::Builtin(_) => Kind::InProcess,
+            Entry::Command => Kind::Command,
+            Entry::Truth => Kind::Truth,
+            Entry::Endpoint => Kind::Endpoint,
+            Entry::Preset(p) => match p.kind() {
+                preset::RunKind::Python => Kind::PythonWorker,
+                preset::RunKind::Command => Kind::Command,
+            },
+        }
+    }
+
+    /// One line for listings.
+    pub fn description(&self) -> String {
+        match self {
+            Entry::Builtin(p) => p.description().to_string(),
+            Entry::Command => {
+                "any command-line parser, cached under --name and --version (see `corpus ocr --help`)"
+                    .into()
+            }
+            Entry::Truth => "the document's own ground truth as a Doc (GT-vs-GT sanity)".into(),
+            Entry::Endpoint => {
+                "a vision-language model behind an OpenAI-compatible API, page by page".into()
+            }
+            Entry::Preset(p) => p.description.clone(),
+        }
+    }
+}
+
+/// The ids that are not presets: the compiled-in providers and the special entries.
+fn fixed_ids() -> Vec<&'static str> {
     let mut ids: Vec<&'static str> = registry().iter().map(|p| p.id()).collect();
     ids.extend([command::ID, truth::ID, openai::ID]);
     ids
 }
 
-/// Returns an error if `id` names a built-in provider, whose outputs an import (or a
-/// `command` provider) must not mix with, or is not a usable id.
+/// Every provider: compiled-in, the special entries, then the presets (built-in and the
+/// user's), with an error for each preset file that could not be used.
+pub fn entries() -> (Vec<Entry>, Vec<Error>) {
+    let mut out: Vec<Entry> = registry().into_iter().map(Entry::Builtin).collect();
+    out.extend([Entry::Command, Entry::Truth, Entry::Endpoint]);
+    let (presets, errors) = preset::load_all(&fixed_ids());
+    out.extend(presets.into_iter().map(|p| Entry::Preset(Box::new(p))));
+    (out, errors)
+}
+
+/// Finds the entry `id`, with an error that lists every known id (and, when a preset file
+/// could not be read, why).
+pub fn resolve(id: &str) -> Result<Entry> {
+    let (all, errors) = entries();
+    if let Some(e) = all.iter().find(|e| e.id() == id) {
+        return Ok(e.clone());
+    }
+    let ids: Vec<&str> = all.iter().map(Entry::id).collect();
+    let mut msg = format!("unknown provider {id:?}; known providers: {}", ids.join(", "));
+    for e in errors {
+        msg.push_str(&format!("\n  (not loaded: {e})"));
+    }
+    Err(Error::Usage(msg))
+}
+
+/// Every id `corpus ocr --provider` takes.
+pub fn known_ids() -> Vec<String> {
+    entries().0.iter().map(|e| e.id().to_string()).collect()
+}
+
+/// Returns an error if `id` names a provider corpus runs itself (compiled in, special or a
+/// preset), whose outputs an import (or a `command` provider) must not mix with, or is not a
+/// usable id.
 pub fn check_provider_id(id: &str) -> Result<()> {
-    let builtin =
-        registry().iter().any(|p| p.id() == id) || matches!(id, "truth" | "command" | "openai");
-    if builtin {
+    if known_ids().iter().any(|k| k == id) {
         return Err(Error::Usage(format!(
             "{id:?} is a built-in provider; imported outputs need a name of their own (e.g. docling-2.14)"
         )));
@@ -122,7 +236,7 @@ pub fn check_provider_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-/// Finds a registry provider by id, with an error that lists every known id.
+/// Finds a compiled-in provider by id, with an error that lists every known id.
 pub fn find(id: &str) -> Result<&'static dyn Provider> {
     registry().iter().copied().find(|p| p.id() == id).ok_or_else(|| {
         Error::Usage(format!(

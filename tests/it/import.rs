@@ -234,7 +234,7 @@ fn command_provider_runs_pdftotext_caches_and_records_failures() {
         "--provider",
         "command",
         "--name",
-        "pdftotext",
+        "pdftotext-layout",
         "--version",
         "poppler",
         "--argv",
@@ -255,8 +255,14 @@ fn command_provider_runs_pdftotext_caches_and_records_failures() {
         (Some(3), Some(0)),
         "a re-run is served from the cache"
     );
-    let out =
-        run(corpus(&db).args(["export", "101", "--provider", "pdftotext", "--format", "text"]));
+    let out = run(corpus(&db).args([
+        "export",
+        "101",
+        "--provider",
+        "pdftotext-layout",
+        "--format",
+        "text",
+    ]));
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(text.contains("Introduction"), "{text}");
     // A different argv template is a different cache key; a failing one records its stderr.
@@ -265,7 +271,7 @@ fn command_provider_runs_pdftotext_caches_and_records_failures() {
         "--provider",
         "command",
         "--name",
-        "pdftotext",
+        "pdftotext-layout",
         "--version",
         "poppler",
         "--argv",

@@ -16,6 +16,7 @@ mod olmocr;
 mod omnidoc;
 mod openai;
 mod paper;
+mod presets;
 mod report;
 mod shard;
 mod shared;
