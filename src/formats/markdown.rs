@@ -34,6 +34,26 @@ pub fn read_markdown(raw: &str, page: u32) -> Doc {
     Doc { pages: Vec::new(), blocks: r.blocks, markdown: Some(raw.to_string()), meta: None }
 }
 
+/// Reads Markdown whose pages are separated by form feeds (`\f`, as pdftotext separates
+/// them and parser presets join pages): the part after the k-th form feed is page
+/// `first_page + k`. The title rule holds across pages: a `#` heading is the title only if no
+/// heading came before it on an earlier page. The Doc keeps the whole text in
+/// [`Doc::markdown`].
+pub fn read_markdown_pages(raw: &str, first_page: u32) -> Doc {
+    let mut blocks: Vec<Block> = Vec::new();
+    for (i, part) in raw.split('\u{c}').enumerate() {
+        let seen = blocks.iter().any(|b| matches!(b.kind, BlockKind::Title | BlockKind::Heading));
+        for mut b in read_markdown(part, first_page + i as u32).blocks {
+            if seen && b.kind == BlockKind::Title {
+                b.kind = BlockKind::Heading;
+                b.level = Some(1);
+            }
+            blocks.push(b);
+        }
+    }
+    Doc { pages: Vec::new(), blocks, markdown: Some(raw.to_string()), meta: None }
+}
+
 /// Rewrites `\[..\]` as `$$..$$` and `\(..\)` as `$..$`, which is how pulldown-cmark spells
 /// math (it would otherwise read `\[` as an escaped bracket).
 fn bracket_math_to_dollars(src: &str) -> String {
@@ -344,6 +364,19 @@ mod tests {
 
     fn kinds(d: &Doc) -> Vec<BlockKind> {
         d.blocks.iter().map(|b| b.kind).collect()
+    }
+
+    #[test]
+    fn form_feeds_are_pages_and_the_title_rule_spans_them() {
+        let d = read_markdown_pages("# Paper\n\nOne.\u{c}# Methods\n\nTwo.", 3);
+        let got: Vec<(BlockKind, u32, Option<u8>)> =
+            d.blocks.iter().map(|b| (b.kind, b.page, b.level)).collect();
+        use BlockKind::*;
+        assert_eq!(
+            got,
+            [(Title, 3, None), (Paragraph, 3, None), (Heading, 4, Some(1)), (Paragraph, 4, None)]
+        );
+        assert_eq!(d.markdown.as_deref(), Some("# Paper\n\nOne.\u{c}# Methods\n\nTwo."));
     }
 
     #[test]

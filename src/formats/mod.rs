@@ -435,19 +435,10 @@ impl ImportFormat {
             ImportFormat::DoclingJson => docling::read_docling(bytes)
                 .map(|f| Parsed { doc: f.doc, binary_hash: f.binary_hash }),
             ImportFormat::Markdown => {
-                let src = utf8()?;
                 // A form feed is a page break, as in pdftotext's output: parsers that give
                 // pages (presets) join them with it.
-                let mut doc = markdown::read_markdown(src, page);
-                if src.contains('\u{c}') {
-                    doc.blocks.clear();
-                    for (i, part) in src.split('\u{c}').enumerate() {
-                        let p = markdown::read_markdown(part, page + i as u32);
-                        doc.blocks.extend(p.blocks);
-                    }
-                }
-                doc.markdown = Some(src.to_string());
-                Ok(Parsed { doc, binary_hash: None })
+                let src = utf8()?;
+                Ok(Parsed { doc: markdown::read_markdown_pages(src, page), binary_hash: None })
             }
             ImportFormat::GrobidTei => tei::read_grobid_tei(bytes).map(paper),
             ImportFormat::PeerRead => peerread::read_peerread(bytes).map(paper),
@@ -473,6 +464,20 @@ mod tests {
         }
         assert_eq!(media_type_of("s2orc"), "application/json");
         assert_eq!(media_type_of("nope"), "application/octet-stream");
+    }
+
+    #[test]
+    fn form_feeds_split_markdown_and_text_into_pages() {
+        let md = "# Title\n\nOne.\u{c}Two.\n\n<table><tr><td>a</td></tr></table>\n";
+        let doc = ImportFormat::Markdown.read(md.as_bytes(), 0).unwrap().doc;
+        let pages: Vec<(u32, &str)> =
+            doc.blocks.iter().map(|b| (b.page, b.text.as_str())).collect();
+        assert_eq!(pages[..3], [(0, "Title"), (0, "One."), (1, "Two.")]);
+        assert_eq!(doc.blocks[3].page, 1);
+        assert!(doc.blocks[3].table.is_some());
+        assert_eq!(doc.markdown.as_deref(), Some(md));
+        let doc = ImportFormat::Text.read("a\u{c}b".as_bytes(), 0).unwrap().doc;
+        assert_eq!(doc.blocks.iter().map(|b| b.page).collect::<Vec<_>>(), [0, 1]);
     }
 
     #[test]

@@ -22,14 +22,14 @@ use std::time::Instant;
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use super::key::{canonical_json, CacheKey};
-use super::runner::{Failure, OcrSummary};
+use super::key::{canonical_json, CacheKey, PageSelection};
+use super::runner::{plan, record, KeyParts, OcrSummary, Plan};
 use super::Provider;
 use crate::doc::{Doc, Page};
 use crate::error::{Error, Result};
 use crate::llm::{for_each_bounded, Budget, Client, LlmError, Sampling};
 use crate::progress::Progress;
-use crate::store::{DocumentRow, NewOutput, RunId, Store, StoredPdf};
+use crate::store::{DocumentRow, RunId, Store, StoredPdf};
 
 /// The provider id.
 pub const ID: &str = "openai";
@@ -203,23 +203,15 @@ pub fn run_openai(
         "sampling": opts.sampling.canonical(),
     });
     let config_text = canonical_json(&config);
-    let mut summary = OcrSummary {
-        provider: ID.into(),
-        provider_version: ADAPTER_VERSION.to_string(),
-        model_digest: digest.clone(),
-        ..Default::default()
+    let parts = KeyParts {
+        id: ID,
+        adapter_version: ADAPTER_VERSION,
+        version: ADAPTER_VERSION.to_string(),
+        model_digest: &digest,
+        config: &config,
+        pages: &PageSelection::All,
     };
-    let mut todo = Vec::new();
-    for row in store.documents(opts.dataset)? {
-        summary.documents += 1;
-        let key =
-            CacheKey::builder(ID, ADAPTER_VERSION, &digest, &row.hash).config(&config).compute();
-        match store.output_status(key.as_str())?.as_deref() {
-            Some("ok") => summary.cached += 1,
-            Some(_) if !opts.retry_errors => summary.cached_errors += 1,
-            _ => todo.push((row, key)),
-        }
-    }
+    let Plan { mut summary, todo } = plan(store, &parts, opts.dataset, opts.retry_errors)?;
     let pdfium = super::pdfium::bind().map_err(|e| Error::Native(e.to_string()))?;
     progress.start(todo.len() as u64);
     let mut stopped = None;
@@ -310,28 +302,22 @@ pub fn run_openai(
                     .collect::<Vec<_>>()
                     .join("; "))
             };
-            store.put_output(&NewOutput {
-                cache_key: job.key.as_str(),
-                document: job.row.id,
-                provider: ID,
-                provider_version: &summary.provider_version,
-                model_digest: &digest,
-                config: &config_text,
-                pages: "all",
-                result: result.as_ref().map(|s| s.as_bytes()).map_err(|e| e.as_str()),
-                wall_ms: job.t0.elapsed().as_millis() as u64,
-                device: "remote",
-                run: opts.run,
-            })?;
-            summary.ran += 1;
-            summary.pages_ran += job.sizes.len() as u64;
-            match result {
-                Ok(_) => summary.ok += 1,
-                Err(e) => {
-                    summary.failed += 1;
-                    summary.failures.push(Failure { document: job.row.name.clone(), error: e });
-                }
-            }
+            let result = result.as_ref().map(|s| s.as_bytes()).map_err(|e| e.as_str());
+            let wall_ms = job.t0.elapsed().as_millis() as u64;
+            let pages = job.sizes.len() as u64;
+            let (row, key) = (&job.row, &job.key);
+            record(
+                store,
+                &mut summary,
+                &parts,
+                row,
+                key,
+                result,
+                pages,
+                wall_ms,
+                "remote",
+                opts.run,
+            )?;
             progress.advance(&job.row.name, true);
         }
         jobs.clear();

@@ -116,6 +116,105 @@ struct Job {
     key: CacheKey,
 }
 
+/// The documents a provider has to run on, from the cache: what every kind that parses PDFs
+/// shares (the runner's executors, the `openai` endpoint).
+pub struct Plan {
+    /// The counts so far (documents, cached, cached errors), to be completed by the run.
+    pub summary: OcrSummary,
+    /// The documents to run, each with its cache key, in the store's order.
+    pub todo: VecDeque<(DocumentRow, CacheKey)>,
+}
+
+/// The identity of a provider's outputs: what enters the cache key, and the version stored.
+pub struct KeyParts<'a> {
+    /// Provider id.
+    pub id: &'a str,
+    /// Adapter version (in the key).
+    pub adapter_version: u32,
+    /// The version stored with each output.
+    pub version: String,
+    /// Model digest (in the key).
+    pub model_digest: &'a str,
+    /// Config (in the key, canonicalised).
+    pub config: &'a serde_json::Value,
+    /// Pages (in the key).
+    pub pages: &'a PageSelection,
+}
+
+/// Decides, by cache key, which documents of `dataset` (all, if `None`) still need a run.
+pub fn plan(
+    store: &Store,
+    parts: &KeyParts<'_>,
+    dataset: Option<&str>,
+    retry_errors: bool,
+) -> Result<Plan> {
+    let mut summary = OcrSummary {
+        provider: parts.id.into(),
+        provider_version: parts.version.clone(),
+        model_digest: parts.model_digest.into(),
+        ..Default::default()
+    };
+    let mut todo = VecDeque::new();
+    for doc in store.documents(dataset)? {
+        summary.documents += 1;
+        let key = CacheKey::builder(parts.id, parts.adapter_version, parts.model_digest, &doc.hash)
+            .config(parts.config)
+            .pages(parts.pages)
+            .compute();
+        match store.output_status(key.as_str())?.as_deref() {
+            Some("ok") => summary.cached += 1,
+            Some(_) if !retry_errors => summary.cached_errors += 1,
+            _ => todo.push_back((doc, key)),
+        }
+    }
+    Ok(Plan { summary, todo })
+}
+
+/// Stores one document's result (its output, or its failure) in one transaction and counts
+/// it in `summary`; returns whether it succeeded.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    store: &mut Store,
+    summary: &mut OcrSummary,
+    parts: &KeyParts<'_>,
+    doc: &DocumentRow,
+    key: &CacheKey,
+    result: std::result::Result<&[u8], &str>,
+    pages_ran: u64,
+    wall_ms: u64,
+    device: &str,
+    run: Option<RunId>,
+) -> Result<bool> {
+    store.put_output(&NewOutput {
+        cache_key: key.as_str(),
+        document: doc.id,
+        provider: parts.id,
+        provider_version: &parts.version,
+        model_digest: parts.model_digest,
+        config: &canonical_json(parts.config),
+        pages: &parts.pages.to_string(),
+        result,
+        wall_ms,
+        device,
+        run,
+    })?;
+    summary.ran += 1;
+    summary.pages_ran += pages_ran;
+    match result {
+        Err(msg) => {
+            summary.failed += 1;
+            tracing::warn!(document = %doc.name, provider = parts.id, "failed: {msg}");
+            summary.failures.push(Failure { document: doc.name.clone(), error: msg.into() });
+            Ok(false)
+        }
+        Ok(_) => {
+            summary.ok += 1;
+            tracing::info!(document = %doc.name, provider = parts.id, wall_ms, "stored");
+            Ok(true)
+        }
+    }
+}
+
 /// Runs `opts.provider` over every selected document without a cached output.
 pub fn run_ocr(
     store: &mut Store,
@@ -125,61 +224,41 @@ pub fn run_ocr(
     let t0 = Instant::now();
     let p = opts.provider;
     let digest = p.model_digest()?;
-    let config = canonical_json(&p.config());
-    let mut summary = OcrSummary {
-        provider: p.id().into(),
-        provider_version: p.version(),
-        model_digest: digest.clone(),
-        ..Default::default()
+    let config = p.config();
+    let parts = KeyParts {
+        id: p.id(),
+        adapter_version: p.adapter_version(),
+        version: p.version(),
+        model_digest: &digest,
+        config: &config,
+        pages: &opts.pages,
     };
-    let mut todo = VecDeque::new();
-    for doc in store.documents(opts.dataset)? {
-        summary.documents += 1;
-        let key = CacheKey::builder(p.id(), p.adapter_version(), &digest, &doc.hash)
-            .config(&p.config())
-            .pages(&opts.pages)
-            .compute();
-        match store.output_status(key.as_str())?.as_deref() {
-            Some("ok") => summary.cached += 1,
-            Some(_) if !opts.retry_errors => summary.cached_errors += 1,
-            _ => todo.push_back(Job { doc, key }),
-        }
-    }
+    let Plan { mut summary, todo } = plan(store, &parts, opts.dataset, opts.retry_errors)?;
+    let mut todo: VecDeque<Job> = todo.into_iter().map(|(doc, key)| Job { doc, key }).collect();
     if todo.is_empty() {
         summary.wall_ms = t0.elapsed().as_millis() as u64;
         return Ok(summary);
     }
     progress.start(todo.len() as u64);
     let pages = opts.pages.to_string();
-    let mut record = |store: &mut Store, job: &Job, reply: Reply| -> Result<bool> {
+    let mut store_reply = |store: &mut Store, job: &Job, reply: Reply| -> Result<bool> {
         let (result, wall_ms) = match &reply {
             Reply::Ok { wall_ms, json } => (Ok(json.as_bytes()), *wall_ms),
             Reply::Error { wall_ms, message } => (Err(message.as_str()), *wall_ms),
         };
-        store.put_output(&NewOutput {
-            cache_key: job.key.as_str(),
-            document: job.doc.id,
-            provider: p.id(),
-            provider_version: &summary.provider_version,
-            model_digest: &digest,
-            config: &config,
-            pages: &pages,
+        let pages_ran = u64::from(job.doc.pages);
+        let ok = record(
+            store,
+            &mut summary,
+            &parts,
+            &job.doc,
+            &job.key,
             result,
+            pages_ran,
             wall_ms,
-            device: opts.device,
-            run: opts.run,
-        })?;
-        summary.ran += 1;
-        summary.pages_ran += u64::from(job.doc.pages);
-        let ok = result.is_ok();
-        if let Err(msg) = result {
-            summary.failed += 1;
-            tracing::warn!(document = %job.doc.name, provider = p.id(), "failed: {msg}");
-            summary.failures.push(Failure { document: job.doc.name.clone(), error: msg.into() });
-        } else {
-            summary.ok += 1;
-            tracing::info!(document = %job.doc.name, provider = p.id(), wall_ms, "stored");
-        }
+            opts.device,
+            opts.run,
+        )?;
         progress.advance(&job.doc.name, ok);
         if let Some(pause) = test_pause() {
             std::thread::sleep(pause);
@@ -192,7 +271,7 @@ pub fn run_ocr(
             while let Some(job) = todo.pop_front() {
                 let pdf = store.pdf(&job.doc.hash)?.ok_or_else(|| missing_blob(&job.doc))?;
                 let reply = run_one(engine.as_mut(), pdf, &opts.pages);
-                if !record(store, &job, reply)? && opts.fail_fast {
+                if !store_reply(store, &job, reply)? && opts.fail_fast {
                     break;
                 }
             }
@@ -212,7 +291,7 @@ pub fn run_ocr(
                 for msg in rx {
                     match msg {
                         Ok((job, reply)) => {
-                            if !record(store, &job, reply)? && opts.fail_fast {
+                            if !store_reply(store, &job, reply)? && opts.fail_fast {
                                 clear(&queue);
                             }
                         }
@@ -250,7 +329,7 @@ pub fn run_ocr(
             for msg in rx {
                 match msg {
                     Ok((job, reply)) => {
-                        if !record(store, &job, reply)? && opts.fail_fast {
+                        if !store_reply(store, &job, reply)? && opts.fail_fast {
                             clear(&queue);
                         }
                     }

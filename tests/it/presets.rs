@@ -219,9 +219,7 @@ fn a_user_preset_runs_with_no_code_change_and_a_new_pin_reruns() {
         c.env("CORPUS_PRESETS", &presets).args(args);
         c
     };
-    assert!(run(&mut c(&["ingest", "-q", "--truth", "peerread"]).arg(sample_dir()))
-        .status
-        .success());
+    assert!(run(c(&["ingest", "-q", "--truth", "peerread"]).arg(sample_dir())).status.success());
     let listing = json(&run(&mut c(&["providers", "--format", "json"])));
     let mine = listing.as_array().unwrap().iter().find(|r| r["provider"] == "my-parser").unwrap();
     assert_eq!(mine["notes"], "user preset");
@@ -314,4 +312,48 @@ fn a_killed_worker_costs_its_document_only() {
         .args(["ocr", "--provider", "killme", "--retry-errors", "--format", "json"]));
     let s = json(&out);
     assert_eq!((s["ran"].as_u64(), s["ok"].as_u64()), (Some(1), Some(1)), "{s}");
+}
+
+#[test]
+fn a_worker_over_the_time_limit_is_killed_with_what_it_started() {
+    let d = tempfile::tempdir().unwrap();
+    let presets = d.path().join("presets");
+    std::fs::create_dir(&presets).unwrap();
+    // Starts a child process (as parsers that run Java do), records its pid, and hangs.
+    let code = "import os, subprocess, time\n\n\
+        def parse(pdf, pages, workdir):\n    \
+            child = subprocess.Popen(['sleep', '300'])\n    \
+            with open(os.environ['CORPUS_TEST_MARKER'], 'a') as f:\n        \
+                f.write('%d\\n' % child.pid)\n    \
+            time.sleep(300)";
+    user_preset(&presets, "hangs", "7.1.0", code);
+    if !install("hangs", &[("CORPUS_PRESETS", &presets)]) {
+        return;
+    }
+    let db = d.path().join("c.db");
+    let marker = d.path().join("pids");
+    assert!(run(corpus(&db).arg("ingest").arg("-q").arg(sample_dir())).status.success());
+    let t0 = Instant::now();
+    let out = run(corpus(&db)
+        .env("CORPUS_PRESETS", &presets)
+        .env("CORPUS_TEST_MARKER", &marker)
+        .args(["ocr", "--provider", "hangs", "-j", "1", "--timeout", "1", "--format", "json"]));
+    assert!(t0.elapsed() < Duration::from_secs(120));
+    assert_eq!(out.status.code(), Some(3));
+    let s = json(&out);
+    assert_eq!((s["failed"].as_u64(), s["ok"].as_u64()), (Some(3), Some(0)), "{s}");
+    for f in s["failures"].as_array().unwrap() {
+        assert!(f["error"].as_str().unwrap().starts_with("timed out after 1 s"), "{f}");
+    }
+    // Each document's worker was killed with its process group: no `sleep` is left.
+    let pids = std::fs::read_to_string(&marker).unwrap();
+    assert_eq!(pids.lines().count(), 3, "a new worker for each document");
+    std::thread::sleep(Duration::from_millis(200));
+    for pid in pids.lines() {
+        let alive = std::path::Path::new(&format!("/proc/{}", pid.trim())).exists()
+            && !std::fs::read_to_string(format!("/proc/{}/stat", pid.trim()))
+                .unwrap_or_default()
+                .contains(") Z ");
+        assert!(!alive, "the parser's child {pid} outlived the time limit");
+    }
 }

@@ -67,8 +67,17 @@ pub fn base_python() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("python3"))
 }
 
-/// The base Python's version (`3.11.7`).
+/// The base Python's version (`3.11.7`), asked once per process.
 pub fn python_version() -> Result<String> {
+    static VERSION: std::sync::OnceLock<std::result::Result<String, String>> =
+        std::sync::OnceLock::new();
+    VERSION
+        .get_or_init(|| ask_python_version().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(Error::Native)
+}
+
+fn ask_python_version() -> Result<String> {
     let py = base_python();
     let out = Command::new(&py)
         .args(["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"])

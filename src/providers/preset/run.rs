@@ -201,7 +201,7 @@ impl Provider for PresetProvider {
                 };
                 // Started now, so that code that cannot even load stops the run with its
                 // error instead of being recorded as every document's failure.
-                engine.worker().map_err(|msg| Error::Provider { provider: self.id.into(), msg })?;
+                engine.worker().map_err(Error::Native)?;
                 Ok(Box::new(engine))
             }
         }
@@ -238,8 +238,7 @@ impl PythonEngine {
             if v["ready"] != Value::Bool(true) {
                 w.kill();
                 return Err(format!(
-                    "{}: the preset's code failed to load: {}\n{}",
-                    self.id,
+                    "the preset's code failed to load: {}\n{}",
                     v["error"].as_str().unwrap_or("?"),
                     v["trace"].as_str().unwrap_or("")
                 ));
