@@ -10,6 +10,7 @@
 //! OmniDocBench's `html.parser` and pylatexenc ports) are not here: they stay beside the metric
 //! whose numbers they must reproduce.
 
+pub mod alto;
 pub mod docling;
 pub mod html;
 pub mod icdar2013;
@@ -30,7 +31,7 @@ mod props_tests;
 
 use std::path::PathBuf;
 
-use crate::doc::Doc;
+use crate::doc::{Doc, Page};
 use crate::paper::{self, Paper};
 
 /// An outside format: a file layout that some other tool or benchmark writes.
@@ -62,12 +63,14 @@ pub enum Format {
     Markdown,
     /// Plain text, pages split on form feeds ([`text`]).
     Text,
+    /// ALTO XML, as GROBID's `pdfalto` and OCR engines write it ([`alto`]).
+    Alto,
 }
 
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 12] = [
+const FORMATS: [(Format, &str, &str); 13] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -80,6 +83,7 @@ const FORMATS: [(Format, &str, &str); 12] = [
     (Format::Icdar2013, "icdar2013", "application/xml"),
     (Format::Markdown, "markdown", "text/markdown"),
     (Format::Text, "text", "text/plain"),
+    (Format::Alto, "alto", "application/xml"),
 ];
 
 impl Format {
@@ -367,6 +371,8 @@ pub enum ImportFormat {
     PeerRead,
     /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
     Text,
+    /// ALTO XML (`pdfalto`, OCR engines): one paragraph per text block, with boxes.
+    Alto,
 }
 
 /// A file read into a Doc.
@@ -380,12 +386,13 @@ pub struct Parsed {
 
 impl ImportFormat {
     /// Every format.
-    pub const ALL: [ImportFormat; 5] = [
+    pub const ALL: [ImportFormat; 6] = [
         ImportFormat::DoclingJson,
         ImportFormat::Markdown,
         ImportFormat::GrobidTei,
         ImportFormat::PeerRead,
         ImportFormat::Text,
+        ImportFormat::Alto,
     ];
 
     /// Returns the outside format.
@@ -396,6 +403,7 @@ impl ImportFormat {
             ImportFormat::GrobidTei => Format::GrobidTei,
             ImportFormat::PeerRead => Format::PeerRead,
             ImportFormat::Text => Format::Text,
+            ImportFormat::Alto => Format::Alto,
         }
     }
 
@@ -424,11 +432,29 @@ impl ImportFormat {
             ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
             ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
             ImportFormat::Text => &[".txt"],
+            // `pdfalto` writes `<name>.xml` (and `<name>_metadata.xml`, which is skipped as
+            // not ALTO).
+            ImportFormat::Alto => &[".alto.xml", ".alto", ".xml"],
         }
     }
 
     /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
+    /// The PDF's page sizes are not known: see [`ImportFormat::read_sized`].
     pub fn read(self, bytes: &[u8], page: u32) -> Result<Parsed, FormatError> {
+        self.read_sized(bytes, page, &[])
+    }
+
+    /// Reads one file as [`ImportFormat::read`] does, given the PDF's page sizes in points (in
+    /// page order; empty where the caller does not know them). Formats whose boxes need them
+    /// use them: `alto` scales `pixel` units to the page (read as points without them); the
+    /// other formats ignore them.
+    pub fn read_sized(
+        self,
+        bytes: &[u8],
+        page: u32,
+        sizes: &[Page],
+    ) -> Result<Parsed, FormatError> {
+        let doc = |d: Doc| Parsed { doc: d, binary_hash: None };
         let utf8 = || std::str::from_utf8(bytes).map_err(|e| FormatError::utf8(self.format(), e));
         let paper = |p: Paper| Parsed { doc: paper::to_doc(&p), binary_hash: None };
         match self {
@@ -445,7 +471,15 @@ impl ImportFormat {
             ImportFormat::Text => {
                 Ok(Parsed { doc: text::read_text(utf8()?, page), binary_hash: None })
             }
+            ImportFormat::Alto => alto::read_alto(bytes, sizes).map(doc),
         }
+    }
+
+    /// Returns whether `e` says a file with this format's ending is another kind of file
+    /// altogether (other JSON beside Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO),
+    /// which an import leaves alone rather than counting as broken.
+    pub fn is_other_kind(e: &FormatError) -> bool {
+        docling::is_not_docling(e) || alto::is_not_alto(e)
     }
 }
 
