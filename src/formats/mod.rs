@@ -24,6 +24,7 @@ pub mod peerread;
 pub mod s2orc;
 pub mod tei;
 pub mod text;
+pub mod unstructured;
 mod xml;
 
 #[cfg(test)]
@@ -65,12 +66,14 @@ pub enum Format {
     Text,
     /// ALTO XML, as GROBID's `pdfalto` and OCR engines write it ([`alto`]).
     Alto,
+    /// Unstructured's element list JSON ([`unstructured`]).
+    UnstructuredJson,
 }
 
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 13] = [
+const FORMATS: [(Format, &str, &str); 14] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -84,6 +87,7 @@ const FORMATS: [(Format, &str, &str); 13] = [
     (Format::Markdown, "markdown", "text/markdown"),
     (Format::Text, "text", "text/plain"),
     (Format::Alto, "alto", "application/xml"),
+    (Format::UnstructuredJson, "unstructured-json", "application/json"),
 ];
 
 impl Format {
@@ -373,6 +377,8 @@ pub enum ImportFormat {
     Text,
     /// ALTO XML (`pdfalto`, OCR engines): one paragraph per text block, with boxes.
     Alto,
+    /// Unstructured's element list JSON (`partition_pdf` + `elements_to_json`).
+    UnstructuredJson,
 }
 
 /// A file read into a Doc.
@@ -386,13 +392,14 @@ pub struct Parsed {
 
 impl ImportFormat {
     /// Every format.
-    pub const ALL: [ImportFormat; 6] = [
+    pub const ALL: [ImportFormat; 7] = [
         ImportFormat::DoclingJson,
         ImportFormat::Markdown,
         ImportFormat::GrobidTei,
         ImportFormat::PeerRead,
         ImportFormat::Text,
         ImportFormat::Alto,
+        ImportFormat::UnstructuredJson,
     ];
 
     /// Returns the outside format.
@@ -404,6 +411,7 @@ impl ImportFormat {
             ImportFormat::PeerRead => Format::PeerRead,
             ImportFormat::Text => Format::Text,
             ImportFormat::Alto => Format::Alto,
+            ImportFormat::UnstructuredJson => Format::UnstructuredJson,
         }
     }
 
@@ -428,7 +436,9 @@ impl ImportFormat {
     /// File name endings this format's files have, longest first.
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            ImportFormat::DoclingJson | ImportFormat::PeerRead => &[".json"],
+            ImportFormat::DoclingJson | ImportFormat::PeerRead | ImportFormat::UnstructuredJson => {
+                &[".json"]
+            }
             ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
             ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
             ImportFormat::Text => &[".txt"],
@@ -446,8 +456,9 @@ impl ImportFormat {
 
     /// Reads one file as [`ImportFormat::read`] does, given the PDF's page sizes in points (in
     /// page order; empty where the caller does not know them). Formats whose boxes need them
-    /// use them: `alto` scales `pixel` units to the page (read as points without them); the
-    /// other formats ignore them.
+    /// use them: `unstructured-json` scales `PixelSpace` boxes to points (kept in pixels
+    /// without them), `alto` scales `pixel` units to the page (read as points without them);
+    /// the other formats ignore them.
     pub fn read_sized(
         self,
         bytes: &[u8],
@@ -472,6 +483,9 @@ impl ImportFormat {
                 Ok(Parsed { doc: text::read_text(utf8()?, page), binary_hash: None })
             }
             ImportFormat::Alto => alto::read_alto(bytes, sizes).map(doc),
+            ImportFormat::UnstructuredJson => {
+                unstructured::read_unstructured(bytes, page, sizes).map(doc)
+            }
         }
     }
 
