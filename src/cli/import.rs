@@ -34,7 +34,8 @@ pub struct ImportArgs {
     /// grobid-tei: GROBID output (<name>.tei.xml); peerread: science-parse JSON
     /// (<name>.pdf.json); text: plain text (<name>.txt, form feeds between pages); alto: ALTO
     /// XML, as pdfalto writes it (<name>.xml, also .alto.xml; pdfalto's _metadata.xml is
-    /// skipped); unstructured-json: Unstructured's element list (<name>.json).
+    /// skipped); unstructured-json: Unstructured's element list (<name>.json);
+    /// opendataloader-json: opendataloader-pdf's JSON (<name>.json).
     #[arg(long, value_parser = super::values::import_format())]
     format: ImportFormat,
     /// The provider's version, stored with every output (compare versions with `report`)

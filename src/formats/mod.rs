@@ -19,6 +19,7 @@ pub mod latex_table;
 pub mod markdown;
 pub mod olmocr_bench;
 pub mod omnidocbench;
+pub mod opendataloader;
 pub mod pdf_parse_bench;
 pub mod peerread;
 pub mod s2orc;
@@ -68,12 +69,14 @@ pub enum Format {
     Alto,
     /// Unstructured's element list JSON ([`unstructured`]).
     UnstructuredJson,
+    /// opendataloader-pdf's JSON ([`opendataloader`]).
+    OpenDataLoaderJson,
 }
 
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 14] = [
+const FORMATS: [(Format, &str, &str); 15] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -88,6 +91,7 @@ const FORMATS: [(Format, &str, &str); 14] = [
     (Format::Text, "text", "text/plain"),
     (Format::Alto, "alto", "application/xml"),
     (Format::UnstructuredJson, "unstructured-json", "application/json"),
+    (Format::OpenDataLoaderJson, "opendataloader-json", "application/json"),
 ];
 
 impl Format {
@@ -379,6 +383,8 @@ pub enum ImportFormat {
     Alto,
     /// Unstructured's element list JSON (`partition_pdf` + `elements_to_json`).
     UnstructuredJson,
+    /// opendataloader-pdf's JSON.
+    OpenDataLoaderJson,
 }
 
 /// A file read into a Doc.
@@ -392,7 +398,7 @@ pub struct Parsed {
 
 impl ImportFormat {
     /// Every format.
-    pub const ALL: [ImportFormat; 7] = [
+    pub const ALL: [ImportFormat; 8] = [
         ImportFormat::DoclingJson,
         ImportFormat::Markdown,
         ImportFormat::GrobidTei,
@@ -400,6 +406,7 @@ impl ImportFormat {
         ImportFormat::Text,
         ImportFormat::Alto,
         ImportFormat::UnstructuredJson,
+        ImportFormat::OpenDataLoaderJson,
     ];
 
     /// Returns the outside format.
@@ -412,6 +419,7 @@ impl ImportFormat {
             ImportFormat::Text => Format::Text,
             ImportFormat::Alto => Format::Alto,
             ImportFormat::UnstructuredJson => Format::UnstructuredJson,
+            ImportFormat::OpenDataLoaderJson => Format::OpenDataLoaderJson,
         }
     }
 
@@ -436,9 +444,10 @@ impl ImportFormat {
     /// File name endings this format's files have, longest first.
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            ImportFormat::DoclingJson | ImportFormat::PeerRead | ImportFormat::UnstructuredJson => {
-                &[".json"]
-            }
+            ImportFormat::DoclingJson
+            | ImportFormat::PeerRead
+            | ImportFormat::UnstructuredJson
+            | ImportFormat::OpenDataLoaderJson => &[".json"],
             ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
             ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
             ImportFormat::Text => &[".txt"],
@@ -456,9 +465,10 @@ impl ImportFormat {
 
     /// Reads one file as [`ImportFormat::read`] does, given the PDF's page sizes in points (in
     /// page order; empty where the caller does not know them). Formats whose boxes need them
-    /// use them: `unstructured-json` scales `PixelSpace` boxes to points (kept in pixels
-    /// without them), `alto` scales `pixel` units to the page (read as points without them);
-    /// the other formats ignore them.
+    /// use them: `opendataloader-json` turns its bottom-left boxes over with the page height
+    /// (792 pt without it), `unstructured-json` scales `PixelSpace` boxes to points (kept in
+    /// pixels without them), `alto` scales `pixel` units to the page (read as points without
+    /// them); the other formats ignore them.
     pub fn read_sized(
         self,
         bytes: &[u8],
@@ -485,6 +495,9 @@ impl ImportFormat {
             ImportFormat::Alto => alto::read_alto(bytes, sizes).map(doc),
             ImportFormat::UnstructuredJson => {
                 unstructured::read_unstructured(bytes, page, sizes).map(doc)
+            }
+            ImportFormat::OpenDataLoaderJson => {
+                opendataloader::read_opendataloader(bytes, page, sizes).map(doc)
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `corpus import`: outputs that a parser produced elsewhere (Docling JSON, Markdown from
 //! Marker / MinerU / olmOCR / a VLM, GROBID TEI, PeerRead JSON, plain text, ALTO XML from
-//! `pdfalto`, Unstructured's JSON) become ordinary cached outputs of a named provider, scored
-//! by every suite like any other.
+//! `pdfalto`, Unstructured's and opendataloader-pdf's JSON) become ordinary cached outputs of
+//! a named provider, scored by every suite like any other.
 //!
 //! - **Inputs** are files, folders (walked recursively) or zip archives, read in memory
 //!   without extracting; a zip entry whose path is absolute or escapes with `..` is refused.
