@@ -32,7 +32,10 @@ pub struct ImportArgs {
     /// docling-json: DoclingDocument JSON (<name>.json); markdown: <name>.md (also .mmd,
     /// <name>.pdf.md, olmOCR's <pdf>_pg<N>_repeat<K>.md, OmniDocBench's <image>.md);
     /// grobid-tei: GROBID output (<name>.tei.xml); peerread: science-parse JSON
-    /// (<name>.pdf.json); text: plain text (<name>.txt, form feeds between pages).
+    /// (<name>.pdf.json); text: plain text (<name>.txt, form feeds between pages); alto: ALTO
+    /// XML, as pdfalto writes it (<name>.xml, also .alto.xml; pdfalto's _metadata.xml is
+    /// skipped); unstructured-json: Unstructured's element list (<name>.json);
+    /// opendataloader-json: opendataloader-pdf's JSON (<name>.json).
     #[arg(long, value_parser = super::values::import_format())]
     format: ImportFormat,
     /// The provider's version, stored with every output (compare versions with `report`)

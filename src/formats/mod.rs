@@ -10,6 +10,7 @@
 //! OmniDocBench's `html.parser` and pylatexenc ports) are not here: they stay beside the metric
 //! whose numbers they must reproduce.
 
+pub mod alto;
 pub mod docling;
 pub mod html;
 pub mod icdar2013;
@@ -18,11 +19,13 @@ pub mod latex_table;
 pub mod markdown;
 pub mod olmocr_bench;
 pub mod omnidocbench;
+pub mod opendataloader;
 pub mod pdf_parse_bench;
 pub mod peerread;
 pub mod s2orc;
 pub mod tei;
 pub mod text;
+pub mod unstructured;
 mod xml;
 
 #[cfg(test)]
@@ -30,7 +33,7 @@ mod props_tests;
 
 use std::path::PathBuf;
 
-use crate::doc::Doc;
+use crate::doc::{Doc, Page};
 use crate::paper::{self, Paper};
 
 /// An outside format: a file layout that some other tool or benchmark writes.
@@ -62,12 +65,18 @@ pub enum Format {
     Markdown,
     /// Plain text, pages split on form feeds ([`text`]).
     Text,
+    /// ALTO XML, as GROBID's `pdfalto` and OCR engines write it ([`alto`]).
+    Alto,
+    /// Unstructured's element list JSON ([`unstructured`]).
+    UnstructuredJson,
+    /// opendataloader-pdf's JSON ([`opendataloader`]).
+    OpenDataLoaderJson,
 }
 
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 12] = [
+const FORMATS: [(Format, &str, &str); 15] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -80,6 +89,9 @@ const FORMATS: [(Format, &str, &str); 12] = [
     (Format::Icdar2013, "icdar2013", "application/xml"),
     (Format::Markdown, "markdown", "text/markdown"),
     (Format::Text, "text", "text/plain"),
+    (Format::Alto, "alto", "application/xml"),
+    (Format::UnstructuredJson, "unstructured-json", "application/json"),
+    (Format::OpenDataLoaderJson, "opendataloader-json", "application/json"),
 ];
 
 impl Format {
@@ -367,6 +379,12 @@ pub enum ImportFormat {
     PeerRead,
     /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
     Text,
+    /// ALTO XML (`pdfalto`, OCR engines): one paragraph per text block, with boxes.
+    Alto,
+    /// Unstructured's element list JSON (`partition_pdf` + `elements_to_json`).
+    UnstructuredJson,
+    /// opendataloader-pdf's JSON.
+    OpenDataLoaderJson,
 }
 
 /// A file read into a Doc.
@@ -380,12 +398,15 @@ pub struct Parsed {
 
 impl ImportFormat {
     /// Every format.
-    pub const ALL: [ImportFormat; 5] = [
+    pub const ALL: [ImportFormat; 8] = [
         ImportFormat::DoclingJson,
         ImportFormat::Markdown,
         ImportFormat::GrobidTei,
         ImportFormat::PeerRead,
         ImportFormat::Text,
+        ImportFormat::Alto,
+        ImportFormat::UnstructuredJson,
+        ImportFormat::OpenDataLoaderJson,
     ];
 
     /// Returns the outside format.
@@ -396,6 +417,9 @@ impl ImportFormat {
             ImportFormat::GrobidTei => Format::GrobidTei,
             ImportFormat::PeerRead => Format::PeerRead,
             ImportFormat::Text => Format::Text,
+            ImportFormat::Alto => Format::Alto,
+            ImportFormat::UnstructuredJson => Format::UnstructuredJson,
+            ImportFormat::OpenDataLoaderJson => Format::OpenDataLoaderJson,
         }
     }
 
@@ -420,15 +444,38 @@ impl ImportFormat {
     /// File name endings this format's files have, longest first.
     pub fn extensions(self) -> &'static [&'static str] {
         match self {
-            ImportFormat::DoclingJson | ImportFormat::PeerRead => &[".json"],
+            ImportFormat::DoclingJson
+            | ImportFormat::PeerRead
+            | ImportFormat::UnstructuredJson
+            | ImportFormat::OpenDataLoaderJson => &[".json"],
             ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
             ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
             ImportFormat::Text => &[".txt"],
+            // `pdfalto` writes `<name>.xml` (and `<name>_metadata.xml`, which is skipped as
+            // not ALTO).
+            ImportFormat::Alto => &[".alto.xml", ".alto", ".xml"],
         }
     }
 
     /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
+    /// The PDF's page sizes are not known: see [`ImportFormat::read_sized`].
     pub fn read(self, bytes: &[u8], page: u32) -> Result<Parsed, FormatError> {
+        self.read_sized(bytes, page, &[])
+    }
+
+    /// Reads one file as [`ImportFormat::read`] does, given the PDF's page sizes in points (in
+    /// page order; empty where the caller does not know them). Formats whose boxes need them
+    /// use them: `opendataloader-json` turns its bottom-left boxes over with the page height
+    /// (792 pt without it), `unstructured-json` scales `PixelSpace` boxes to points (kept in
+    /// pixels without them), `alto` scales `pixel` units to the page (read as points without
+    /// them); the other formats ignore them.
+    pub fn read_sized(
+        self,
+        bytes: &[u8],
+        page: u32,
+        sizes: &[Page],
+    ) -> Result<Parsed, FormatError> {
+        let doc = |d: Doc| Parsed { doc: d, binary_hash: None };
         let utf8 = || std::str::from_utf8(bytes).map_err(|e| FormatError::utf8(self.format(), e));
         let paper = |p: Paper| Parsed { doc: paper::to_doc(&p), binary_hash: None };
         match self {
@@ -445,7 +492,21 @@ impl ImportFormat {
             ImportFormat::Text => {
                 Ok(Parsed { doc: text::read_text(utf8()?, page), binary_hash: None })
             }
+            ImportFormat::Alto => alto::read_alto(bytes, sizes).map(doc),
+            ImportFormat::UnstructuredJson => {
+                unstructured::read_unstructured(bytes, page, sizes).map(doc)
+            }
+            ImportFormat::OpenDataLoaderJson => {
+                opendataloader::read_opendataloader(bytes, page, sizes).map(doc)
+            }
         }
+    }
+
+    /// Returns whether `e` says a file with this format's ending is another kind of file
+    /// altogether (other JSON beside Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO),
+    /// which an import leaves alone rather than counting as broken.
+    pub fn is_other_kind(e: &FormatError) -> bool {
+        docling::is_not_docling(e) || alto::is_not_alto(e)
     }
 }
 

@@ -1,6 +1,7 @@
 //! `corpus import`: outputs that a parser produced elsewhere (Docling JSON, Markdown from
-//! Marker / MinerU / olmOCR / a VLM, GROBID TEI, PeerRead JSON, plain text) become ordinary
-//! cached outputs of a named provider, scored by every suite like any other.
+//! Marker / MinerU / olmOCR / a VLM, GROBID TEI, PeerRead JSON, plain text, ALTO XML from
+//! `pdfalto`, Unstructured's and opendataloader-pdf's JSON) become ordinary cached outputs of
+//! a named provider, scored by every suite like any other.
 //!
 //! - **Inputs** are files, folders (walked recursively) or zip archives, read in memory
 //!   without extracting; a zip entry whose path is absolute or escapes with `..` is refused.
@@ -25,7 +26,6 @@ use serde::Serialize;
 use serde_json::json;
 
 use crate::error::{Error, Result};
-use crate::formats::docling::is_not_docling;
 use crate::formats::ImportFormat;
 use crate::progress::Progress;
 use crate::providers::key::{canonical_json, CacheKey, PageSelection};
@@ -362,7 +362,7 @@ pub struct ImportSummary {
     /// Distinct documents that got an output from this import (new or unchanged).
     pub documents: u64,
     /// Files of the right ending that are not of the format at all (other JSON beside
-    /// Docling's), left alone.
+    /// Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO), left alone.
     pub skipped: Vec<Skipped>,
     /// Files matched to no document.
     pub unmatched: Vec<Skipped>,
@@ -411,7 +411,7 @@ fn import_one(
     let page0 = name.page.map_or(0, |p| p - 1);
     let parsed = match opts.format.read(&f.bytes, page0) {
         Ok(p) => p,
-        Err(e) if is_not_docling(&e) => {
+        Err(e) if ImportFormat::is_other_kind(&e) => {
             summary.skipped.push(Skipped { file: f.display.clone(), reason: e.to_string() });
             return Ok(false);
         }
@@ -486,6 +486,8 @@ mod tests {
         assert_eq!((n.stem.as_str(), n.page), ("doc_pg0_repeat2", None));
         assert_eq!(parse_name("page.jpg.md", ImportFormat::Markdown).unwrap().stem, "page");
         assert_eq!(parse_name("a.tei.xml", ImportFormat::GrobidTei).unwrap().stem, "a");
+        assert_eq!(parse_name("a.alto.xml", ImportFormat::Alto).unwrap().stem, "a");
+        assert_eq!(parse_name("a.pdf.xml", ImportFormat::Alto).unwrap().stem, "a");
         assert!(parse_name("a.json", ImportFormat::Markdown).is_none());
         assert!(parse_name(".md", ImportFormat::Markdown).is_none());
     }
