@@ -211,8 +211,9 @@ for p in "${ready[@]}"; do
   /usr/bin/time -f '%e %U %S' -o "$tf" "$corpus" -q ocr --provider "$p" "${ocr_args[@]}" \
     >"$work/logs/ocr-$p.log" 2>&1 || rc=$?
   if [ "$rc" -ne 0 ] && [ "$rc" -ne 3 ]; then
-    printf '%s\tocr exited %s: %s\n' "$p" "$rc" \
-      "$(grep -v '^\s*$' "$work/logs/ocr-$p.log" | grep -v 'exit status' | tail -3 | tr '\n\t' '  ')" >>"$work/skipped.txt"
+    # The error line corpus printed, else the log's last lines.
+    why=$(grep -m1 'error:' "$work/logs/ocr-$p.log" || grep -v '^\s*$' "$work/logs/ocr-$p.log" | tail -3)
+    printf '%s\tocr exited %s: %s\n' "$p" "$rc" "$(printf '%s' "$why" | tr '\n\t' '  ')" >>"$work/skipped.txt"
     echo "bench: $p: corpus ocr exited $rc, left out (log: $work/logs/ocr-$p.log)" >&2
     continue
   fi
@@ -270,11 +271,12 @@ for o in outputs:
     outs[o["provider"]][o["document_id"]] = (o["status"], o["error"])
     versions[o["provider"]] = o["provider_version"]
 
-def mean(p, suite, metric):
-    """Mean over every document of the suite's datasets; no stored score (a failed parse) = 0,
-    a stored null (undefined for that document) left out. None without documents."""
+def mean(p, suite, metric, only=None):
+    """Mean over every document of the suite's datasets (or of `only`); no stored score (a
+    failed parse) = 0, a stored null (undefined for that document) left out. None without
+    documents."""
     vals = []
-    for ds in SUITES[suite]:
+    for ds in only or SUITES[suite]:
         for d in by_ds.get(ds, ()):
             row = sc.get((p, suite, ds, d))
             if row is None:
@@ -284,7 +286,7 @@ def mean(p, suite, metric):
     return sum(vals) / len(vals) if vals else None
 
 fmt = lambda x: "–" if x is None else f"{x:.3f}"
-head = ["parser", "version", "TEDS", "GriTS-Con F", "det R", "text R", "order",
+head = ["parser", "version", "TEDS", "GriTS-Con F", "det R", "det R pp / eu", "text R", "order",
         "formula edit sim"] + (["formula CDM"] if cdm else []) + ["pages/CPU-s", "failed"]
 print("| " + " | ".join(head) + " |")
 print("|" + "|".join(["---"] * 2 + ["--:"] * (len(head) - 2)) + "|")
@@ -296,7 +298,9 @@ for p, wall, user, sys_, everr in runs:
     failed = [d for d, (s, _) in o.items() if s != "ok"]
     cells = [f"`{p}`", versions.get(p, "") or "",
              fmt(mean(p, "table", "teds")), fmt(mean(p, "table", "grits_con_f")),
-             fmt(mean(p, "table", "det_r")), fmt(mean(p, "paper", "text_r")),
+             fmt(mean(p, "table", "det_r")),
+             fmt(mean(p, "table", "det_r", ["pptables"])) + " / " + fmt(mean(p, "table", "det_r", ["icdar-eu"])),
+             fmt(mean(p, "paper", "text_r")),
              fmt(mean(p, "paper", "order")), fmt(mean(p, "formula", "edit_sim"))]
     if cdm:
         cells.append(fmt(mean(p, "formula", "cdm")))
@@ -321,7 +325,10 @@ print("Scores are means of document values (table: each document's mean over its
       "pages of the documents run / (user + sys CPU seconds of `corpus ocr` with its workers and "
       "tools). failed = documents without an output / documents run."
       + ("" if cdm else " CDM not computed (formula: edit similarity only).")
-      + " A parser whose output carries no tables scores 0 on the table suite, and `order` (the "
+      + " det R on pptables is matched / GT tables (tables paired by content); on ICDAR `eu` a GT "
+      "region is found only by a predicted table block with a box (IoU >= 0.5), so output without "
+      "boxes (Markdown, text) scores 0 there however good its tables are (`det R pp / eu`)."
+      " A parser whose output carries no tables scores 0 on the table suite, and `order` (the "
       "order of the GT's section headings found in the output) is 0 for output without headings.")
 print()
 for n in notes:

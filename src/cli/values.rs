@@ -56,8 +56,8 @@ impl TypedValueParser for ProviderParser {
         match corpus::providers::resolve(&s) {
             Ok(_) => Ok(s.into_owned()),
             Err(e) => {
-                let what = arg.map(|a| format!("for '{a}': ")).unwrap_or_default();
-                let msg = format!("invalid value {what}{e}\n  (see `corpus providers`)\n");
+                let what = arg.map(|a| format!(" for '{a}'")).unwrap_or_default();
+                let msg = format!("invalid value '{s}'{what}: {e}\n  (see `corpus providers`)\n");
                 Err(clap::Error::raw(clap::error::ErrorKind::InvalidValue, msg).with_cmd(cmd))
             }
         }
