@@ -556,11 +556,11 @@ fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
         </listBibl></div></back></text></TEI>"#;
     let raw = read_grobid_tei(tei.as_bytes()).unwrap();
     let r = &raw.references.as_ref().unwrap()[0];
-    assert_eq!(r.key(), ("kiros".to_string(), String::new()));
+    assert_eq!(r.key(), Some(("kiros".to_string(), String::new())));
     // The text path alone would disagree with the structure.
     let reparsed =
         crate::paper::references::parse_reference(&crate::paper::references::format_reference(r));
-    assert_eq!(reparsed.key(), ("kiros".to_string(), "2015".to_string()));
+    assert_eq!(reparsed.key(), Some(("kiros".to_string(), "2015".to_string())));
     // The truth provider's Doc, stored as JSON and read back, against the truth as scored.
     let json = serde_json::to_vec(&to_doc(&raw)).unwrap();
     let pred = from_doc(&serde_json::from_slice(&json).unwrap());
@@ -695,4 +695,32 @@ fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
             ms.iter().filter(|m| m.value.is_some()).count()
         );
     }
+}
+
+/// Issue 40: a reference no key can be formed for is counted as unkeyable and named in the
+/// trace, never keyed as a blank; the others are scored as before.
+#[test]
+fn r40_unkeyable_references_are_named_not_keyed() {
+    let r = |authors: &[&str], year: &str| Reference {
+        authors: authors.iter().map(|a| a.to_string()).collect(),
+        year: Some(year.into()),
+        ..Reference::default()
+    };
+    let ids = Reference { doi: Some("10.1000/x".into()), ..Reference::default() };
+    let gt = Paper {
+        references: Some(vec![r(&["Zimmermann MB"], "2007"), ids.clone()]),
+        ..Paper::default()
+    };
+    let pred =
+        Paper { references: Some(vec![r(&["M. B. Zimmermann"], "2007"), ids]), ..Paper::default() };
+    let ms = score(&gt, &pred);
+    assert_eq!(val(&ms, "ref_r"), Some(1.0));
+    assert_eq!(val(&ms, "ref_p"), Some(1.0));
+    let t = &get(&ms, "ref_r").trace;
+    assert_eq!(t["total"], 1);
+    assert_eq!(t["unkeyable"], 1);
+    assert_eq!(t["unkeyable_refs"][0], "doi:10.1000/x.");
+    // Only unkeyable references: nothing to score.
+    let only = Paper { references: Some(vec![Reference::default()]), ..Paper::default() };
+    assert_eq!(val(&score(&only, &only), "ref_r"), None);
 }
