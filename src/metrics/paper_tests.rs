@@ -724,3 +724,61 @@ fn r40_unkeyable_references_are_named_not_keyed() {
     let only = Paper { references: Some(vec![Reference::default()]), ..Paper::default() };
     assert_eq!(val(&score(&only, &only), "ref_r"), None);
 }
+
+/// Issue 40: a JATS truth in a biomedical journal's style (element-citations, a plain-text
+/// organisation author, a no-author report, an identifiers-only entry) against the reference
+/// list a text-layer parser prints in Vancouver style scores `ref_r` = `ref_p` = 1.
+#[test]
+fn r40_vancouver_references_score_against_their_jats_truth() {
+    use crate::doc::{BBox, Block, BlockKind, Doc};
+    let name = |s: &str, g: &str| {
+        format!("<name><surname>{s}</surname><given-names>{g}</given-names></name>")
+    };
+    let cite = |names: &[String], title: &str, source: &str, year: &str| {
+        format!(
+            "<ref><element-citation publication-type=\"journal\"><person-group \
+             person-group-type=\"author\">{}</person-group><article-title>{title}\
+             </article-title><source>{source}</source><year>{year}</year></element-citation></ref>",
+            names.concat()
+        )
+    };
+    let refs = [
+        cite(&[name("Zimmermann", "MB"), name("Hurrell", "RF")], "Nutritional iron deficiency",
+             "Lancet", "2007"),
+        cite(&[name("van der Berg", "J"), name("Smith", "K")], "Iron in the diet", "BMJ", "2010"),
+        "<ref><mixed-citation publication-type=\"other\">World Health Organization. <source>Iron \
+         deficiency anaemia</source>. Geneva; <year>2001</year>.</mixed-citation></ref>"
+            .to_string(),
+        "<ref><element-citation publication-type=\"other\"><source>Global tuberculosis report \
+         2015</source><publisher-name>WHO</publisher-name><year>2015</year></element-citation></ref>"
+            .to_string(),
+        "<ref><mixed-citation><pub-id pub-id-type=\"pmid\">12345678</pub-id></mixed-citation></ref>"
+            .to_string(),
+    ];
+    let xml = format!(
+        "<article><body><sec><title>Intro</title><p>Iron.</p></sec></body><back><ref-list>{}\
+         </ref-list></back></article>",
+        refs.concat()
+    );
+    let gt = crate::paper::canonical(&crate::formats::jats::read_jats(xml.as_bytes()).unwrap());
+    let block = |kind, text: &str| Block::new(kind, 0, BBox::default(), text);
+    let mut blocks = vec![block(BlockKind::Heading, "Intro"), block(BlockKind::Paragraph, "Iron.")];
+    blocks.push(block(BlockKind::Heading, "References"));
+    for entry in [
+        "1. Zimmermann MB, Hurrell RF. Nutritional iron deficiency. Lancet 2007;370:511e20.",
+        "2. van der Berg J, Smith K. Iron in the diet. BMJ 2010;340:c12.",
+        "3. World Health Organization. Iron deficiency anaemia. Geneva; 2001.",
+        "4. Global tuberculosis report 2015. Geneva: WHO; 2015.",
+        "5. PMID: 12345678.",
+    ] {
+        blocks.push(block(BlockKind::Reference, entry));
+    }
+    let pred = from_doc(&Doc { pages: Vec::new(), blocks, markdown: None, meta: None });
+    let ms = score(&gt, &pred);
+    assert_eq!(val(&ms, "ref_r"), Some(1.0), "{}", get(&ms, "ref_r").trace);
+    assert_eq!(val(&ms, "ref_p"), Some(1.0), "{}", get(&ms, "ref_p").trace);
+    assert_eq!(get(&ms, "ref_r").trace["total"], 4);
+    assert_eq!(get(&ms, "ref_r").trace["unkeyable"], 1);
+    assert_eq!(get(&ms, "ref_p").trace["unkeyable"], 1);
+    assert_perfect(&score(&gt, &gt), "vancouver truth");
+}
