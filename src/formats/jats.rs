@@ -664,6 +664,15 @@ fn reference(r: Node) -> Reference {
     if authors.is_empty() {
         authors = editors;
     }
+    if authors.is_empty() {
+        // A `mixed-citation` may print its organisation author as plain text before the first
+        // tagged part (`World Health Organization. <source>...`): that text is the author,
+        // without a surname, as a `collab` is.
+        if let Some(t) = leading_text(cite) {
+            collabs.push(t.clone());
+            authors.push((t, None));
+        }
+    }
     // Group authors (`collab`) have no surname.
     let marked = authors.iter().any(|(_, s)| s.is_some());
     let surnames = marked.then(|| {
@@ -708,6 +717,22 @@ fn reference(r: Node) -> Reference {
         first_page: field("fpage").or_else(|| field("elocation-id")),
         doi,
     }
+}
+
+/// Returns the plain text a citation holds before its first element, without a leading label
+/// and the punctuation around it, where it holds a word.
+fn leading_text(cite: Node) -> Option<String> {
+    let mut t = String::new();
+    for c in cite.children() {
+        if c.is_element() {
+            break;
+        }
+        t.push_str(c.text().unwrap_or(""));
+    }
+    let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let t = t.trim_start_matches(|c: char| c.is_ascii_digit() || "[]().".contains(c)).trim();
+    let t = t.trim_matches(|c: char| !c.is_alphanumeric()).trim();
+    t.chars().any(char::is_alphabetic).then(|| t.to_string())
 }
 
 #[cfg(test)]
@@ -800,11 +825,30 @@ mod tests {
         assert_eq!(r[1].authors, vec!["WHO"]);
         assert_eq!(r[1].year.as_deref(), Some("2010a"));
         // An untagged citation is parsed as an entry.
-        assert_eq!(r[2].key(), ("smith".into(), "2001".into()));
+        assert_eq!(r[2].key(), Some(("smith".into(), "2001".into())));
         assert_eq!(r[2].title.as_deref(), Some("Plain entry"));
         // Both the numbered and the author-year citation are found.
         let cited: Vec<usize> = p.mentions.iter().map(|m| m.reference).collect();
         assert_eq!(cited, vec![0, 0]);
+    }
+
+    /// Issue 40: an organisation author printed as plain text in a `mixed-citation` is the
+    /// author (keyed from its name, as the printed entry is); identifiers alone key nothing.
+    #[test]
+    fn r40_a_plain_text_organisation_author_is_the_author() {
+        let p = read_jats(
+            br#"<article><back><ref-list>
+            <ref id="R1"><mixed-citation publication-type="other">World Health Organization. <source>Iron deficiency anaemia</source>. Geneva; <year>2001</year>.</mixed-citation></ref>
+            <ref id="R2"><mixed-citation publication-type="journal"><pub-id pub-id-type="pmid">12345678</pub-id><year>2003</year></mixed-citation></ref>
+            </ref-list></back></article>"#,
+        )
+        .unwrap();
+        let r = p.references.as_ref().unwrap();
+        assert_eq!(r[0].authors, ["World Health Organization"]);
+        assert_eq!(r[0].key(), Some(("worldhealthorganization".into(), "2001".into())));
+        let printed = "World Health Organization. Iron deficiency anaemia. Geneva; 2001.";
+        assert_eq!(parse_reference(printed).key(), r[0].key());
+        assert_eq!(r[1].key(), None);
     }
 
     #[test]

@@ -290,7 +290,7 @@ mod tests {
         let r = p.references.as_ref().unwrap();
         assert_eq!(r[2].year.as_deref(), Some("2016a"));
         assert_eq!(r[3].year.as_deref(), Some("2016b"));
-        assert_eq!(r[1].key(), ("schmid".into(), "1994".into()));
+        assert_eq!(r[1].key(), Some(("schmid".into(), "1994".into())));
         // Rebuilt, not the stale stored one.
         let got: Vec<usize> = p.mentions.iter().map(|m| m.reference).collect();
         assert_eq!(got, vec![0, 1, 2, 3]);

@@ -156,7 +156,7 @@ mod tests {
         assert_eq!(s[0].heading.as_deref(), Some("1 Introduction"));
         assert_eq!(s[0].text, "A (Schmid, 1994).\nB.");
         assert_eq!(s[1].heading.as_deref(), Some("Method"));
-        assert_eq!(p.references.as_ref().unwrap()[0].key(), ("schmid".into(), "1994".into()));
+        assert_eq!(p.references.as_ref().unwrap()[0].key(), Some(("schmid".into(), "1994".into())));
         assert_eq!(p.mentions.len(), 1);
     }
 }

@@ -568,7 +568,7 @@ mod tests {
             </listBibl></text></tei>"#;
         let p = read_grobid_tei(refs.as_bytes()).unwrap();
         let r = p.references.as_ref().unwrap();
-        assert_eq!(r[0].key(), ("barhaim".into(), "2006".into()));
+        assert_eq!(r[0].key(), Some(("barhaim".into(), "2006".into())));
         assert_eq!(r[0].title.as_deref(), Some("The Second PASCAL Challenge"));
     }
 

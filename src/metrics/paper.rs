@@ -20,12 +20,14 @@ use crate::normalize::{
     data_values, fold_line, for_each_token, heading_key, is_number_line, line_info, squash,
     squash_line,
 };
-use crate::paper::{mentions, Paper};
+use crate::paper::{mentions, Paper, Reference};
 
 /// The version of the suite's rules. Bump it when any metric changes its meaning (2: truths are
 /// scored as the linearizer reads them back, and GROBID's field scores are added; the 19
-/// metrics of version 1 keep their values).
-pub const PAPER_SUITE_VERSION: u32 = 2;
+/// metrics of version 1 keep their values; 3: references are keyed in every common style,
+/// organisations and untitled works by their names, and unkeyable ones left out of the key
+/// sets, `docs/paper-suite.md` §2.1).
+pub const PAPER_SUITE_VERSION: u32 = 3;
 
 /// The headline metric ids, in column order (Text, Table, Formula, Order, Refs, Mentions).
 pub const HEADLINE: [&str; 6] = ["text_r", "tbl_num_cov", "formula", "order", "ref_r", "men_r"];
@@ -404,13 +406,44 @@ fn key_str((last, year): &(String, String)) -> String {
     format!("{last} {year}")
 }
 
+/// Splits a reference list into its key set and the references no key can be formed for
+/// (`docs/paper-suite.md` §2.1), each named by its ACL rendering.
+fn reference_keys(p: &Paper) -> (HashSet<(String, String)>, Vec<String>) {
+    let mut keys = HashSet::new();
+    let mut unkeyable = Vec::new();
+    for r in p.references.iter().flatten() {
+        match r.key() {
+            Some(k) => {
+                keys.insert(k);
+            }
+            None => unkeyable.push(crate::paper::references::format_reference(r)),
+        }
+    }
+    (keys, unkeyable)
+}
+
+/// Adds the unkeyable references to a trace, where there are any: their number and their
+/// renderings (capped).
+fn with_unkeyable(mut trace: Value, unkeyable: &[String]) -> Value {
+    if !unkeyable.is_empty() {
+        trace["unkeyable"] = json!(unkeyable.len());
+        trace["unkeyable_refs"] = cap(unkeyable.iter().cloned());
+    }
+    trace
+}
+
 fn reference_metrics(gt: &Paper, pred: &Paper) -> [Metric; 3] {
-    let g: HashSet<(String, String)> = gt.references.iter().flatten().map(|r| r.key()).collect();
+    let (g, g_unkeyable) = reference_keys(gt);
     if g.is_empty() {
-        let t = json!({"reason": "GT has no references"});
+        let reason = if g_unkeyable.is_empty() {
+            "GT has no references"
+        } else {
+            "GT has no keyable reference"
+        };
+        let t = with_unkeyable(json!({ "reason": reason }), &g_unkeyable);
         return ["ref_r", "ref_p", "ref_f"].map(|id| metric(id, None, t.clone()));
     }
-    let p: HashSet<(String, String)> = pred.references.iter().flatten().map(|r| r.key()).collect();
+    let (p, p_unkeyable) = reference_keys(pred);
     let hit = g.intersection(&p).count();
     let mut missing: Vec<String> = g.difference(&p).map(key_str).collect();
     let mut extra: Vec<String> = p.difference(&g).map(key_str).collect();
@@ -422,9 +455,19 @@ fn reference_metrics(gt: &Paper, pred: &Paper) -> [Metric; 3] {
         metric(
             "ref_r",
             Some(r),
-            json!({"hit": hit, "total": g.len(), "missing": cap(missing.iter().cloned())}),
+            with_unkeyable(
+                json!({"hit": hit, "total": g.len(), "missing": cap(missing.iter().cloned())}),
+                &g_unkeyable,
+            ),
         ),
-        metric("ref_p", Some(prec), json!({"hit": hit, "total": p.len(), "extra": cap(extra)})),
+        metric(
+            "ref_p",
+            Some(prec),
+            with_unkeyable(
+                json!({"hit": hit, "total": p.len(), "extra": cap(extra)}),
+                &p_unkeyable,
+            ),
+        ),
         metric("ref_f", Some(f1(prec, r)), json!({"p": prec, "r": r})),
     ]
 }
@@ -433,8 +476,9 @@ fn mention_keys(p: &Paper) -> HashMap<String, usize> {
     let refs = p.references.as_deref().unwrap_or_default();
     let mut m = HashMap::new();
     for x in mentions::cited(p) {
-        if let Some(r) = refs.get(x) {
-            *m.entry(key_str(&r.key())).or_insert(0) += 1;
+        // A mention of an unkeyable reference has no key to count (§2.1).
+        if let Some(k) = refs.get(x).and_then(Reference::key) {
+            *m.entry(key_str(&k)).or_insert(0) += 1;
         }
     }
     m

@@ -556,11 +556,11 @@ fn r19_a_reference_without_a_date_whose_title_holds_a_year_scores_one() {
         </listBibl></div></back></text></TEI>"#;
     let raw = read_grobid_tei(tei.as_bytes()).unwrap();
     let r = &raw.references.as_ref().unwrap()[0];
-    assert_eq!(r.key(), ("kiros".to_string(), String::new()));
+    assert_eq!(r.key(), Some(("kiros".to_string(), String::new())));
     // The text path alone would disagree with the structure.
     let reparsed =
         crate::paper::references::parse_reference(&crate::paper::references::format_reference(r));
-    assert_eq!(reparsed.key(), ("kiros".to_string(), "2015".to_string()));
+    assert_eq!(reparsed.key(), Some(("kiros".to_string(), "2015".to_string())));
     // The truth provider's Doc, stored as JSON and read back, against the truth as scored.
     let json = serde_json::to_vec(&to_doc(&raw)).unwrap();
     let pred = from_doc(&serde_json::from_slice(&json).unwrap());
@@ -695,4 +695,90 @@ fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
             ms.iter().filter(|m| m.value.is_some()).count()
         );
     }
+}
+
+/// Issue 40: a reference no key can be formed for is counted as unkeyable and named in the
+/// trace, never keyed as a blank; the others are scored as before.
+#[test]
+fn r40_unkeyable_references_are_named_not_keyed() {
+    let r = |authors: &[&str], year: &str| Reference {
+        authors: authors.iter().map(|a| a.to_string()).collect(),
+        year: Some(year.into()),
+        ..Reference::default()
+    };
+    let ids = Reference { doi: Some("10.1000/x".into()), ..Reference::default() };
+    let gt = Paper {
+        references: Some(vec![r(&["Zimmermann MB"], "2007"), ids.clone()]),
+        ..Paper::default()
+    };
+    let pred =
+        Paper { references: Some(vec![r(&["M. B. Zimmermann"], "2007"), ids]), ..Paper::default() };
+    let ms = score(&gt, &pred);
+    assert_eq!(val(&ms, "ref_r"), Some(1.0));
+    assert_eq!(val(&ms, "ref_p"), Some(1.0));
+    let t = &get(&ms, "ref_r").trace;
+    assert_eq!(t["total"], 1);
+    assert_eq!(t["unkeyable"], 1);
+    assert_eq!(t["unkeyable_refs"][0], "doi:10.1000/x.");
+    // Only unkeyable references: nothing to score.
+    let only = Paper { references: Some(vec![Reference::default()]), ..Paper::default() };
+    assert_eq!(val(&score(&only, &only), "ref_r"), None);
+}
+
+/// Issue 40: a JATS truth in a biomedical journal's style (element-citations, a plain-text
+/// organisation author, a no-author report, an identifiers-only entry) against the reference
+/// list a text-layer parser prints in Vancouver style scores `ref_r` = `ref_p` = 1.
+#[test]
+fn r40_vancouver_references_score_against_their_jats_truth() {
+    use crate::doc::{BBox, Block, BlockKind, Doc};
+    let name = |s: &str, g: &str| {
+        format!("<name><surname>{s}</surname><given-names>{g}</given-names></name>")
+    };
+    let cite = |names: &[String], title: &str, source: &str, year: &str| {
+        format!(
+            "<ref><element-citation publication-type=\"journal\"><person-group \
+             person-group-type=\"author\">{}</person-group><article-title>{title}\
+             </article-title><source>{source}</source><year>{year}</year></element-citation></ref>",
+            names.concat()
+        )
+    };
+    let refs = [
+        cite(&[name("Zimmermann", "MB"), name("Hurrell", "RF")], "Nutritional iron deficiency",
+             "Lancet", "2007"),
+        cite(&[name("van der Berg", "J"), name("Smith", "K")], "Iron in the diet", "BMJ", "2010"),
+        "<ref><mixed-citation publication-type=\"other\">World Health Organization. <source>Iron \
+         deficiency anaemia</source>. Geneva; <year>2001</year>.</mixed-citation></ref>"
+            .to_string(),
+        "<ref><element-citation publication-type=\"other\"><source>Global tuberculosis report \
+         2015</source><publisher-name>WHO</publisher-name><year>2015</year></element-citation></ref>"
+            .to_string(),
+        "<ref><mixed-citation><pub-id pub-id-type=\"pmid\">12345678</pub-id></mixed-citation></ref>"
+            .to_string(),
+    ];
+    let xml = format!(
+        "<article><body><sec><title>Intro</title><p>Iron.</p></sec></body><back><ref-list>{}\
+         </ref-list></back></article>",
+        refs.concat()
+    );
+    let gt = crate::paper::canonical(&crate::formats::jats::read_jats(xml.as_bytes()).unwrap());
+    let block = |kind, text: &str| Block::new(kind, 0, BBox::default(), text);
+    let mut blocks = vec![block(BlockKind::Heading, "Intro"), block(BlockKind::Paragraph, "Iron.")];
+    blocks.push(block(BlockKind::Heading, "References"));
+    for entry in [
+        "1. Zimmermann MB, Hurrell RF. Nutritional iron deficiency. Lancet 2007;370:511e20.",
+        "2. van der Berg J, Smith K. Iron in the diet. BMJ 2010;340:c12.",
+        "3. World Health Organization. Iron deficiency anaemia. Geneva; 2001.",
+        "4. Global tuberculosis report 2015. Geneva: WHO; 2015.",
+        "5. PMID: 12345678.",
+    ] {
+        blocks.push(block(BlockKind::Reference, entry));
+    }
+    let pred = from_doc(&Doc { pages: Vec::new(), blocks, markdown: None, meta: None });
+    let ms = score(&gt, &pred);
+    assert_eq!(val(&ms, "ref_r"), Some(1.0), "{}", get(&ms, "ref_r").trace);
+    assert_eq!(val(&ms, "ref_p"), Some(1.0), "{}", get(&ms, "ref_p").trace);
+    assert_eq!(get(&ms, "ref_r").trace["total"], 4);
+    assert_eq!(get(&ms, "ref_r").trace["unkeyable"], 1);
+    assert_eq!(get(&ms, "ref_p").trace["unkeyable"], 1);
+    assert_perfect(&score(&gt, &gt), "vancouver truth");
 }

@@ -415,7 +415,7 @@ mod tests {
         assert_eq!(p.tables.as_deref(), Some(&["Corpus # words Test 1,812".to_string()][..]));
         let r = p.references.as_ref().unwrap();
         assert_eq!(r.len(), 1);
-        assert_eq!(r[0].key(), ("schmid".into(), "1994".into()));
+        assert_eq!(r[0].key(), Some(("schmid".into(), "1994".into())));
         assert_eq!(p.mentions.len(), 1);
     }
 

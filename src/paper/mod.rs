@@ -110,11 +110,24 @@ impl Reference {
         (!d.is_empty()).then_some(d)
     }
 
-    /// Returns the suite's key for this reference: the first author's folded last name and the
-    /// year without its letter (`("pylkkanen", "2008")`), empty strings where unknown.
-    pub fn key(&self) -> (String, String) {
-        let last = self.first_last_name().map(|l| fold_name(&l)).unwrap_or_default();
-        (last, self.year_digits().unwrap_or_default().to_string())
+    /// Returns the suite's key for this reference (`docs/paper-suite.md` §2.1): a name and the
+    /// year without its letter (an empty string where there is none). The name is the first
+    /// author's folded last name where that author is a person (`("pylkkanen", "2008")`), the
+    /// first words of the author's name where it is an organisation
+    /// (`("worldhealthorganization", "2008")`), and the first words of the title where there
+    /// is no author. `None` where no name can be formed: the reference is unkeyable.
+    pub fn key(&self) -> Option<(String, String)> {
+        let name = match self.authors.iter().map(|a| a.trim()).find(|a| !a.is_empty()) {
+            Some(a) if references::is_person(a) => fold_name(&references::last_name(a)),
+            Some(a) => references::words_key(a),
+            None => String::new(),
+        };
+        let name = if name.is_empty() {
+            self.title.as_deref().map(references::words_key).unwrap_or_default()
+        } else {
+            name
+        };
+        (!name.is_empty()).then(|| (name, self.year_digits().unwrap_or_default().to_string()))
     }
 }
 
@@ -208,7 +221,7 @@ mod tests {
             year: Some("2008b".into()),
             ..Reference::default()
         };
-        assert_eq!(r.key(), ("pylkkanen".to_string(), "2008".to_string()));
+        assert_eq!(r.key(), Some(("pylkkanen".to_string(), "2008".to_string())));
     }
 
     #[test]

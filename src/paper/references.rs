@@ -87,15 +87,122 @@ pub fn repair_diacritics(s: &str) -> String {
 }
 
 /// Returns an author's last name: the final name token after diacritic repair, without a
-/// trailing `.`; for `Last, First` the part before the comma.
+/// trailing `.`; for `Last, First` the part before the comma; for Vancouver's `Surname AB`
+/// (a final run of one to three capitals without periods) the word before the initials.
 pub fn last_name(author: &str) -> String {
     let a = repair_diacritics(author.trim());
     let a = match a.split_once(',') {
         Some((last, _)) if !last.trim().is_empty() => last.trim().to_string(),
         _ => a,
     };
-    let tok = a.split_whitespace().last().unwrap_or("");
-    tok.trim_end_matches(['.', ',', ';']).to_string()
+    let words: Vec<&str> = a.split_whitespace().collect();
+    let bare = |w: &str| w.trim_end_matches(['.', ',', ';']).to_string();
+    match words.as_slice() {
+        [.., prev, last] if is_vancouver_initials(last) && !is_vancouver_initials(prev) => {
+            bare(prev)
+        }
+        [.., last] => bare(last),
+        [] => String::new(),
+    }
+}
+
+/// Returns whether a word is Vancouver's initials: one to three capitals, no periods inside
+/// (`AB`, `J`, `AB.`).
+fn is_vancouver_initials(word: &str) -> bool {
+    let w = word.trim_end_matches(['.', ',', ';']);
+    let n = w.chars().count();
+    (1..=3).contains(&n) && w.chars().all(|c| c.is_uppercase())
+}
+
+/// Name particles that may stand lowercase inside a person's name (`Ludwig van Beethoven`).
+const PARTICLES: [&str; 19] = [
+    "van", "von", "der", "den", "de", "del", "della", "di", "da", "du", "dos", "das", "le", "la",
+    "ten", "ter", "bin", "al", "zu",
+];
+
+/// Words that make an author an organisation (`World Health Organization`, `GBD 2019
+/// Collaborators`, `The Crow Group`), compared lowercase.
+const ORGANISATION_WORDS: [&str; 40] = [
+    "organization",
+    "organisation",
+    "association",
+    "society",
+    "institute",
+    "institutes",
+    "group",
+    "groups",
+    "consortium",
+    "collaboration",
+    "collaborators",
+    "collaborative",
+    "committee",
+    "agency",
+    "council",
+    "center",
+    "centre",
+    "centers",
+    "centres",
+    "department",
+    "ministry",
+    "foundation",
+    "office",
+    "board",
+    "union",
+    "network",
+    "investigators",
+    "team",
+    "commission",
+    "federation",
+    "university",
+    "program",
+    "programme",
+    "alliance",
+    "academy",
+    "college",
+    "panel",
+    "administration",
+    "bureau",
+    "authority",
+];
+
+/// Returns whether an author string names a person (`Zimmermann MB`, `A. B. Smith`, `Smith,
+/// A. B.`, `Ludwig van Beethoven`) rather than an organisation or a title read where the
+/// authors stand: it holds no organisation word, no digit, and no lowercase word other than a
+/// name particle.
+pub fn is_person(author: &str) -> bool {
+    repair_diacritics(author).split_whitespace().all(|w| {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let lower = bare.to_lowercase();
+        !bare.chars().any(|c| c.is_ascii_digit())
+            && !ORGANISATION_WORDS.contains(&lower.as_str())
+            && (bare.chars().next().is_none_or(|c| !c.is_lowercase())
+                || PARTICLES.contains(&lower.as_str()))
+    })
+}
+
+/// The number of words of an organisation's name or a title that make its key.
+const NAME_KEY_WORDS: usize = 3;
+
+/// Labels of identifiers and links, which name no work (`PMID: 12345678`).
+const IDENTIFIER_LABELS: [&str; 9] =
+    ["pmid", "pmcid", "doi", "isbn", "issn", "arxiv", "url", "http", "https"];
+
+/// Returns the name part of a reference key (`docs/paper-suite.md` §2.1) for an author string
+/// that is not a person's name, or for a title: its first three words, folded and joined
+/// (`World Health Organization` → `worldhealthorganization`). Words with a digit (numbers,
+/// identifiers, years) and identifier labels are skipped, so an entry of identifiers only
+/// gives an empty name.
+pub fn words_key(text: &str) -> String {
+    let t = repair_diacritics(text);
+    t.split_whitespace()
+        .map(crate::paper::fold_name)
+        .filter(|w| {
+            !w.is_empty()
+                && !w.chars().any(|c| c.is_ascii_digit())
+                && !IDENTIFIER_LABELS.contains(&w.as_str())
+        })
+        .take(NAME_KEY_WORDS)
+        .collect()
 }
 
 /// Returns whether a word is an initial or a run of them (`R.`, `R.J.`, `J.-P.`, `R`).
@@ -109,6 +216,7 @@ fn is_initials(word: &str) -> bool {
 /// Splits an author list on `,`, ` and ` and `&`; `Last, F.` pairs become `F. Last`; `et al.`
 /// is dropped.
 pub fn split_authors(s: &str) -> Vec<String> {
+    let s = et_al().replace_all(s, ",");
     let s = s.replace(" & ", ", ").replace(" and ", ", ");
     let mut out: Vec<String> = Vec::new();
     let mut merged_last = false;
@@ -131,6 +239,25 @@ pub fn split_authors(s: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// Matches `et al.` (and `et al`) as a word.
+fn et_al() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| Regex::new(r"\bet\s+al\b\.?").unwrap())
+}
+
+/// Matches an entry that opens in Vancouver form: a surname, then its initials as capitals
+/// without periods, then `,` (`Smith J, ...`), or two or three of them then `.`
+/// (`Zimmermann MB. ...`); one capital and a `.` is a middle initial (`Alice B. Smith`).
+fn vancouver() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(
+            r"^(?:\p{Lu}|\p{Ll}+ )[\p{L}'’-]+(?: [\p{L}'’-]+)*? (?:\p{Lu}{1,3},|\p{Lu}{2,3}\.)",
+        )
+        .unwrap()
+    })
 }
 
 /// A year found in an entry: byte range and text (with its letter).
@@ -190,9 +317,12 @@ fn strip_label(s: &str) -> &str {
 }
 
 /// Returns the byte index where the author block ends: the first `.` that follows a word which
-/// is not an initial (nor `al`, `Jr`, `St`), or a `“`/`"` that opens a quoted title.
+/// is not an initial (nor `Jr`, `St`), or the `.` of `et al.`, or a `“`/`"` that opens a
+/// quoted title. In an entry that opens in Vancouver form (`Smith J, Jones K. Title.`),
+/// initials without periods end the block too.
 fn author_block_end(s: &str) -> usize {
     let b = s.as_bytes();
+    let vancouver = vancouver().is_match(s);
     for (i, c) in s.char_indices() {
         if c == '"' || c == '“' {
             return i;
@@ -207,7 +337,11 @@ fn author_block_end(s: &str) -> usize {
         let word_start = s[..i].rfind(' ').map_or(0, |p| p + 1);
         let word = &s[word_start..=i];
         let bare = word.trim_start_matches(|c: char| !c.is_alphanumeric());
-        if is_initials(bare) || matches!(bare, "al." | "Jr." | "jr." | "St." | "Sr.") {
+        if bare == "al." && s[..word_start].trim_end().ends_with("et") {
+            return i;
+        }
+        let vancouver_end = vancouver && is_vancouver_initials(bare);
+        if !vancouver_end && (is_initials(bare) || matches!(bare, "Jr." | "jr." | "St." | "Sr.")) {
             continue;
         }
         return i;
@@ -509,7 +643,7 @@ mod tests {
         assert_eq!(r.year.as_deref(), Some("2008"));
         assert_eq!(r.title.as_deref(), Some("Mismatching meanings in brain and behavior"));
         assert_eq!(r.venue.as_deref(), Some("Language and Linguistics Compass"));
-        assert_eq!(r.key(), ("pylkkanen".into(), "2008".into()));
+        assert_eq!(r.key(), Some(("pylkkanen".into(), "2008".into())));
 
         let r = parse_reference(
             "Arfath Pasha, Mohamed Al-Badrashiny, and Owen Rambow. 2016a. MADAMIRA: A fast \
@@ -526,7 +660,7 @@ mod tests {
         );
         // The author block's closing `.` goes with the separator.
         assert_eq!(r.authors, vec!["R. Bar-Haim", "I. Dagan", "I Szpektor"]);
-        assert_eq!(r.key(), ("barhaim".into(), "2006".into()));
+        assert_eq!(r.key(), Some(("barhaim".into(), "2006".into())));
     }
 
     #[test]
@@ -562,5 +696,83 @@ mod tests {
             vec!["[1] A. 2001. T.", "[2] B. 2002. U."]
         );
         assert_eq!(split_entries("Smith, J. 2001. T [1]."), vec!["Smith, J. 2001. T [1]."]);
+    }
+
+    fn key(entry: &str) -> Option<(String, String)> {
+        parse_reference(entry).key()
+    }
+
+    fn k(name: &str, year: &str) -> Option<(String, String)> {
+        Some((name.to_string(), year.to_string()))
+    }
+
+    /// One hand-written entry per common style (`docs/paper-suite.md` §2.1, issue 40).
+    #[test]
+    fn r40_every_common_style_is_keyed() {
+        // Vancouver (medicine): surname and initials without periods, year after the journal.
+        let v =
+            "2. Zimmermann MB, Hurrell RF. Nutritional iron deficiency. Lancet 2007;370:511e20.";
+        assert_eq!(key(v), k("zimmermann", "2007"));
+        assert_eq!(parse_reference(v).title.as_deref(), Some("Nutritional iron deficiency"));
+        let v1 = "Smith J, Jones K. Iron in the diet. BMJ. 2010;340:c12.";
+        assert_eq!(key(v1), k("smith", "2010"));
+        assert_eq!(parse_reference(v1).title.as_deref(), Some("Iron in the diet"));
+        let v2 = "Smith J, Jones K, Lee D, et al. Iron in the diet. BMJ. 2010;340:c12.";
+        assert_eq!(key(v2), k("smith", "2010"));
+        assert_eq!(parse_reference(v2).authors, ["Smith J", "Jones K", "Lee D"]);
+        // APA and Harvard: `Surname, A. B.`, year in parentheses after the authors.
+        let apa = "Smith, A. B., & Jones, C. (2010). Iron in the diet. Journal of X, 1(2), 3–4.";
+        assert_eq!(key(apa), k("smith", "2010"));
+        assert_eq!(parse_reference(apa).title.as_deref(), Some("Iron in the diet"));
+        let harvard =
+            "Smith, A.B. and Jones, C. (2010) Iron in the diet. Journal of X, 1, pp. 3-4.";
+        assert_eq!(key(harvard), k("smith", "2010"));
+        // IEEE: initials first, quoted title, year at the end.
+        let ieee = r#"[3] A. B. Smith, C. Jones, and D. Lee, "Iron in the diet," in Proc. X, 2010, pp. 1–2."#;
+        assert_eq!(key(ieee), k("smith", "2010"));
+        // ACM and ACL: full names, year after the authors.
+        let acm = "Alice B. Smith and Carl Jones. 2010. Iron in the diet. In Proc. X. 1–2.";
+        assert_eq!(key(acm), k("smith", "2010"));
+        // Nature: `Surname, A. B. et al.`, year in parentheses at the end.
+        let nature = "Smith, A. B. et al. Iron in the diet. Nature 465, 12–15 (2010).";
+        assert_eq!(key(nature), k("smith", "2010"));
+        assert_eq!(parse_reference(nature).title.as_deref(), Some("Iron in the diet"));
+        // Author–year with particles.
+        assert_eq!(key("van der Berg J, Smith K. Title. J X. 2001;1:2."), k("berg", "2001"));
+        // An organisation keyed from its name, in any style.
+        let org = "World Health Organization. Iron deficiency anaemia. Geneva: WHO; 2001.";
+        assert_eq!(key(org), k("worldhealthorganization", "2001"));
+        let collab = Reference {
+            authors: vec!["World Health Organization".into()],
+            year: Some("2001".into()),
+            ..Reference::default()
+        };
+        assert_eq!(collab.key(), key(org));
+        // No author: the title's first words; the entry printed as text agrees.
+        let untitled = Reference {
+            title: Some("Global tuberculosis report 2015".into()),
+            year: Some("2015".into()),
+            ..Reference::default()
+        };
+        assert_eq!(untitled.key(), k("globaltuberculosisreport", "2015"));
+        assert_eq!(key("Global tuberculosis report 2015. Geneva: WHO; 2015."), untitled.key());
+        // Nothing to key: identifiers only.
+        let ids = Reference { doi: Some("10.1000/xyz".into()), ..Reference::default() };
+        assert_eq!(ids.key(), None);
+        assert_eq!(key("PMID: 12345678."), None);
+    }
+
+    #[test]
+    fn persons_organisations_and_titles() {
+        assert!(is_person("Zimmermann MB"));
+        assert!(is_person("Ludwig van Beethoven"));
+        assert!(is_person("Smith, A. B."));
+        assert!(!is_person("World Health Organization"));
+        assert!(!is_person("GBD 2019 Collaborators"));
+        assert!(!is_person("Global tuberculosis report"));
+        assert_eq!(last_name("Zimmermann MB"), "Zimmermann");
+        assert_eq!(last_name("Smith J."), "Smith");
+        assert_eq!(last_name("A. B. Smith"), "Smith");
+        assert_eq!(last_name("WHO"), "WHO");
     }
 }

@@ -66,6 +66,8 @@ pub(crate) struct Span {
     pub(crate) chars: u32,
     /// Bold non-space glyphs.
     pub(crate) bold: u32,
+    /// Byte length of the text's leading run of bold glyphs (a run-in heading's candidate).
+    pub(crate) lead_bold: usize,
     /// For a stand-in of a table found before reading order: its index among the page's
     /// tables (its `text` is empty).
     pub(crate) table: Option<u32>,
@@ -96,6 +98,7 @@ impl SpanBuilder {
                 size: g.size,
                 chars: 1,
                 bold: u32::from(g.bold),
+                lead_bold: if g.bold { text_len_of(g.ch) } else { 0 },
                 table: None,
             },
             last: *g,
@@ -129,7 +132,12 @@ impl SpanBuilder {
         if (space_before || gap > WORD_GAP * em) && !s.text.ends_with(' ') {
             s.text.push(' ');
         }
+        // The leading bold run goes on while every glyph so far is bold.
+        let leading = s.lead_bold > 0 && s.lead_bold == s.text.trim_end().len();
         s.text.push(g.ch);
+        if leading && g.bold {
+            s.lead_bold = s.text.len();
+        }
         s.bbox = s.bbox.union(&g.bbox);
         s.chars += 1;
         s.bold += u32::from(g.bold);
@@ -151,6 +159,10 @@ impl SpanBuilder {
         self.span.text.truncate(t);
         self.span
     }
+}
+
+fn text_len_of(c: char) -> usize {
+    c.len_utf8()
 }
 
 fn quantize(size: f32) -> i32 {
@@ -434,6 +446,7 @@ fn read_body(
                 size: body,
                 chars: 0,
                 bold: 0,
+                lead_bold: 0,
                 table: Some(i as u32),
             });
         }
@@ -564,6 +577,54 @@ pub(crate) mod tests {
                 line(x, y + i as f32 * 12.0, 10.0, false, &format!("{word} text line {i} here"))
             })
             .collect()
+    }
+
+    /// A paragraph whose first line opens with `lead` (bold or not) followed by `rest`, then
+    /// three more body lines.
+    fn run_in_para(y: f32, lead: &str, bold: bool, rest: &str) -> Vec<Vec<Glyph>> {
+        let mut first = line(72.0, y, 10.0, bold, lead);
+        first.extend(line(72.0 + lead.chars().count() as f32 * 5.0, y, 10.0, false, rest));
+        let mut out = vec![first];
+        out.extend(para(72.0, y + 12.0, 3, "body"));
+        out
+    }
+
+    /// Issue 40: run-in headings (bold, ALL-CAPS, numbered) are split from their paragraph.
+    #[test]
+    fn r40_run_in_headings_are_split_from_their_paragraph() {
+        let mut lines =
+            run_in_para(100.0, "Search strategy.", true, " We searched the records of it.");
+        lines.extend(run_in_para(170.0, "METHODS", false, " Search strategy was the first of it."));
+        lines.extend(run_in_para(240.0, "2.1 Methods.", true, " We measured the iron in blood."));
+        // Not run-in: an acronym opening a sentence, a bold word inside one.
+        lines.extend(run_in_para(310.0, "NASA", false, " launched the probe in the year."));
+        lines.extend(run_in_para(380.0, "Note", true, " that the iron was measured twice."));
+        let doc = build_doc(&[page(lines)]);
+        let k: Vec<(BlockKind, String, Option<u8>)> =
+            doc.blocks.iter().map(|b| (b.kind, b.text.clone(), b.level)).collect();
+        let heads: Vec<(&str, Option<u8>)> =
+            k.iter().filter(|b| b.0 == BlockKind::Heading).map(|b| (b.1.as_str(), b.2)).collect();
+        assert_eq!(
+            heads,
+            [("Search strategy", Some(2)), ("METHODS", Some(1)), ("2.1 Methods", Some(2))],
+            "{k:?}"
+        );
+        let paras: Vec<&str> = k
+            .iter()
+            .filter(|b| b.0 == BlockKind::Paragraph && !b.1.starts_with("body"))
+            .map(|b| b.1.split(" body").next().unwrap_or(""))
+            .collect();
+        assert_eq!(
+            paras,
+            [
+                "We searched the records of it.",
+                "Search strategy was the first of it.",
+                "We measured the iron in blood.",
+                "NASA launched the probe in the year.",
+                "Note that the iron was measured twice.",
+            ],
+            "{k:?}"
+        );
     }
 
     #[test]

@@ -200,6 +200,27 @@ fn surname_start(text: &str) -> bool {
     words.next().is_some_and(|w2| initial(w2) || cap(w2) && w2.ends_with(','))
 }
 
+/// Returns the byte length of a line's leading run of ALL-CAPS words (a numbering before them
+/// included) when they hold at least five letters and a capitalised ordinary word follows.
+fn caps_run(t: &str) -> Option<usize> {
+    let mut end = 0;
+    let mut letters = 0;
+    for (i, w) in t.split(' ').enumerate() {
+        let start = end + usize::from(i > 0);
+        let numbered = i == 0 && numbering(t).is_some();
+        let caps = w.chars().any(char::is_alphabetic)
+            && w.chars().all(|c| !c.is_alphabetic() || c.is_uppercase());
+        if numbered || caps {
+            letters += w.chars().filter(|c| c.is_alphabetic()).count() * usize::from(caps);
+            end = start + w.len();
+            continue;
+        }
+        let next_ordinary = w.starts_with(char::is_uppercase) && w.chars().any(char::is_lowercase);
+        return (letters >= 5 && next_ordinary).then_some(end);
+    }
+    None
+}
+
 /// A reference line indented by at least this many ems is indented.
 const REF_INDENT: f32 = 0.5;
 
@@ -421,7 +442,23 @@ impl Builder {
         if self.cur.is_empty() {
             return;
         }
-        let lines = std::mem::take(&mut self.cur);
+        let mut lines = std::mem::take(&mut self.cur);
+        if !self.in_refs && caption_label(&lines[0].text).is_none() {
+            if let Some((end, level)) = self.run_in(&lines[0]) {
+                let first = &mut lines[0];
+                let head = first.text[..end].trim().trim_end_matches(['.', ':']).trim_end();
+                let mut b = Block::new(BlockKind::Heading, first.page, first.bbox, head);
+                b.level = Some(level);
+                self.in_refs = is_refs_heading(head);
+                self.ref_hanging = None;
+                self.ref_lines = 0;
+                let keyword = is_keyword_heading(head);
+                self.push(b, first.size, level, keyword);
+                first.text = first.text[end..].trim_start().to_string();
+                first.lead_bold = 0;
+                first.bold = 0.0;
+            }
+        }
         let text = join_lines(&lines);
         if text.is_empty() {
             return;
@@ -478,6 +515,37 @@ impl Builder {
             b.level = Some(level.max(1));
         }
         self.push(b, size, level, keyword);
+    }
+
+    /// Returns where a run-in heading ends in a block's first line, and its level: a leading
+    /// run of bold glyphs (where body text is not bold) or of ALL-CAPS words, followed on the
+    /// line by ordinary text (`METHODS Search strategy ...`, `2.1 Methods. We ...`). The run
+    /// ends a word, holds at least five letters in caps or two in bold, and what follows
+    /// starts a sentence (a capital or a digit) or the run ends in `.` or `:`. The level is the
+    /// numbering's, else 1 for caps and 2 for bold.
+    fn run_in(&self, l: &Line) -> Option<(usize, u8)> {
+        let t = l.text.as_str();
+        let letters = |x: &str| x.chars().filter(|c| c.is_alphabetic()).count();
+        let bold = (!self.body_bold && l.lead_bold > 0 && t.is_char_boundary(l.lead_bold))
+            .then_some(l.lead_bold)
+            .filter(|&e| e < t.trim_end().len() && letters(&t[..e]) >= 2);
+        let (end, caps) = match bold {
+            Some(e) => (e, false),
+            None => (caps_run(t)?, true),
+        };
+        let head = t[..end].trim_end();
+        let rest = t[end..].trim_start();
+        let word_end = t[end..].starts_with(' ') || head.ends_with(['.', ':']);
+        let sentence = rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
+        let ordinary = rest.split_whitespace().count() >= 3 && rest.chars().any(char::is_lowercase);
+        if !word_end || !ordinary || !(sentence || head.ends_with(['.', ':'])) {
+            return None;
+        }
+        if head.split_whitespace().count() > 12 || head.ends_with(',') {
+            return None;
+        }
+        let level = numbering(head).unwrap_or(if caps { 1 } else { 2 });
+        Some((end, level))
     }
 
     /// Returns the heading level (0: decide by size later) when the block is a heading.
@@ -634,6 +702,7 @@ mod tests {
             text: text.into(),
             size: 10.0,
             bold: 0.0,
+            lead_bold: 0,
         }
     }
 

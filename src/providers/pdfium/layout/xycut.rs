@@ -50,6 +50,8 @@ pub(crate) struct Line {
     pub(crate) size: f32,
     /// Fraction of bold glyphs.
     pub(crate) bold: f32,
+    /// Byte length of the text's leading run of bold glyphs (from the line's first span).
+    pub(crate) lead_bold: usize,
 }
 
 /// What reading order yields: lines, and tables found whole.
@@ -618,7 +620,8 @@ impl Cut<'_> {
             }
         }
         let bold = if chars == 0 { 0.0 } else { bold as f32 / chars as f32 };
-        self.out.push(Item::Line(Line { page: self.page, bbox, col, text, size, bold }));
+        let lead_bold = self.spans[row[0]].lead_bold;
+        self.out.push(Item::Line(Line { page: self.page, bbox, col, text, size, bold, lead_bold }));
     }
 }
 
