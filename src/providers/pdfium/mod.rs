@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 pub use pdfium_render::prelude::Pdfium;
 use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 
-/// Bump when the output for the same PDF changes.
-pub const ADAPTER_VERSION: u32 = 3;
+/// Bump when the output for the same PDF changes (4: run-in headings are split from their
+/// paragraph).
+pub const ADAPTER_VERSION: u32 = 4;
 
 /// The pypdfium2 release whose `libpdfium.so` the set-up script installs (also the page
 /// renderer's version in the HTML report's image cache key).
