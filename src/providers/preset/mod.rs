@@ -126,6 +126,10 @@ pub struct Preset {
     /// What it needs that no package registry gives (model weights), said plainly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub needs: Option<String>,
+    /// Whether an empty output is a result (a table extractor that found no table on the
+    /// page) rather than a failure; by default an empty output is recorded as a failure.
+    #[serde(default)]
+    pub empty_ok: bool,
     /// Bump when the preset's code changes what it returns without its text changing.
     #[serde(default = "one")]
     pub adapter: u32,
@@ -225,6 +229,7 @@ impl Preset {
             "id": self.id,
             "adapter": self.adapter,
             "output": self.output,
+            "empty_ok": self.empty_ok,
             "tools": self.tools,
             "python": self.python,
             "command": self.command,

@@ -194,6 +194,7 @@ impl Provider for PresetProvider {
                     driver,
                     code,
                     format: self.preset.format(),
+                    empty_ok: self.preset.empty_ok,
                     timeout: *timeout,
                     proc: None,
                     dir,
@@ -215,6 +216,7 @@ struct PythonEngine {
     driver: PathBuf,
     code: PathBuf,
     format: ImportFormat,
+    empty_ok: bool,
     timeout: Duration,
     proc: Option<WorkerProc>,
     dir: tempfile::TempDir,
@@ -286,7 +288,7 @@ impl PythonEngine {
             return Err(format!("{err}\n{trace}"));
         }
         let out = v["output"].as_str().unwrap_or_default();
-        if out.trim().is_empty() {
+        if out.trim().is_empty() && !self.empty_ok {
             return Err(format!("{} returned no output", self.id));
         }
         self.format
