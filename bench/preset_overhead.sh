@@ -19,7 +19,9 @@
 #            wall time of the whole Python process (interpreter start and imports included).
 # Each figure is the median of --reps runs (corpus and python alternate). Printed: pages,
 # corpus s, python loop s, python process s, corpus / process (the target: <= 1.10, both sides
-# paying the imports once) and corpus / loop (all of corpus's fixed cost counted as overhead).
+# paying the imports once) and corpus / loop (all of corpus's fixed cost counted as overhead);
+# beside them the CPU seconds (user + sys, /usr/bin/time) of `corpus ocr` with its worker and
+# of the Python process, which other load on the machine moves less than wall time.
 # Env: CORPUS_BIN (a built corpus; default: build in the shared dev profile), DATA.
 set -euo pipefail
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
@@ -37,11 +39,12 @@ while [ $# -gt 0 ]; do
     --pages) want_pages=$2; shift 2 ;;
     --reps) reps=$2; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
-    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
     *) echo "bench: unknown argument $1" >&2; exit 2 ;;
   esac
 done
 
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time is needed for CPU seconds" >&2; exit 2; }
 data="${DATA:-../shared/data}"
 src="$data/grobid-gold/pdf"
 [ -d "$src" ] || { echo "bench: SKIP: $src is not present" >&2; exit 0; }
@@ -120,14 +123,16 @@ for r in $(seq "$reps"); do
     rm -f "$db" "$db-wal" "$db-shm"
     CORPUS_DB="$db" "$corpus" -q ingest "$work/pdfs" --dataset overhead >/dev/null
     t0=$(now)
-    CORPUS_DB="$db" "$corpus" -q ocr --provider "$p" -j 1 >"$work/ocr-$p-$r.log" 2>&1 \
+    CORPUS_DB="$db" /usr/bin/time -f '%U %S' -o "$work/cpu-corpus-$p-$r" \
+      "$corpus" -q ocr --provider "$p" -j 1 >"$work/ocr-$p-$r.log" 2>&1 \
       || { echo "bench: corpus ocr --provider $p failed:" >&2; tail -5 "$work/ocr-$p-$r.log" >&2; exit 1; }
     t1=$(now)
     stored=$(CORPUS_DB="$db" "$corpus" -q sql --format csv \
       "SELECT sum(wall_ms) / 1000.0 AS s, sum(status = 'ok') AS ok, count(*) AS n FROM v_outputs" | tail -1)
     py="$(cat "$work/env-$p")/bin/python"
     t2=$(now)
-    "$py" "$work/loop.py" "$work/code-$p.py" "$work/loop-$p-$r.json" "$work"/pdfs/*.pdf 2>"$work/loop-$p-$r.log" \
+    /usr/bin/time -f '%U %S' -o "$work/cpu-python-$p-$r" \
+      "$py" "$work/loop.py" "$work/code-$p.py" "$work/loop-$p-$r.json" "$work"/pdfs/*.pdf 2>"$work/loop-$p-$r.log" \
       || { echo "bench: the Python loop for $p failed:" >&2; tail -5 "$work/loop-$p-$r.log" >&2; exit 1; }
     t3=$(now)
     printf '%s\t%s\t%s\t%s\t%s\n' "$p" "$r" "$(echo "$t1 - $t0" | bc)" "$stored" \
@@ -145,25 +150,31 @@ for line in open(f"{work}/times.tsv"):
     p, r, corpus_s, stored, process_s = line.rstrip("\n").split("\t")
     stored_s, ok, total = stored.split(",")
     loop = json.load(open(f"{work}/loop-{p}-{r}.json"))
+    cpu = lambda side: sum(map(float, open(f"{work}/cpu-{side}-{p}-{r}").read().split()[-2:]))
     rows.setdefault(p, []).append(dict(corpus=float(corpus_s), stored=float(stored_s),
                                        ok=int(ok), total=int(total), loop=loop["loop_s"],
-                                       imports=loop["import_s"], process=float(process_s)))
+                                       imports=loop["import_s"], process=float(process_s),
+                                       corpus_cpu=cpu("corpus"), python_cpu=cpu("python")))
 med = lambda p, k: statistics.median(x[k] for x in rows[p])
 print("| parser | PDFs | pages | corpus s | corpus per-doc sum s | python loop s | python process s "
-      "| corpus / process | corpus / loop | target ≤ 1.10 |")
-print("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|")
+      "| corpus / process | corpus / loop | target ≤ 1.10 | corpus CPU s | python CPU s | CPU ratio |")
+print("|---|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|--:|--:|")
 for p in rows:
     c, lp, pr = med(p, "corpus"), med(p, "loop"), med(p, "process")
     ok = min(x["ok"] for x in rows[p])
     verdict = "PASS" if c / pr <= 1.10 else "MISS"
     print(f"| `{p}` | {n} ({ok} ok) | {pages} | {c:.2f} | {med(p, 'stored'):.2f} | {lp:.2f} | {pr:.2f} "
-          f"| {c / pr:.3f} | {c / lp:.3f} | {verdict} |")
+          f"| {c / pr:.3f} | {c / lp:.3f} | {verdict} | {med(p, 'corpus_cpu'):.2f} "
+          f"| {med(p, 'python_cpu'):.2f} | {med(p, 'corpus_cpu') / med(p, 'python_cpu'):.3f} |")
 print()
 print(f"Medians of {len(next(iter(rows.values())))} runs. corpus = wall of `corpus ocr -j 1` on a fresh "
       "store; per-doc sum = the documents' stored wall_ms; python loop = parse() over the PDFs after "
       "the imports; python process = the whole Python process (start-up and imports included); "
-      "imports alone: " + ", ".join(f"{p} {med(p, 'imports'):.2f} s" for p in rows) + ".")
+      "CPU = user + sys of each process with everything it waited for (/usr/bin/time), the "
+      "figure least moved by other load; imports alone: "
+      + ", ".join(f"{p} {med(p, 'imports'):.2f} s" for p in rows) + ".")
 for p in rows:
     print(f"{p} runs: " + "; ".join(f"corpus {x['corpus']:.2f} / loop {x['loop']:.2f} / process "
-                                    f"{x['process']:.2f}" for x in rows[p]))
+                                    f"{x['process']:.2f} (CPU {x['corpus_cpu']:.2f} / "
+                                    f"{x['python_cpu']:.2f})" for x in rows[p]))
 EOF

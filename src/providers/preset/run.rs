@@ -239,6 +239,8 @@ impl PythonEngine {
                 .map_err(|_| format!("{}: unreadable worker greeting {greeting:?}", self.id))?;
             if v["ready"] != Value::Bool(true) {
                 w.kill();
+                // Reaped now, not left a zombie until corpus exits.
+                w.close();
                 return Err(format!(
                     "the preset's code failed to load: {}\n{}",
                     v["error"].as_str().unwrap_or("?"),
