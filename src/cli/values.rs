@@ -66,14 +66,15 @@ impl TypedValueParser for ProviderParser {
     fn possible_values(
         &self,
     ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
-        let mut ids: Vec<String> =
-            corpus::providers::registry().iter().map(|p| p.id().to_string()).collect();
-        ids.extend(["command", "truth", "openai"].map(String::from));
-        for (_, text) in corpus::providers::preset::BUILTIN {
-            if let Ok(p) = corpus::providers::preset::Preset::parse(text, "") {
-                ids.push(p.id);
-            }
-        }
+        // The repository's entries only: a user's presets must not change `--help`.
+        let ids: Vec<String> = corpus::providers::entries()
+            .0
+            .iter()
+            .filter(|e| {
+                !matches!(e, corpus::providers::Entry::Preset(p) if !p.source.starts_with("presets/"))
+            })
+            .map(|e| e.id().to_string())
+            .collect();
         Some(Box::new(ids.into_iter().map(|id| {
             let id: &'static str = Box::leak(id.into_boxed_str());
             clap::builder::PossibleValue::new(id)

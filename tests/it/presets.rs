@@ -209,7 +209,7 @@ fn a_user_preset_runs_with_no_code_change_and_a_new_pin_reruns() {
     let d = tempfile::tempdir().unwrap();
     let presets = d.path().join("presets");
     std::fs::create_dir(&presets).unwrap();
-    let file = user_preset(&presets, "my-parser", "7.1.0", PYPDF_CODE);
+    user_preset(&presets, "my-parser", "7.1.0", PYPDF_CODE);
     if !install("my-parser", &[("CORPUS_PRESETS", &presets)]) {
         return;
     }
@@ -241,9 +241,6 @@ fn a_user_preset_runs_with_no_code_change_and_a_new_pin_reruns() {
     // Another pinned version: a new environment, a new key, everything runs again.
     user_preset(&presets, "my-parser", "7.0.0", PYPDF_CODE);
     let s = json(&run(&mut c(&ocr)));
-    if s["ran"].as_u64() == Some(0) && s["cached"].as_u64() == Some(3) {
-        panic!("a changed pin was served from the old cache: {s}");
-    }
     assert_eq!((s["ran"].as_u64(), s["ok"].as_u64()), (Some(3), Some(3)), "{s}");
     assert_eq!(s["provider_version"], "7.0.0");
     assert_ne!(s["model_digest"].as_str().unwrap(), first_digest);
@@ -256,7 +253,6 @@ fn a_user_preset_runs_with_no_code_change_and_a_new_pin_reruns() {
     std::fs::write(presets.join("broken.toml"), "id = \"broken\"\n").unwrap();
     let out = run(&mut c(&["providers"]));
     assert!(String::from_utf8_lossy(&out.stderr).contains("broken.toml"));
-    drop(file);
 }
 
 #[test]

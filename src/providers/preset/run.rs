@@ -300,13 +300,24 @@ impl PythonEngine {
     }
 }
 
-impl Engine for PythonEngine {
-    fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
+impl PythonEngine {
+    /// Puts the PDF that `write` writes at the slot's input path and parses it.
+    fn parse_written(
+        &mut self,
+        pages: &PageSelection,
+        write: &mut dyn FnMut(&std::path::Path) -> std::io::Result<()>,
+    ) -> std::result::Result<Doc, String> {
         let input = self.dir.path().join("input.pdf");
-        std::fs::write(&input, pdf).map_err(|e| format!("writing {}: {e}", input.display()))?;
+        write(&input).map_err(|e| format!("writing {}: {e}", input.display()))?;
         let r = self.parse(&input, pages);
         let _ = std::fs::remove_file(&input);
         r
+    }
+}
+
+impl Engine for PythonEngine {
+    fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
+        self.parse_written(pages, &mut |input| std::fs::write(input, pdf))
     }
 
     fn run_reader(
@@ -314,13 +325,10 @@ impl Engine for PythonEngine {
         pdf: &mut dyn crate::providers::PdfRead,
         pages: &PageSelection,
     ) -> std::result::Result<Doc, String> {
-        let input = self.dir.path().join("input.pdf");
-        let copy =
-            std::fs::File::create(&input).and_then(|mut f| std::io::copy(pdf, &mut f).map(drop));
-        copy.map_err(|e| format!("writing {}: {e}", input.display()))?;
-        let r = self.parse(&input, pages);
-        let _ = std::fs::remove_file(&input);
-        r
+        self.parse_written(pages, &mut |input| {
+            let mut f = std::fs::File::create(input)?;
+            std::io::copy(pdf, &mut f).map(drop)
+        })
     }
 }
 
