@@ -13,5 +13,6 @@ pub mod olmocr;
 pub mod pairwise;
 pub mod paper;
 pub mod score;
+pub mod stats;
 pub mod table;
 pub mod teds;

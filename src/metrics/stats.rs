@@ -1,0 +1,1059 @@
+//! Resampling statistics for comparing providers on the same documents (issue 35): percentile
+//! bootstrap intervals of means, stratified and batched over many series with one set of draws
+//! ([`bootstrap_means`]); a weighted bootstrap for headlines that are not plain means
+//! ([`bootstrap_statistic`]); a paired comparison with a bootstrap interval and a sign-flip
+//! permutation p-value ([`paired`]); Holm's correction ([`holm`]); bootstrap distributions of
+//! ranks ([`rank_bootstrap`]).
+//!
+//! Pure functions over slices, `std` only, no IO. Every random quantity comes from [`Rng`] seeded
+//! by the caller, so a report's intervals and p-values are reproduced from its recorded seed. The
+//! conventions are those of the Python tools a user would check us with, so
+//! `bench/stats_scipy.py` can compare: percentiles are NumPy's default `linear` method, the
+//! p-value is `scipy.stats.permutation_test(..., permutation_type='samples')`'s (exact and
+//! randomized), Holm is `statsmodels.stats.multitest.multipletests(method='holm')`'s.
+//!
+//! Missing values. A NaN (or any non-finite value) in a series is a document without that
+//! score. A mean is taken over the documents that have a value; a resample whose drawn
+//! documents all lack the value has no mean and is left out of the percentiles.
+
+use std::collections::HashMap;
+
+/// The most pairs [`paired`] enumerates exactly: `2^20` (1,048,576) sign assignments, a few
+/// milliseconds. More pairs get a Monte Carlo p-value from `resamples` random assignments,
+/// whose error (≈ `sqrt(p (1 - p) / resamples)`) is far below any threshold a user reads by
+/// then.
+pub const EXACT_MAX_PAIRS: usize = 20;
+
+/// Relative tolerance under which two statistics count as equal: SciPy's `permutation_test`
+/// uses `100 * eps` so that a null statistic equal in theory to the observed one, but computed
+/// in another order, is counted as reaching it. Also the tolerance for tied means in
+/// [`rank_bootstrap`].
+pub const REL_TOL: f64 = 100.0 * f64::EPSILON;
+
+/// Offset of the seed for [`paired`]'s random sign flips, so they are not the stream its
+/// bootstrap draws documents from.
+const PERMUTATION_STREAM: u64 = 0x5851_f42d_4c95_7f2d;
+
+/// Resamples drawn and summed together by [`bootstrap_means`]: each pass over a series then
+/// serves this many resamples, which keeps the series' memory traffic low.
+const RESAMPLE_BLOCK: usize = 32;
+
+/// Documents per tile in [`bootstrap_means`]' inner loop: a tile of a series (2 KiB) and of a
+/// block's weights (64 KiB) stay in cache while all of the block's sums are taken.
+const DOC_TILE: usize = 256;
+
+/// Independent accumulators per dot product: lets the compiler keep the sums in SIMD
+/// registers without reassociating floating-point additions itself.
+const LANES: usize = 4;
+
+/// xoshiro256** seeded through splitmix64: a small, fast generator whose stream is the same on
+/// every platform, which is what lets a recorded seed reproduce a report.
+#[derive(Debug, Clone)]
+pub struct Rng {
+    s: [u64; 4],
+}
+
+impl Rng {
+    /// Seeds the four state words from `seed` with splitmix64 (any seed, 0 included, is fine).
+    pub fn new(seed: u64) -> Self {
+        let mut x = seed;
+        let mut next = || {
+            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = x;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        Rng { s: [next(), next(), next(), next()] }
+    }
+
+    /// Next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
+        let t = self.s[1] << 17;
+        self.s[2] ^= self.s[0];
+        self.s[3] ^= self.s[1];
+        self.s[1] ^= self.s[2];
+        self.s[0] ^= self.s[3];
+        self.s[2] ^= t;
+        self.s[3] = self.s[3].rotate_left(45);
+        result
+    }
+
+    /// Uniform integer in `0..n` without modulo bias (Lemire's multiply-and-reject, which needs
+    /// a division only on the rare candidate rejection); 0 when `n` is 0.
+    pub fn below(&mut self, n: u64) -> u64 {
+        if n == 0 {
+            return 0;
+        }
+        let mut m = u128::from(self.next_u64()) * u128::from(n);
+        if (m as u64) < n {
+            let threshold = n.wrapping_neg() % n;
+            while (m as u64) < threshold {
+                m = u128::from(self.next_u64()) * u128::from(n);
+            }
+        }
+        (m >> 64) as u64
+    }
+
+    /// Uniform `f64` in `[0, 1)` with 53 random bits.
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+}
+
+/// A two-sided confidence interval, `lo <= hi`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    /// Lower bound: the `(1 - level) / 2` quantile of the bootstrap distribution.
+    pub lo: f64,
+    /// Upper bound: the `1 - (1 - level) / 2` quantile of the bootstrap distribution.
+    pub hi: f64,
+}
+
+/// NumPy's `np.percentile(values, q)` with its default `linear` method, `q` in `[0, 100]`:
+/// sorts a copy, then interpolates between the two order statistics around `(n - 1) q / 100`.
+/// NaN when `values` is empty, holds a NaN (as NumPy), or `q` is outside `[0, 100]`.
+pub fn percentile(values: &[f64], q: f64) -> f64 {
+    if values.is_empty() || !(0.0..=100.0).contains(&q) || values.iter().any(|v| v.is_nan()) {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_unstable_by(f64::total_cmp);
+    quantile_sorted(&sorted, q / 100.0)
+}
+
+/// The `p` quantile (`p` in `[0, 1]`) of non-empty sorted values, as NumPy's `linear` method
+/// computes it, rounding included (`_lerp` interpolates from the nearer end).
+fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
+    let last = sorted.len() - 1;
+    let pos = last as f64 * p;
+    let below = pos.floor();
+    let i = (below as usize).min(last);
+    let j = (i + 1).min(last);
+    let t = pos - below;
+    let (a, b) = (sorted[i], sorted[j]);
+    let diff = b - a;
+    if t >= 0.5 {
+        b - diff * (1.0 - t)
+    } else {
+        a + diff * t
+    }
+}
+
+/// The percentile interval of a bootstrap distribution, NaN entries (resamples without a
+/// value) left out; `None` when none is left or `level` is not in `(0, 1)`.
+fn percentile_interval(distribution: &[f64], level: f64) -> Option<Interval> {
+    if !(level > 0.0 && level < 1.0) {
+        return None;
+    }
+    let mut sorted: Vec<f64> = distribution.iter().copied().filter(|v| !v.is_nan()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_unstable_by(f64::total_cmp);
+    let alpha = (1.0 - level) / 2.0;
+    Some(Interval {
+        lo: quantile_sorted(&sorted, alpha),
+        hi: quantile_sorted(&sorted, 1.0 - alpha),
+    })
+}
+
+/// Draws stratified bootstrap resamples as count weights: each stratum's documents are drawn
+/// with replacement as many times as the stratum has documents, so every resample keeps the
+/// strata's sizes (a dataset of 10 documents mixed with one of 1,000 stays 1 % of each).
+struct Resampler {
+    /// Document indices of each stratum, strata in ascending id, documents in ascending index.
+    groups: Vec<Vec<usize>>,
+    rng: Rng,
+}
+
+impl Resampler {
+    fn new(strata: &[usize], seed: u64) -> Self {
+        let mut order: Vec<usize> = (0..strata.len()).collect();
+        order.sort_by_key(|&doc| strata[doc]);
+        let groups =
+            order.chunk_by(|&a, &b| strata[a] == strata[b]).map(<[usize]>::to_vec).collect();
+        Resampler { groups, rng: Rng::new(seed) }
+    }
+
+    /// Fills `counts` (one entry per document) with how often each document is drawn.
+    fn draw(&mut self, counts: &mut [u32]) {
+        counts.fill(0);
+        for group in &self.groups {
+            let size = group.len() as u64;
+            for _ in 0..group.len() {
+                counts[group[self.rng.below(size) as usize]] += 1;
+            }
+        }
+    }
+}
+
+/// Percentile bootstrap intervals of the means of many series over the same documents, at
+/// confidence `level` (e.g. 0.95), from `resamples` stratified resamples of the documents.
+///
+/// `strata[d]` is document `d`'s stratum (e.g. its dataset); each series holds one value per
+/// document, in the same order. Documents are resampled with replacement within each stratum,
+/// keeping its size, and the SAME resampled document sets serve every series, so the intervals
+/// of all metrics and providers come from one set of draws (and agree with
+/// [`bootstrap_statistic`] and [`rank_bootstrap`] for the same `strata` and `seed`).
+///
+/// A series' resampled mean is over its documents with a value (see the module's note on
+/// missing values): `Σ count·value / Σ count·present`. A resample in which no drawn document
+/// has a value is left out of that series' percentiles. The result is `None` for a series
+/// with no value at all, of another length than `strata`, or when `resamples` is 0 or `level`
+/// is not in `(0, 1)`.
+///
+/// Cost: one dot product of count weights with each series per resample, taken in blocks of
+/// resamples and tiles of documents; series sharing a pattern of missing documents share its
+/// presence sums.
+pub fn bootstrap_means(
+    series: &[&[f64]],
+    strata: &[usize],
+    resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Vec<Option<Interval>> {
+    resampled_means(series, strata, resamples, seed)
+        .iter()
+        .map(|means| percentile_interval(means, level))
+        .collect()
+}
+
+/// Each series' mean on each resample (`[series][resample]`, NaN where a resample has no
+/// value), or an empty vector for a series without values or of the wrong length.
+fn resampled_means(
+    series: &[&[f64]],
+    strata: &[usize],
+    resamples: usize,
+    seed: u64,
+) -> Vec<Vec<f64>> {
+    let n = strata.len();
+    // Rows to weight: each usable series' values (missing as 0), then each distinct presence
+    // pattern (0/1) of the series that miss some documents.
+    let mut rows: Vec<Vec<f64>> = Vec::new();
+    let mut patterns: HashMap<Vec<bool>, usize> = HashMap::new();
+    let mut plan: Vec<Option<(usize, Option<usize>)>> = Vec::with_capacity(series.len());
+    for values in series {
+        let present: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
+        if values.len() != n || !present.contains(&true) {
+            plan.push(None);
+            continue;
+        }
+        rows.push(values.iter().map(|&v| if v.is_finite() { v } else { 0.0 }).collect());
+        let value_row = rows.len() - 1;
+        let presence_row = if present.contains(&false) {
+            let next = rows.len();
+            let row = *patterns.entry(present).or_insert(next);
+            if row == next {
+                let pattern = values.iter().map(|v| f64::from(u8::from(v.is_finite()))).collect();
+                rows.push(pattern);
+            }
+            Some(row)
+        } else {
+            None
+        };
+        plan.push(Some((value_row, presence_row)));
+    }
+    let sums = weighted_sums(&rows, strata, resamples, seed);
+    let row_sums = |row: usize| &sums[row * resamples..(row + 1) * resamples];
+    plan.iter()
+        .map(|entry| match *entry {
+            None => Vec::new(),
+            // Every resample draws `n` documents in all, so a series with every value has
+            // `n` present draws.
+            Some((value_row, None)) => row_sums(value_row).iter().map(|s| s / n as f64).collect(),
+            Some((value_row, Some(presence_row))) => row_sums(value_row)
+                .iter()
+                .zip(row_sums(presence_row))
+                .map(|(&s, &present)| if present > 0.0 { s / present } else { f64::NAN })
+                .collect(),
+        })
+        .collect()
+}
+
+/// `Σ_d counts_k[d] · rows[r][d]` for every row `r` and resample `k`, row-major
+/// (`[r * resamples + k]`). Deterministic: the summation order depends only on the sizes.
+fn weighted_sums(rows: &[Vec<f64>], strata: &[usize], resamples: usize, seed: u64) -> Vec<f64> {
+    let n = strata.len();
+    let mut out = vec![0.0; rows.len() * resamples];
+    let mut resampler = Resampler::new(strata, seed);
+    let mut counts = vec![0u32; n];
+    let mut weights = vec![0.0f64; RESAMPLE_BLOCK * n];
+    let mut first = 0;
+    while first < resamples {
+        let block = RESAMPLE_BLOCK.min(resamples - first);
+        for w in weights.chunks_exact_mut(n.max(1)).take(block) {
+            resampler.draw(&mut counts);
+            for (dst, &c) in w.iter_mut().zip(&counts) {
+                *dst = f64::from(c);
+            }
+        }
+        let mut start = 0;
+        while start < n {
+            let end = (start + DOC_TILE).min(n);
+            let tile = |b: usize| &weights[b * n + start..b * n + end];
+            for (r, row) in rows.iter().enumerate() {
+                let x = &row[start..end];
+                let acc = &mut out[r * resamples + first..r * resamples + first + block];
+                let mut b = 0;
+                while b + 4 <= block {
+                    let s = dot4(x, [tile(b), tile(b + 1), tile(b + 2), tile(b + 3)]);
+                    for (a, v) in acc[b..b + 4].iter_mut().zip(s) {
+                        *a += v;
+                    }
+                    b += 4;
+                }
+                // The block's last resamples (fewer than 4), one at a time.
+                for (b, a) in acc.iter_mut().enumerate().skip(b) {
+                    *a += dot4(x, [tile(b), tile(b), tile(b), tile(b)])[0];
+                }
+            }
+            start = end;
+        }
+        first += block;
+    }
+    out
+}
+
+/// Four dot products of `x` with `w[0..4]` (each as long as `x`), with [`LANES`] accumulators
+/// each so that the loop vectorizes without reassociation by the compiler.
+#[inline]
+fn dot4(x: &[f64], w: [&[f64]; 4]) -> [f64; 4] {
+    let len = x.len();
+    let [w0, w1, w2, w3] = w.map(|s| &s[..len]);
+    let mut acc = [[0.0f64; LANES]; 4];
+    let body = len - len % LANES;
+    for i in (0..body).step_by(LANES) {
+        let xs = &x[i..i + LANES];
+        let ws = [&w0[i..i + LANES], &w1[i..i + LANES], &w2[i..i + LANES], &w3[i..i + LANES]];
+        for (a, wk) in acc.iter_mut().zip(ws) {
+            for l in 0..LANES {
+                a[l] += wk[l] * xs[l];
+            }
+        }
+    }
+    let mut sums = acc.map(|lanes| (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]));
+    for i in body..len {
+        for (s, wk) in sums.iter_mut().zip([w0, w1, w2, w3]) {
+            *s += wk[i] * x[i];
+        }
+    }
+    sums
+}
+
+/// Percentile bootstrap interval of any statistic that can be computed from count weights,
+/// for headlines that are not plain means (olmOCR's mean of group pass rates, OmniDocBench's
+/// `overall`): the suite recomputes its headline with each document counted `weights[d]`
+/// times.
+///
+/// Resamples are drawn exactly as in [`bootstrap_means`] (same `strata` and `seed`, same
+/// documents drawn), so this interval and the per-metric ones describe the same resamples.
+/// `stat` returns `None` (or a NaN) for a resample where the statistic is undefined; those are
+/// left out. `None` when no resample gives a value, `resamples` is 0 or `level` is not in
+/// `(0, 1)`.
+pub fn bootstrap_statistic(
+    strata: &[usize],
+    resamples: usize,
+    level: f64,
+    seed: u64,
+    mut stat: impl FnMut(&[u32]) -> Option<f64>,
+) -> Option<Interval> {
+    if !(level > 0.0 && level < 1.0) {
+        return None;
+    }
+    let mut resampler = Resampler::new(strata, seed);
+    let mut counts = vec![0u32; strata.len()];
+    let mut values = Vec::with_capacity(resamples);
+    for _ in 0..resamples {
+        resampler.draw(&mut counts);
+        values.push(stat(&counts).unwrap_or(f64::NAN));
+    }
+    percentile_interval(&values, level)
+}
+
+/// A paired comparison of a candidate with a baseline on the same documents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paired {
+    /// Pairs compared: documents where both sides have a value.
+    pub n: usize,
+    /// Pairs left out because one side (or both) had no value (NaN).
+    pub dropped: usize,
+    /// Mean of `candidate - baseline` over the `n` pairs: positive when the candidate scores
+    /// higher.
+    pub mean_diff: f64,
+    /// Paired percentile bootstrap interval of `mean_diff` (pairs resampled together).
+    pub ci: Interval,
+    /// Two-sided sign-flip permutation p-value of `mean_diff`, SciPy's convention (see
+    /// [`paired`]).
+    pub p: f64,
+    /// Whether `p` enumerated every sign assignment (`n <= EXACT_MAX_PAIRS`) or is Monte Carlo.
+    pub exact: bool,
+    /// Sign assignments behind `p`: `2^n` when exact, `resamples` otherwise.
+    pub permutations: u64,
+}
+
+/// Compares `candidate` with `baseline`, paired by index (`baseline[d]` and `candidate[d]` are
+/// the same document), on `d = candidate - baseline`.
+///
+/// * Interval: a percentile bootstrap of the mean difference, `resamples` resamples of the
+///   pairs (unstratified; seeded with `seed`), at confidence `level`.
+/// * p-value: the paired permutation test of `scipy.stats.permutation_test(data=(candidate,
+///   baseline), statistic=mean(x - y), permutation_type='samples', alternative='two-sided')`.
+///   Under the null hypothesis each pair's two values are exchangeable, so each difference's
+///   sign can flip. With `n <= EXACT_MAX_PAIRS` all `2^n` sign assignments are enumerated
+///   (the observed one included) and, as SciPy does, `p = min(1, 2 min(P_less, P_greater))`
+///   where `P_less = #{null <= obs + γ} / 2^n`, `P_greater = #{null >= obs - γ} / 2^n` and
+///   `γ = 100 ε |obs|` ([`REL_TOL`]). With more pairs, `resamples` random assignments
+///   (seeded with `seed ^` a fixed stream offset) give SciPy's randomized p-value, each
+///   one-sided proportion `(count + 1) / (resamples + 1)`, which counts the observed
+///   assignment as one of the null's and is never 0. All differences zero gives `p = 1`.
+///
+/// `None` when the slices differ in length, no pair has both values, `resamples` is 0 or
+/// `level` is not in `(0, 1)`.
+pub fn paired(
+    baseline: &[f64],
+    candidate: &[f64],
+    resamples: usize,
+    level: f64,
+    seed: u64,
+) -> Option<Paired> {
+    if baseline.len() != candidate.len() || resamples == 0 {
+        return None;
+    }
+    let diffs: Vec<f64> = baseline
+        .iter()
+        .zip(candidate)
+        .filter(|(a, b)| a.is_finite() && b.is_finite())
+        .map(|(a, b)| b - a)
+        .collect();
+    let n = diffs.len();
+    if n == 0 {
+        return None;
+    }
+    let mean_diff = diffs.iter().sum::<f64>() / n as f64;
+    let distribution = resampled_means(&[&diffs], &vec![0; n], resamples, seed);
+    let ci = percentile_interval(distribution.first()?, level)?;
+    let (p, exact, permutations) =
+        sign_flip_p(&diffs, EXACT_MAX_PAIRS, resamples, seed ^ PERMUTATION_STREAM);
+    Some(Paired { n, dropped: baseline.len() - n, mean_diff, ci, p, exact, permutations })
+}
+
+/// The two-sided sign-flip p-value of the mean of `diffs` (see [`paired`]): exact when there are
+/// at most `exact_limit` differences, else from `resamples` random assignments. Returns
+/// `(p, exact, assignments)`.
+fn sign_flip_p(diffs: &[f64], exact_limit: usize, resamples: usize, seed: u64) -> (f64, bool, u64) {
+    let n = diffs.len();
+    let count = n as f64;
+    if n <= exact_limit {
+        // Meet in the middle: every assignment's sum is a sum over the first half plus one over
+        // the second, each computed directly (no running update, so no drift), and the observed
+        // mean is the all-positive assignment computed the same way.
+        let (first, second) = diffs.split_at(n / 2);
+        let (low, high) = (signed_sums(first), signed_sums(second));
+        let observed = (low[0] + high[0]) / count;
+        let gamma = (REL_TOL * observed).abs();
+        let (mut less, mut greater) = (0u64, 0u64);
+        for &h in &high {
+            for &l in &low {
+                let null = (l + h) / count;
+                less += u64::from(null <= observed + gamma);
+                greater += u64::from(null >= observed - gamma);
+            }
+        }
+        let total = 1u64 << n;
+        let p = (2.0 * less.min(greater) as f64 / total as f64).min(1.0);
+        return (p, true, total);
+    }
+    let observed = diffs.iter().sum::<f64>() / count;
+    let gamma = (REL_TOL * observed).abs();
+    let mut rng = Rng::new(seed);
+    let (mut less, mut greater) = (0u64, 0u64);
+    for _ in 0..resamples {
+        let mut sum = 0.0;
+        for chunk in diffs.chunks(64) {
+            let bits = rng.next_u64();
+            for (i, &d) in chunk.iter().enumerate() {
+                sum += flip(d, (bits >> i) & 1);
+            }
+        }
+        let null = sum / count;
+        less += u64::from(null <= observed + gamma);
+        greater += u64::from(null >= observed - gamma);
+    }
+    let p = (2.0 * (less.min(greater) + 1) as f64 / (resamples as f64 + 1.0)).min(1.0);
+    (p, false, resamples as u64)
+}
+
+/// `value` with its sign flipped when `bit` is 1 (exactly `-value`, without a branch).
+#[inline]
+fn flip(value: f64, bit: u64) -> f64 {
+    f64::from_bits(value.to_bits() ^ (bit << 63))
+}
+
+/// The sums of `values` under all `2^len` sign assignments; bit `i` of the index set flips
+/// `values[i]`, index 0 is the plain sum. Each sum is taken in index order.
+fn signed_sums(values: &[f64]) -> Vec<f64> {
+    (0..1u64 << values.len())
+        .map(|mask| values.iter().enumerate().map(|(i, &v)| flip(v, (mask >> i) & 1)).sum())
+        .collect()
+}
+
+/// Holm–Bonferroni adjusted p-values, as `statsmodels.stats.multitest.multipletests(p,
+/// method='holm')[1]`: with the `m` p-values sorted ascending, the `k`-th (from 0) becomes
+/// `min(1, max_{j <= k} (m - j) p_(j))`, so the adjusted values keep the order of the raw ones
+/// and a family of tests keeps its error rate. Returned in the input's order. A NaN stays NaN
+/// and does not count in `m` (statsmodels would propagate it).
+pub fn holm(p: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..p.len()).filter(|&i| !p[i].is_nan()).collect();
+    order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
+    let m = order.len();
+    let mut adjusted = vec![f64::NAN; p.len()];
+    let mut running = 0.0f64;
+    for (k, &i) in order.iter().enumerate() {
+        running = running.max(p[i] * (m - k) as f64);
+        adjusted[i] = running.min(1.0);
+    }
+    adjusted
+}
+
+/// Providers' ranks on the full data and their bootstrap distribution (see [`rank_bootstrap`]).
+/// Places count from 1 (the best); tied providers share the average of the places they span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranks {
+    /// Each provider's rank on the full data (e.g. 1.5 for two providers tied for first).
+    pub rank: Vec<f64>,
+    /// Each provider's mean rank over the resamples (NaN when there are none).
+    pub mean_rank: Vec<f64>,
+    /// `place[p][k]`: the fraction of resamples in which provider `p` takes place `k + 1`. A tie
+    /// over `g` places gives each tied provider `1 / g` of each of them, so every row and every
+    /// column sums to 1.
+    pub place: Vec<Vec<f64>>,
+    /// Groups (ascending indices, best group first) of providers whose full-data means are
+    /// tied: within [`REL_TOL`] of the group's best mean, or all without a value.
+    pub ties: Vec<Vec<usize>>,
+    /// Resamples behind `mean_rank` and `place`.
+    pub resamples: usize,
+}
+
+/// Ranks providers by their mean over the same documents (`scores[p][d]`: provider `p` on
+/// document `d`), best first (`higher_is_better` says which way), and bootstraps the ranking:
+/// `resamples` stratified resamples of the documents, drawn as in [`bootstrap_means`] (same
+/// `strata` and `seed`, same resamples), each ranking the providers' resampled means.
+///
+/// Ties: means within [`REL_TOL`] (relative) of the best mean of their group are tied and
+/// share the average of their places; the full data's tied groups are listed in
+/// [`Ranks::ties`]. A provider without a value (all NaN, or a series of another length than
+/// `strata`) or without one in a resample ranks after all others, tied with any other such.
+pub fn rank_bootstrap(
+    scores: &[&[f64]],
+    strata: &[usize],
+    higher_is_better: bool,
+    resamples: usize,
+    seed: u64,
+) -> Ranks {
+    let providers = scores.len();
+    let full: Vec<f64> = scores
+        .iter()
+        .map(|values| {
+            let present: Vec<f64> = if values.len() == strata.len() {
+                values.iter().copied().filter(|v| v.is_finite()).collect()
+            } else {
+                Vec::new()
+            };
+            present.iter().sum::<f64>() / present.len() as f64
+        })
+        .collect();
+    let groups = tie_groups(&full, higher_is_better);
+    let mut rank = vec![f64::NAN; providers];
+    for (start, members) in &groups {
+        for &p in members {
+            rank[p] = average_place(*start, members.len());
+        }
+    }
+    let ties: Vec<Vec<usize>> = groups
+        .into_iter()
+        .filter(|(_, members)| members.len() > 1)
+        .map(|(_, mut members)| {
+            members.sort_unstable();
+            members
+        })
+        .collect();
+
+    let distribution = resampled_means(scores, strata, resamples, seed);
+    let mut mean_rank = vec![0.0; providers];
+    let mut place = vec![vec![0.0; providers]; providers];
+    let mut means = vec![f64::NAN; providers];
+    for k in 0..resamples {
+        for (m, d) in means.iter_mut().zip(&distribution) {
+            *m = d.get(k).copied().unwrap_or(f64::NAN);
+        }
+        for (start, members) in tie_groups(&means, higher_is_better) {
+            let g = members.len();
+            for &p in &members {
+                mean_rank[p] += average_place(start, g);
+                for share in &mut place[p][start..start + g] {
+                    *share += 1.0 / g as f64;
+                }
+            }
+        }
+    }
+    let total = resamples as f64;
+    for r in &mut mean_rank {
+        *r /= total;
+    }
+    for share in place.iter_mut().flatten() {
+        *share = if resamples == 0 { 0.0 } else { *share / total };
+    }
+    Ranks { rank, mean_rank, place, ties, resamples }
+}
+
+/// The average of places `start + 1 ..= start + g`.
+fn average_place(start: usize, g: usize) -> f64 {
+    start as f64 + (g as f64 + 1.0) / 2.0
+}
+
+/// Providers grouped by tied means, best group first, each as `(places before it, members)`.
+/// Members of a group are within [`REL_TOL`] of its first (best) mean; NaN means form the last
+/// group.
+fn tie_groups(means: &[f64], higher_is_better: bool) -> Vec<(usize, Vec<usize>)> {
+    let mut order: Vec<usize> = (0..means.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (x, y) = (means[a], means[b]);
+        match (x.is_nan(), y.is_nan()) {
+            (false, false) if higher_is_better => y.total_cmp(&x),
+            (false, false) => x.total_cmp(&y),
+            (nan_x, nan_y) => nan_x.cmp(&nan_y),
+        }
+    });
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    for (position, &p) in order.iter().enumerate() {
+        let joins = groups.last().is_some_and(|(_, members)| {
+            let (head, x) = (means[members[0]], means[p]);
+            (head.is_nan() && x.is_nan()) || (head - x).abs() <= REL_TOL * head.abs().max(x.abs())
+        });
+        match groups.last_mut() {
+            Some((_, members)) if joins => members.push(p),
+            _ => groups.push((position, vec![p])),
+        }
+    }
+    groups
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    #[test]
+    fn rng_is_reproducible_and_below_stays_in_range() {
+        let (mut a, mut b) = (Rng::new(7), Rng::new(7));
+        for _ in 0..100 {
+            assert_eq!(a.next_u64(), b.next_u64());
+        }
+        assert_ne!(Rng::new(7).next_u64(), Rng::new(8).next_u64());
+        let mut rng = Rng::new(1);
+        let mut seen = [0u32; 3];
+        for _ in 0..30_000 {
+            seen[rng.below(3) as usize] += 1;
+            let f = rng.next_f64();
+            assert!((0.0..1.0).contains(&f));
+        }
+        // Each of 3 outcomes ≈ 10,000 ± 82 (one standard deviation).
+        assert!(seen.iter().all(|&c| (9_600..10_400).contains(&c)), "{seen:?}");
+        assert_eq!(rng.below(0), 0);
+        assert_eq!(rng.below(1), 0);
+    }
+
+    /// Exact p-value of `diffs` through [`paired`] (baseline 0, candidate = diffs).
+    fn exact_p(diffs: &[f64]) -> f64 {
+        let baseline = vec![0.0; diffs.len()];
+        let r = paired(&baseline, diffs, 200, 0.95, 1).expect("pairs");
+        assert!(r.exact);
+        assert_eq!(r.permutations, 1 << diffs.len());
+        r.p
+    }
+
+    // The exact p-values below were confirmed with SciPy 1.17.1:
+    // `scipy.stats.permutation_test((b, a), lambda x, y, axis: np.mean(x - y, axis=axis),
+    // vectorized=True, permutation_type='samples', alternative='two-sided',
+    // n_resamples=np.inf)` with `a = 0`, `b = diffs`; the values are identical.
+
+    #[test]
+    fn exact_sign_flip_five_pairs() {
+        // Observed mean 3 (sum 15). Only the all-positive (+15) and all-negative (-15)
+        // assignments reach |sum| >= 15, the next largest flips the 1 (sum 13):
+        // p = 2 · 1/32 = 0.0625. SciPy: 0.0625.
+        assert_eq!(exact_p(&[1.0, 2.0, 3.0, 4.0, 5.0]), 0.0625);
+    }
+
+    #[test]
+    fn exact_sign_flip_four_pairs_with_a_negative() {
+        // |d| = {1, 1, 2, 3}, observed sum 1 - 1 + 2 + 3 = 5. Assignments with sum >= 5:
+        // 7 (all +), 5 (flip either 1): 3 of 16, and 3 mirror ones <= -5:
+        // p = 2 · 3/16 = 0.375. SciPy: 0.375.
+        assert_eq!(exact_p(&[1.0, -1.0, 2.0, 3.0]), 0.375);
+    }
+
+    #[test]
+    fn exact_sign_flip_six_pairs() {
+        // |d| = {2, 2, 2, 1, 3, 1}, total 11, observed sum 9. An assignment flipping a subset
+        // of total F sums to 11 - 2F >= 9 iff F <= 1: {}, {1}, {1'}: 3 of 64; mirrored, 3 more:
+        // p = 2 · 3/64 = 0.09375. SciPy: 0.09375.
+        assert_eq!(exact_p(&[2.0, 2.0, 2.0, -1.0, 3.0, 1.0]), 0.09375);
+    }
+
+    #[test]
+    fn exact_sign_flip_ten_equal_pairs() {
+        // Ten differences of 1: only all-positive and all-negative reach |mean| 1:
+        // p = 2/1024 = 0.001953125. SciPy: 0.001953125.
+        assert_eq!(exact_p(&[1.0; 10]), 0.001953125);
+    }
+
+    #[test]
+    fn exact_sign_flip_counts_ties_that_differ_only_by_rounding() {
+        // d = [0.1, 0.2, -0.3, 0.5], observed sum 0.5. With 0.5 positive, ±0.1 ±0.2 ±0.3 adds
+        // 0.6, 0, 0.2, -0.4, 0.4, -0.2, 0, -0.6, giving sums 1.1, 0.5, 0.7, 0.1, 0.9, 0.3, 0.5,
+        // -0.1: five reach 0.5, two of them (0.1 + 0.2 - 0.3 + 0.5 and -0.1 - 0.2 + 0.3 + 0.5)
+        // only in exact arithmetic (in floating point 0.1 + 0.2 != 0.3), which the 100 ε
+        // tolerance restores. p = 2 · 5/16 = 0.625. SciPy: 0.625.
+        assert_eq!(exact_p(&[0.1, 0.2, -0.3, 0.5]), 0.625);
+    }
+
+    #[test]
+    fn exact_sign_flip_eight_small_differences() {
+        // SciPy: 0.203125 (= 52/256).
+        assert_eq!(exact_p(&[0.05, -0.02, 0.1, 0.0, 0.03, -0.04, 0.07, 0.01]), 0.203125);
+    }
+
+    #[test]
+    fn all_equal_pairs_give_p_one() {
+        // Observed mean 0 and every assignment's mean is 0: both one-sided proportions are 1,
+        // 2 · 1 clipped to 1. SciPy: 1.0. The Monte Carlo path gives 1 too.
+        assert_eq!(exact_p(&[0.0; 5]), 1.0);
+        let same = vec![0.25; 40];
+        let r = paired(&same, &same, 999, 0.95, 3).expect("pairs");
+        assert!(!r.exact);
+        assert_eq!((r.p, r.mean_diff, r.ci), (1.0, 0.0, Interval { lo: 0.0, hi: 0.0 }));
+    }
+
+    #[test]
+    fn monte_carlo_p_follows_scipys_plus_one_convention() {
+        // 21 equal differences: exact p would be 2/2^21, but no random assignment of 9,999
+        // reaches the observed mean except by drawing all signs equal (chance ≈ 1e-6 each),
+        // so p = 2 · (0 + 1) / (9,999 + 1) = 0.0002.
+        let baseline = vec![0.0; EXACT_MAX_PAIRS + 1];
+        let candidate = vec![1.0; EXACT_MAX_PAIRS + 1];
+        let r = paired(&baseline, &candidate, 9_999, 0.95, 5).expect("pairs");
+        assert!(!r.exact);
+        assert_eq!(r.permutations, 9_999);
+        assert_eq!(r.p, 0.0002);
+    }
+
+    #[test]
+    fn monte_carlo_p_agrees_with_exact_within_its_error() {
+        let mut rng = Rng::new(11);
+        let diffs: Vec<f64> = (0..14).map(|_| rng.next_f64() - 0.35).collect();
+        let (exact, is_exact, total) = sign_flip_p(&diffs, EXACT_MAX_PAIRS, 0, 0);
+        assert!(is_exact && total == 1 << 14);
+        let resamples = 20_000;
+        let (mc, is_exact, _) = sign_flip_p(&diffs, 0, resamples, 9);
+        assert!(!is_exact);
+        let se = (exact * (1.0 - exact) / resamples as f64).sqrt();
+        assert!(close(mc, exact, 4.0 * se + 2.0 / resamples as f64), "{mc} vs {exact}");
+    }
+
+    #[test]
+    fn paired_reports_candidate_minus_baseline_and_drops_missing_pairs() {
+        let baseline = [0.5, 0.6, f64::NAN, 0.7, 0.4, 0.5];
+        let candidate = [0.6, 0.8, 0.9, 0.7, 0.5, f64::NAN];
+        let r = paired(&baseline, &candidate, 2_000, 0.95, 1).expect("pairs");
+        assert_eq!((r.n, r.dropped), (4, 2));
+        // Differences 0.1, 0.2, 0, 0.1.
+        assert!(close(r.mean_diff, 0.1, 1e-12));
+        assert!(r.ci.lo <= r.mean_diff && r.mean_diff <= r.ci.hi);
+        assert!(r.ci.lo >= 0.0 - 1e-12 && r.ci.hi <= 0.2 + 1e-12);
+        // The same differences read the other way round: same p, mirrored interval.
+        let back = paired(&candidate, &baseline, 2_000, 0.95, 1).expect("pairs");
+        assert_eq!(back.p, r.p);
+        assert!(close(back.mean_diff, -r.mean_diff, 1e-15));
+        assert_eq!(paired(&[1.0], &[1.0, 2.0], 10, 0.95, 1), None);
+        assert_eq!(paired(&[f64::NAN], &[1.0], 10, 0.95, 1), None);
+        assert_eq!(paired(&[1.0], &[2.0], 0, 0.95, 1), None);
+    }
+
+    // Holm values confirmed with statsmodels 0.15.0:
+    // `statsmodels.stats.multitest.multipletests(p, method='holm')[1]`; identical.
+
+    #[test]
+    fn holm_hand_examples() {
+        // Sorted 0.005, 0.01, 0.03, 0.04 times 4, 3, 2, 1: 0.02, 0.03, 0.06, 0.04; the running
+        // maximum makes the last 0.06. statsmodels: [0.03, 0.06, 0.06, 0.02].
+        assert_eq!(holm(&[0.01, 0.04, 0.03, 0.005]), vec![0.03, 0.06, 0.06, 0.02]);
+        // 0.5 · 2 = 1, 0.6 · 1 < 1 raised to 1 by the running maximum. statsmodels: [1, 1].
+        assert_eq!(holm(&[0.5, 0.6]), vec![1.0, 1.0]);
+        // Ties: 0.001 · 5, 0.02 · 4, 0.02 · 3 → 0.08, 0.2 · 2, 0.9 · 1.
+        // statsmodels: [0.08, 0.08, 0.4, 0.005, 0.9].
+        assert_eq!(holm(&[0.02, 0.02, 0.2, 0.001, 0.9]), vec![0.08, 0.08, 0.4, 0.005, 0.9]);
+        let with_nan = holm(&[0.01, f64::NAN, 0.04]);
+        assert_eq!((with_nan[0], with_nan[2]), (0.02, 0.04));
+        assert!(with_nan[1].is_nan());
+        assert!(holm(&[]).is_empty());
+    }
+
+    #[test]
+    fn percentile_hand_example_matches_numpy() {
+        // Sorted: 1 1 2 3 4 5 6 9 (n = 8). q = 25: position 7 · 0.25 = 1.75, between 1 and 2:
+        // 1 + 0.75 = 1.75. q = 90: position 6.3, 6 + 0.3 · 3 = 6.9 (NumPy interpolates from
+        // 9 when the fraction is >= 0.5, here from 6: 6.8999999999999995, as printed by
+        // `np.percentile([3, 1, 4, 1, 5, 9, 2, 6], 90)`, NumPy 2.4.6).
+        let v = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0];
+        assert_eq!(percentile(&v, 0.0), 1.0);
+        assert_eq!(percentile(&v, 2.5), 1.0);
+        assert_eq!(percentile(&v, 25.0), 1.75);
+        assert_eq!(percentile(&v, 50.0), 3.5);
+        assert_eq!(percentile(&v, 90.0), 6.8999999999999995);
+        assert_eq!(percentile(&v, 97.5), 8.475000000000001);
+        assert_eq!(percentile(&v, 100.0), 9.0);
+        assert_eq!(percentile(&[4.0], 30.0), 4.0);
+        assert!(percentile(&[], 50.0).is_nan());
+        assert!(percentile(&v, 101.0).is_nan());
+        assert!(percentile(&[1.0, f64::NAN], 50.0).is_nan());
+    }
+
+    fn uniform(n: usize, seed: u64) -> Vec<f64> {
+        let mut rng = Rng::new(seed);
+        (0..n).map(|_| rng.next_f64()).collect()
+    }
+
+    fn mean(v: &[f64]) -> f64 {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+
+    #[test]
+    fn bootstrap_interval_contains_the_mean_and_shrinks_with_n() {
+        let small = uniform(50, 1);
+        let large = uniform(5_000, 2);
+        let width = |v: &[f64]| {
+            let ci = bootstrap_means(&[v], &vec![0; v.len()], 2_000, 0.95, 7)[0].expect("ci");
+            assert!(ci.lo < mean(v) && mean(v) < ci.hi, "{ci:?} vs {}", mean(v));
+            ci.hi - ci.lo
+        };
+        let (w_small, w_large) = (width(&small), width(&large));
+        // Width ≈ 2 · 1.96 · 0.289 / sqrt(n): ≈ 0.16 for 50, ≈ 0.016 for 5,000.
+        assert!(close(w_small, 0.16, 0.04), "{w_small}");
+        assert!(close(w_large, 0.016, 0.003), "{w_large}");
+    }
+
+    #[test]
+    fn bootstrap_is_deterministic_for_a_seed() {
+        let v = uniform(300, 4);
+        let strata: Vec<usize> = (0..300).map(|d| d % 2).collect();
+        let a = bootstrap_means(&[&v], &strata, 500, 0.9, 42);
+        assert_eq!(a, bootstrap_means(&[&v], &strata, 500, 0.9, 42));
+        assert_ne!(a, bootstrap_means(&[&v], &strata, 500, 0.9, 43));
+    }
+
+    #[test]
+    fn series_share_the_same_draws() {
+        // Two series equal up to an affine map give intervals related by the same map, which
+        // only holds when both were resampled with the same documents; and a series' interval
+        // does not depend on which other series are computed with it.
+        let v = uniform(200, 5);
+        let w: Vec<f64> = v.iter().map(|x| 3.0 * x + 1.0).collect();
+        let strata = vec![0; 200];
+        let both = bootstrap_means(&[&v, &w], &strata, 1_000, 0.95, 9);
+        let (cv, cw) = (both[0].expect("ci"), both[1].expect("ci"));
+        assert!(close(cw.lo, 3.0 * cv.lo + 1.0, 1e-12) && close(cw.hi, 3.0 * cv.hi + 1.0, 1e-12));
+        assert_eq!(bootstrap_means(&[&v], &strata, 1_000, 0.95, 9)[0], both[0]);
+    }
+
+    #[test]
+    fn stratified_resamples_keep_stratum_sizes() {
+        // Strata ids need not be contiguous or sorted.
+        let strata = [5, 1, 5, 5, 9, 1, 5, 9, 9, 9, 9, 5];
+        let mut draws = 0;
+        let ci = bootstrap_statistic(&strata, 300, 0.95, 1, |counts| {
+            draws += 1;
+            for id in [1, 5, 9] {
+                let drawn: u32 =
+                    strata.iter().zip(counts).filter(|(s, _)| **s == id).map(|(_, c)| c).sum();
+                assert_eq!(drawn as usize, strata.iter().filter(|s| **s == id).count());
+            }
+            Some(0.0)
+        });
+        assert_eq!(draws, 300);
+        assert_eq!(ci, Some(Interval { lo: 0.0, hi: 0.0 }));
+    }
+
+    #[test]
+    fn stratification_narrows_the_interval_when_strata_differ() {
+        // Half the documents score about 0 and half about 1: unstratified resamples vary the
+        // mix, stratified ones cannot.
+        let v: Vec<f64> = (0..400).map(|d| if d < 200 { 0.0 } else { 1.0 }).collect();
+        let by_half: Vec<usize> = (0..400).map(|d| usize::from(d >= 200)).collect();
+        let plain = bootstrap_means(&[&v], &[0; 400], 500, 0.95, 1)[0].expect("ci");
+        let strat = bootstrap_means(&[&v], &by_half, 500, 0.95, 1)[0].expect("ci");
+        assert!(plain.hi - plain.lo > 0.05);
+        assert_eq!(strat, Interval { lo: 0.5, hi: 0.5 });
+    }
+
+    #[test]
+    fn bootstrap_statistic_draws_as_bootstrap_means() {
+        let v = uniform(1_000, 6);
+        let strata: Vec<usize> = (0..1_000).map(|d| d % 4).collect();
+        let means = bootstrap_means(&[&v], &strata, 400, 0.95, 77)[0].expect("ci");
+        let weighted = bootstrap_statistic(&strata, 400, 0.95, 77, |counts| {
+            let total: u32 = counts.iter().sum();
+            let sum: f64 = counts.iter().zip(&v).map(|(&c, x)| f64::from(c) * x).sum();
+            Some(sum / f64::from(total))
+        })
+        .expect("ci");
+        // Equal up to summation order.
+        assert!(close(means.lo, weighted.lo, 1e-12) && close(means.hi, weighted.hi, 1e-12));
+        assert_eq!(bootstrap_statistic(&strata, 10, 0.95, 1, |_| None), None);
+        assert_eq!(bootstrap_statistic(&strata, 10, 1.0, 1, |_| Some(1.0)), None);
+    }
+
+    #[test]
+    fn missing_values_are_left_out_of_means() {
+        // NaN documents are skipped: a series with NaNs where another has values gives the
+        // interval of its present values' mean; resamples that draw no present document are
+        // left out; all-NaN, wrong-length and zero-resample cases give None.
+        let n = 600;
+        let strata = vec![0; n];
+        let v = uniform(n, 8);
+        let holes: Vec<f64> =
+            v.iter().enumerate().map(|(d, &x)| if d % 3 == 0 { f64::NAN } else { x }).collect();
+        let present: Vec<f64> = holes.iter().copied().filter(|x| !x.is_nan()).collect();
+        let out =
+            bootstrap_means(&[&holes, &v, &[f64::NAN; 600], &v[..10]], &strata, 1_000, 0.95, 3);
+        let ci = out[0].expect("ci");
+        assert!(ci.lo < mean(&present) && mean(&present) < ci.hi);
+        assert!(out[1].is_some());
+        assert_eq!((out[2], out[3]), (None, None));
+        // One present document among 50: most resamples draw it at least once (1 - (49/50)^50
+        // ≈ 64 %); those give exactly its value.
+        let mut lonely = vec![f64::NAN; 50];
+        lonely[7] = 0.3;
+        let ci = bootstrap_means(&[&lonely], &[0; 50], 500, 0.95, 1)[0].expect("ci");
+        assert_eq!(ci, Interval { lo: 0.3, hi: 0.3 });
+        assert_eq!(bootstrap_means(&[&v], &strata, 0, 0.95, 1), vec![None]);
+        assert_eq!(bootstrap_means(&[&v], &strata, 10, 0.0, 1), vec![None]);
+    }
+
+    #[test]
+    fn batched_sums_equal_plain_sums() {
+        // Sizes that leave partial blocks, tiles and lanes; each mean against a direct
+        // computation from the same counts.
+        let n = DOC_TILE + LANES + 3;
+        let strata: Vec<usize> = (0..n).map(|d| d % 2).collect();
+        let rows = vec![uniform(n, 1), uniform(n, 2)];
+        let resamples = RESAMPLE_BLOCK + 6;
+        let sums = weighted_sums(&rows, &strata, resamples, 5);
+        let mut resampler = Resampler::new(&strata, 5);
+        let mut counts = vec![0; n];
+        for k in 0..resamples {
+            resampler.draw(&mut counts);
+            for (r, row) in rows.iter().enumerate() {
+                let direct: f64 = counts.iter().zip(row).map(|(&c, x)| f64::from(c) * x).sum();
+                assert!(close(sums[r * resamples + k], direct, 1e-9), "row {r} resample {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn ranks_place_probabilities_sum_to_one() {
+        let n = 80;
+        let strata = vec![0; n];
+        let base = uniform(n, 1);
+        let a: Vec<f64> = base.iter().map(|x| x + 0.30).collect();
+        let b: Vec<f64> = base.iter().zip(uniform(n, 2)).map(|(x, y)| x + 0.1 * y).collect();
+        let c: Vec<f64> = base.iter().zip(uniform(n, 3)).map(|(x, y)| x + 0.1 * y).collect();
+        let r = rank_bootstrap(&[&a, &b, &c], &strata, true, 1_000, 4);
+        for row in &r.place {
+            assert!(close(row.iter().sum::<f64>(), 1.0, 1e-9));
+        }
+        for k in 0..3 {
+            assert!(close(r.place.iter().map(|row| row[k]).sum::<f64>(), 1.0, 1e-9));
+        }
+        // a is 0.3 above both on every document: always first.
+        assert_eq!((r.rank[0], r.place[0][0], r.mean_rank[0]), (1.0, 1.0, 1.0));
+        assert!(close(r.mean_rank.iter().sum::<f64>(), 6.0, 1e-9));
+        assert!(r.ties.is_empty());
+        // Lower is better reverses the order.
+        let low = rank_bootstrap(&[&a, &b, &c], &strata, false, 200, 4);
+        assert_eq!((low.rank[0], low.place[0][2]), (3.0, 1.0));
+    }
+
+    #[test]
+    fn tied_providers_share_places() {
+        // b and c are identical: tied on the full data and in every resample, each 1/2 in
+        // places 2 and 3 and rank 2.5; d has no value and is last.
+        let n = 30;
+        let a = uniform(n, 1).iter().map(|x| x + 2.0).collect::<Vec<_>>();
+        let b = uniform(n, 2);
+        let r = rank_bootstrap(&[&a, &b, &b, &[f64::NAN; 30]], &vec![0; n], true, 100, 1);
+        assert_eq!(r.rank, vec![1.0, 2.5, 2.5, 4.0]);
+        assert_eq!(r.ties, vec![vec![1, 2]]);
+        assert_eq!(r.place[1], vec![0.0, 0.5, 0.5, 0.0]);
+        assert_eq!(r.place[3], vec![0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(r.mean_rank, vec![1.0, 2.5, 2.5, 4.0]);
+        // Two providers without values are tied for last.
+        let none = rank_bootstrap(&[&[f64::NAN; 3], &[f64::NAN; 3]], &[0; 3], true, 10, 1);
+        assert_eq!((none.rank, none.ties), (vec![1.5, 1.5], vec![vec![0, 1]]));
+    }
+
+    /// 100 series (10 metrics × 10 providers) × 10,000 documents in 3 strata, 2,000 resamples;
+    /// the issue's speed target is ≤ 2 s on one core. Run with
+    /// `--ignored --nocapture bootstrap_means_timing`.
+    #[test]
+    #[ignore]
+    fn bootstrap_means_timing() {
+        let (docs, series_count, resamples) = (10_000, 100, 2_000);
+        let strata: Vec<usize> = (0..docs).map(|d| d % 3).collect();
+        let mut rng = Rng::new(3);
+        let mut full: Vec<Vec<f64>> =
+            (0..series_count).map(|_| (0..docs).map(|_| rng.next_f64()).collect()).collect();
+        let refs: Vec<&[f64]> = full.iter().map(Vec::as_slice).collect();
+        let start = std::time::Instant::now();
+        let out = bootstrap_means(&refs, &strata, resamples, 0.95, 42);
+        let all_present = start.elapsed();
+        assert!(out.iter().all(Option::is_some));
+        // Each provider (10 series) misses its own 1 % of the documents.
+        for (s, values) in full.iter_mut().enumerate() {
+            for (d, v) in values.iter_mut().enumerate() {
+                if (d * 7 + s / 10 * 13) % 100 == 0 {
+                    *v = f64::NAN;
+                }
+            }
+        }
+        let refs: Vec<&[f64]> = full.iter().map(Vec::as_slice).collect();
+        let start = std::time::Instant::now();
+        let out = bootstrap_means(&refs, &strata, resamples, 0.95, 42);
+        let with_missing = start.elapsed();
+        assert!(out.iter().all(Option::is_some));
+        println!(
+            "bootstrap_means {series_count} series x {docs} docs x {resamples} resamples: \
+             {all_present:.2?} all present, {with_missing:.2?} with 10 missing patterns"
+        );
+        let start = std::time::Instant::now();
+        let ranks = rank_bootstrap(&refs[..10], &strata, true, resamples, 42);
+        println!(
+            "rank_bootstrap 10 providers x {docs} docs x {resamples}: {:.2?}",
+            start.elapsed()
+        );
+        assert_eq!(ranks.place.len(), 10);
+        let start = std::time::Instant::now();
+        let r = paired(&full[0][..EXACT_MAX_PAIRS], &full[1][..EXACT_MAX_PAIRS], 2_000, 0.95, 1);
+        println!("paired, exact, {EXACT_MAX_PAIRS} pairs: {:.2?}", start.elapsed());
+        assert!(r.is_some_and(|r| r.exact));
+        let start = std::time::Instant::now();
+        let r = paired(&full[0], &full[1], 10_000, 0.95, 1);
+        println!("paired, Monte Carlo, {docs} pairs x 10,000: {:.2?}", start.elapsed());
+        assert!(r.is_some_and(|r| !r.exact));
+    }
+}
