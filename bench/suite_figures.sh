@@ -4,6 +4,7 @@
 # byte-identical. Usage:
 #   bench/suite_figures.sh OUT_DIR [DATA_DIR]        # DATA_DIR defaults to ../shared/data
 #   PROVIDERS="pdfium layout" bench/suite_figures.sh OUT_DIR
+#   CORPUS_BIN=/path/to/old/corpus bench/suite_figures.sh before/   # a build kept from earlier
 #   diff -r before/ after/
 # Writes OUT_DIR/scores.csv (every stored score and its trace, sorted), OUT_DIR/eval-*.txt
 # (what each `eval` printed: the whole-run figures), OUT_DIR/report-*.csv and the exit codes.
@@ -19,7 +20,11 @@ out=$(cd "$out" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 . bench/exe.sh
-bin=$(exe "$work" --bin corpus) || exit 1
+if [ -n "${CORPUS_BIN:-}" ]; then
+    bin=$CORPUS_BIN
+else
+    bin=$(exe "$work" --bin corpus) || exit 1
+fi
 export CORPUS_DB="$work/figures.db"
 codes="$out/exit-codes.txt"
 : >"$codes"

@@ -26,8 +26,10 @@ use crate::paper::{mentions, Paper, Reference};
 /// scored as the linearizer reads them back, and GROBID's field scores are added; the 19
 /// metrics of version 1 keep their values; 3: references are keyed in every common style,
 /// organisations and untitled works by their names, and unkeyable ones left out of the key
-/// sets, `docs/paper-suite.md` §2.1).
-pub const PAPER_SUITE_VERSION: u32 = 3;
+/// sets, `docs/paper-suite.md` §2.1; 4: Vancouver entries with hyphenated initials
+/// (`Martin J-P,`) or a single author with one initial (`Nyström Å. Title`) are keyed by the
+/// surname).
+pub const PAPER_SUITE_VERSION: u32 = 4;
 
 /// The headline metric ids, in column order (Text, Table, Formula, Order, Refs, Mentions).
 pub const HEADLINE: [&str; 6] = ["text_r", "tbl_num_cov", "formula", "order", "ref_r", "men_r"];

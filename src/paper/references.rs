@@ -106,12 +106,16 @@ pub fn last_name(author: &str) -> String {
     }
 }
 
-/// Returns whether a word is Vancouver's initials: one to three capitals, no periods inside
-/// (`AB`, `J`, `AB.`).
+/// Returns whether a word is Vancouver's initials: one to three capitals, no periods inside,
+/// a hyphenated given name's kept (`AB`, `J`, `AB.`, `J-P`).
 fn is_vancouver_initials(word: &str) -> bool {
     let w = word.trim_end_matches(['.', ',', ';']);
-    let n = w.chars().count();
-    (1..=3).contains(&n) && w.chars().all(|c| c.is_uppercase())
+    let n = w.chars().filter(|&c| c != '-').count();
+    (1..=3).contains(&n)
+        && !w.starts_with('-')
+        && !w.ends_with('-')
+        && !w.contains("--")
+        && w.chars().all(|c| c.is_uppercase() || c == '-')
 }
 
 /// Name particles that may stand lowercase inside a person's name (`Ludwig van Beethoven`).
@@ -248,15 +252,38 @@ fn et_al() -> &'static Regex {
 }
 
 /// Matches an entry that opens in Vancouver form: a surname, then its initials as capitals
-/// without periods, then `,` (`Smith J, ...`), or two or three of them then `.`
-/// (`Zimmermann MB. ...`); one capital and a `.` is a middle initial (`Alice B. Smith`).
+/// without periods (a hyphenated name's kept, `J-P`), then `,` (`Smith J, ...`), or two or
+/// three of them then `.` (`Zimmermann MB. ...`). One capital and a `.` is a middle initial
+/// (`Alice B. Smith`), unless a title follows (see [`opens_vancouver`]).
 fn vancouver() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
     R.get_or_init(|| {
         Regex::new(
-            r"^(?:\p{Lu}|\p{Ll}+ )[\p{L}'’-]+(?: [\p{L}'’-]+)*? (?:\p{Lu}{1,3},|\p{Lu}{2,3}\.)",
+            r"^(?:\p{Lu}|\p{Ll}+ )[\p{L}'’-]+(?: [\p{L}'’-]+)*? (?:\p{Lu}(?:-?\p{Lu}){0,2},|\p{Lu}(?:-?\p{Lu}){1,2}\.)",
         )
         .unwrap()
+    })
+}
+
+/// Matches a one-word surname, one initial and `.`, then two words, the second lowercase:
+/// `Nyström Å. Measuring reading ...`, a single author in Vancouver form followed by a title.
+fn vancouver_single() -> &'static Regex {
+    static R: OnceLock<Regex> = OnceLock::new();
+    R.get_or_init(|| {
+        Regex::new(r"^\p{Lu}[\p{L}'’-]+ \p{Lu}\. \p{Lu}[\p{L}'’-]* (\p{Ll}+)").unwrap()
+    })
+}
+
+/// Returns whether an entry opens in Vancouver form: [`vancouver`], or a single author's
+/// `Surname A.` followed by a title (a capitalised word, then a lowercase one that is not
+/// `and`, `et` or a name particle, as in `Alice B. Smith and ...`).
+fn opens_vancouver(s: &str) -> bool {
+    if vancouver().is_match(s) {
+        return true;
+    }
+    vancouver_single().captures(s).is_some_and(|c| {
+        let w = c.get(1).map_or("", |m| m.as_str());
+        w != "and" && w != "et" && !PARTICLES.contains(&w)
     })
 }
 
@@ -322,7 +349,7 @@ fn strip_label(s: &str) -> &str {
 /// initials without periods end the block too.
 fn author_block_end(s: &str) -> usize {
     let b = s.as_bytes();
-    let vancouver = vancouver().is_match(s);
+    let vancouver = opens_vancouver(s);
     for (i, c) in s.char_indices() {
         if c == '"' || c == '“' {
             return i;

@@ -9,8 +9,8 @@
 //! its TeX as alternatives, the acknowledgments in `back/ack`, and the references in `ref-list`:
 //! journal articles as `element-citation`, the others as `mixed-citation`.
 
-use super::source::{clean, Item, Reference, Source, TableSource};
-use super::truth::{all_cite_forms, citations};
+use super::source::{clean, split_name, Item, Reference, Source, TableSource};
+use super::truth::{all_cite_forms, sentence_citations};
 
 /// Returns the JATS XML of `src`, with a final newline.
 pub(crate) fn jats_xml(src: &Source) -> String {
@@ -40,9 +40,10 @@ pub(crate) fn jats_xml(src: &Source) -> String {
     x.push_str("<body>\n");
     let mut open: Vec<u8> = Vec::new();
     let mut equations = 0;
+    let mut sections = 0;
     for item in body {
         match item {
-            Item::Heading(h) => {
+            Item::Heading(h) | Item::Subheading(h) => {
                 let level = item.level().unwrap_or(1);
                 while open.last().is_some_and(|&l| l >= level) {
                     open.pop();
@@ -53,13 +54,18 @@ pub(crate) fn jats_xml(src: &Source) -> String {
                     Some((n, t)) if n.chars().all(|c| c.is_ascii_digit() || c == '.') => (n, t),
                     _ => ("", *h),
                 };
-                x.push_str(&format!("<sec id=\"s{}\">", label.replace('.', "_")));
+                sections += 1;
+                let id = match label {
+                    "" => format!("u{sections}"),
+                    l => l.replace('.', "_"),
+                };
+                x.push_str(&format!("<sec id=\"s{id}\">"));
                 if !label.is_empty() {
                     x.push_str(&format!("<label>{}</label>", esc(label)));
                 }
                 x.push_str(&format!("<title>{}</title>\n", esc(title)));
             }
-            Item::Para(sentences) => paragraph(sentences, &forms, &mut x),
+            Item::Para(sentences) => paragraph(src, sentences, &forms, &mut x),
             Item::Table(t) => table(t, &mut x),
             Item::Equation { text, latex } => {
                 equations += 1;
@@ -79,7 +85,7 @@ pub(crate) fn jats_xml(src: &Source) -> String {
         x.push_str(&format!("<ack><title>{}</title>\n", esc(h)));
         for p in paras {
             if let Item::Para(s) = p {
-                paragraph(s, &forms, &mut x);
+                paragraph(src, s, &forms, &mut x);
             }
         }
         x.push_str("</ack>\n");
@@ -120,28 +126,21 @@ fn front(src: &Source, x: &mut String) {
     x.push_str("<pub-date pub-type=\"epub\"><year>2026</year></pub-date>\n");
     x.push_str(&format!(
         "<abstract><title>Abstract</title><p>{}</p></abstract>\n",
-        esc(&clean(&src.abstract_.join(" ")))
+        esc(&clean(&src.printed(src.abstract_)))
     ));
     x.push_str("</article-meta>\n</front>\n");
 }
 
-/// `Given Names Surname` → (`Given Names`, `Surname`): the surname is the last name token, as
-/// the sample's citations cite it.
-fn split_name(a: &str) -> (&str, &str) {
-    let surname = Reference::last_name(a);
-    (a[..a.len() - surname.len()].trim(), surname)
-}
-
 /// A paragraph: its sentences joined by spaces, each citation an `xref` to its reference.
-fn paragraph(sentences: &[&str], forms: &[(usize, Vec<String>)], x: &mut String) {
+fn paragraph(src: &Source, sentences: &[&str], forms: &[(usize, Vec<String>)], x: &mut String) {
     x.push_str("<p>");
     for (k, s) in sentences.iter().enumerate() {
         if k > 0 {
             x.push(' ');
         }
-        let s = clean(s);
+        let (s, found) = sentence_citations(src, s, forms);
         let mut at = 0;
-        for (start, end, id) in citations(&s, forms) {
+        for (start, end, id) in found {
             if start < at {
                 continue;
             }
@@ -218,12 +217,17 @@ fn mathml(text: &str) -> String {
 }
 
 /// One reference: a journal article (it has a volume) as an `element-citation`, anything else
-/// as a `mixed-citation` with its printed punctuation.
+/// as a `mixed-citation` with its printed punctuation. An organisation author is a `collab` in
+/// an `element-citation` and plain text in a `mixed-citation` (as many publishers write it);
+/// a work without authors has no `person-group`.
 fn citation(r: &Reference, x: &mut String) {
     let names: String = r
         .authors
         .iter()
         .map(|a| {
+            if r.org {
+                return format!("<collab>{}</collab>", esc(a));
+            }
             let (g, s) = split_name(a);
             format!(
                 "<name><surname>{}</surname><given-names>{}</given-names></name>",
@@ -233,7 +237,13 @@ fn citation(r: &Reference, x: &mut String) {
         })
         .collect::<Vec<_>>()
         .join(", ");
-    let group = format!("<person-group person-group-type=\"author\">{names}</person-group>");
+    let group = match (r.authors.is_empty(), r.org && r.volume.is_none()) {
+        (true, _) => String::new(),
+        (false, true) => esc(&r.authors.join(", ")),
+        (false, false) => {
+            format!("<person-group person-group-type=\"author\">{names}</person-group>")
+        }
+    };
     let (first, last) = match r.pages.and_then(|p| p.split_once('-')) {
         Some((f, l)) => (Some(f), Some(l)),
         None => (None, None),
@@ -259,8 +269,9 @@ fn citation(r: &Reference, x: &mut String) {
             }
             _ => String::new(),
         };
+        let group = if group.is_empty() { group } else { format!("{group}. ") };
         x.push_str(&format!(
-            "<mixed-citation publication-type=\"other\">{group}. <year>{}</year>. <article-title>{}</article-title>. <source>{}</source>{pages}.</mixed-citation>",
+            "<mixed-citation publication-type=\"other\">{group}<year>{}</year>. <article-title>{}</article-title>. <source>{}</source>{pages}.</mixed-citation>",
             esc(r.year),
             esc(r.title),
             esc(r.venue)

@@ -9,7 +9,7 @@
 use crate::doc::{BBox, Block, BlockKind, Cell, Doc, Page, Table};
 
 use super::pdf::{self, Font, Pdf, PdfPage, ASCENT_EM, CHAR_WIDTH_EM, DESCENT_EM};
-use super::source::{clean, Item, Source, TableSource};
+use super::source::{clean, HeadingStyle, Item, Source, TableSource};
 
 const PAGE_W: f32 = 612.0;
 const PAGE_H: f32 = 792.0;
@@ -347,13 +347,13 @@ impl Engine {
         self.flow(&wrap(text, chars, chars), &style);
     }
 
-    fn abstract_(&mut self, sentences: &[&str]) {
+    fn abstract_(&mut self, text: &str) {
         let pos = self.take();
-        let text = "Abstract";
-        let x = COL_X[pos.col] + (COL_W - pdf::text_width(text, HEADING)) / 2.0;
-        self.draw(pos.page, Font::Bold, HEADING, x, pos.baseline(), text);
-        let b = line_box(x, pos.baseline(), text.len(), HEADING);
-        self.block(BlockKind::Heading, pos.page, b, text.to_string()).level = Some(1);
+        let head = "Abstract";
+        let x = COL_X[pos.col] + (COL_W - pdf::text_width(head, HEADING)) / 2.0;
+        self.draw(pos.page, Font::Bold, HEADING, x, pos.baseline(), head);
+        let b = line_box(x, pos.baseline(), head.len(), HEADING);
+        self.block(BlockKind::Heading, pos.page, b, head.to_string()).level = Some(1);
         let width = COL_CHARS - 2 * INDENT;
         let style = Style {
             font: Font::Regular,
@@ -363,10 +363,10 @@ impl Engine {
             kind: BlockKind::Paragraph,
             level: None,
         };
-        self.flow(&wrap(&sentences.join(" "), width, width), &style);
+        self.flow(&wrap(text, width, width), &style);
     }
 
-    fn paragraph(&mut self, sentences: &[&str], indent: bool) {
+    fn paragraph(&mut self, text: &str, indent: bool) {
         let first = if indent { INDENT } else { 0 };
         let style = Style {
             font: Font::Regular,
@@ -376,7 +376,42 @@ impl Engine {
             kind: BlockKind::Paragraph,
             level: None,
         };
-        self.flow(&wrap(&sentences.join(" "), COL_CHARS - first, COL_CHARS), &style);
+        self.flow(&wrap(text, COL_CHARS - first, COL_CHARS), &style);
+    }
+
+    /// Sets a paragraph with a run-in heading: `head` (as printed) in `font` at the start of
+    /// its first line, the text after it. Returns false, setting nothing, when the heading
+    /// does not fit on the first line with a word of the text.
+    fn run_in(&mut self, head: &str, font: Font, level: u8, text: &str, indent: bool) -> bool {
+        let first = if indent { INDENT } else { 0 };
+        let lead = head.chars().count() + 1;
+        let lines = wrap(&format!("{head} {text}"), COL_CHARS - first, COL_CHARS);
+        let Some(rest) = lines.first().and_then(|l| l.text.strip_prefix(&format!("{head} ")))
+        else {
+            return false;
+        };
+        let mut lines = lines.clone();
+        lines[0].text = rest.to_string();
+        if level == 1 {
+            self.blank();
+        }
+        self.ensure(2);
+        let pos = self.pos;
+        let x = COL_X[pos.col] + first as f32 * CHAR_WIDTH_EM * BODY;
+        self.draw(pos.page, font, BODY, x, pos.baseline(), head);
+        let b = line_box(x, pos.baseline(), head.chars().count(), BODY);
+        let shown = head.trim_end_matches('.');
+        self.block(BlockKind::Heading, pos.page, b, shown.to_string()).level = Some(level);
+        let style = Style {
+            font: Font::Regular,
+            size: BODY,
+            first_indent: first + lead,
+            rest_indent: 0,
+            kind: BlockKind::Paragraph,
+            level: None,
+        };
+        self.flow(&lines, &style);
+        true
     }
 
     /// Returns the slots a table takes, without the blank slots around it.
@@ -472,8 +507,8 @@ impl Engine {
         self.blank();
     }
 
-    fn references(&mut self, entries: &[String]) {
-        self.heading("References", 1, 1);
+    fn references(&mut self, entries: &[String], caps: bool) {
+        self.heading(if caps { "REFERENCES" } else { "References" }, 1, 1);
         let chars = (COL_W / (CHAR_WIDTH_EM * SMALL)) as usize;
         let style = Style {
             font: Font::Regular,
@@ -539,22 +574,47 @@ pub(crate) fn typeset(src: &Source) -> Typeset {
     };
     let mut e = Engine::new(header);
     e.title_block(src);
-    e.abstract_(src.abstract_);
+    e.abstract_(&src.printed(src.abstract_));
+    let caps = src.headings == HeadingStyle::RunInCaps;
     let mut equations = 0;
     let mut after_heading = true;
+    let mut run_in: Option<(&str, u8)> = None;
     for (i, item) in src.body.iter().enumerate() {
         match item {
-            Item::Heading(h) => {
-                // Keep a heading with the first line after it, or with the whole of a table.
+            Item::Heading(h) | Item::Subheading(h) => {
+                let level = item.level().unwrap_or(1);
+                let next_para = matches!(src.body.get(i + 1), Some(Item::Para(_)));
+                if src.headings != HeadingStyle::Block && next_para {
+                    run_in = Some((h, level));
+                    continue;
+                }
                 let keep = match src.body.get(i + 1) {
                     Some(Item::Table(t)) => 1 + Engine::table_slots(t),
                     _ => 1,
                 };
-                e.heading(h, item.level().unwrap_or(1), keep);
+                let shown = if caps && level == 1 { h.to_uppercase() } else { h.to_string() };
+                e.heading(&shown, level, keep);
                 after_heading = true;
                 continue;
             }
-            Item::Para(s) => e.paragraph(s, !after_heading),
+            Item::Para(s) => {
+                let text = src.printed(s);
+                let mut indent = !after_heading;
+                if let Some((h, level)) = run_in.take() {
+                    let (head, font) = match (caps, level) {
+                        (true, 1) => (h.to_uppercase(), Font::Regular),
+                        _ => (format!("{h}."), Font::Bold),
+                    };
+                    if e.run_in(&head, font, level, &text, level > 1) {
+                        after_heading = false;
+                        continue;
+                    }
+                    let shown = if caps && level == 1 { h.to_uppercase() } else { h.to_string() };
+                    e.heading(&shown, level, 1);
+                    indent = false;
+                }
+                e.paragraph(&text, indent);
+            }
             Item::Table(t) => e.table(t),
             Item::Equation { text, latex } => {
                 equations += 1;
@@ -563,8 +623,9 @@ pub(crate) fn typeset(src: &Source) -> Typeset {
         }
         after_heading = false;
     }
-    let entries: Vec<String> = src.references.iter().map(|r| r.entry()).collect();
-    e.references(&entries);
+    let entries: Vec<String> =
+        src.references.iter().enumerate().map(|(i, r)| r.entry_in(src.refs, i + 1)).collect();
+    e.references(&entries, caps);
     e.footer();
     let line_numbers = if src.review { e.line_numbers() } else { Vec::new() };
 

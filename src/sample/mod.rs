@@ -19,6 +19,7 @@ mod layout;
 mod papers;
 pub mod pdf;
 mod source;
+mod styled;
 mod truth;
 
 /// One generated sample paper.
@@ -65,7 +66,19 @@ impl SamplePaper {
 
 /// Returns the sample papers, generated afresh; the same bytes on every call.
 pub fn papers() -> Vec<SamplePaper> {
-    papers::SOURCES
+    generate(&papers::SOURCES)
+}
+
+/// Returns the styled sample papers (`tests/fixtures/papers-styled/`): two papers from outside
+/// computer science, each in several reference styles (Vancouver, APA, Harvard, Nature, IEEE,
+/// ACM) with organisation authors, a work without authors and run-in headings (caps, bold,
+/// numbered). Generated afresh; the same bytes on every call.
+pub fn styled_papers() -> Vec<SamplePaper> {
+    generate(&styled::SOURCES)
+}
+
+fn generate(sources: &[source::Source]) -> Vec<SamplePaper> {
+    sources
         .iter()
         .map(|src| {
             let set = layout::typeset(src);
@@ -80,12 +93,12 @@ pub fn papers() -> Vec<SamplePaper> {
         .collect()
 }
 
-/// Writes every sample's `<name>.pdf`, `<name>.pdf.json` and `<name>.nxml` into `dir`
+/// Writes every paper's `<name>.pdf`, `<name>.pdf.json` and `<name>.nxml` into `dir`
 /// (created if missing), and returns the paths written.
-pub fn write_all(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+pub fn write_all(dir: &Path, papers: &[SamplePaper]) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut written = Vec::new();
-    for p in papers() {
+    for p in papers {
         for (file, bytes) in p.files() {
             let path = dir.join(file);
             std::fs::write(&path, bytes)?;
@@ -95,10 +108,10 @@ pub fn write_all(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     Ok(written)
 }
 
-/// Returns the names of the files in `dir` that are missing or differ from [`papers`].
-pub fn stale_fixtures(dir: &Path) -> Vec<String> {
+/// Returns the names of the files in `dir` that are missing or differ from `papers`.
+pub fn stale_fixtures(dir: &Path, papers: &[SamplePaper]) -> Vec<String> {
     let mut stale = Vec::new();
-    for p in papers() {
+    for p in papers {
         for (file, bytes) in p.files() {
             if std::fs::read(dir.join(&file)).ok().as_deref() != Some(bytes) {
                 stale.push(file);
@@ -114,26 +127,28 @@ mod tests {
     use crate::doc::BlockKind;
 
     /// The committed fixtures: `CORPUS_FIXTURES_DIR` where set (a crate that mounts these
-    /// sources elsewhere), else this crate's `tests/fixtures/papers`.
-    fn fixture_dir() -> PathBuf {
+    /// sources elsewhere), else this crate's `tests/fixtures`; `papers/` and `papers-styled/`.
+    fn fixture_dir(sub: &str) -> PathBuf {
         match std::env::var_os("CORPUS_FIXTURES_DIR") {
-            Some(d) => PathBuf::from(d),
-            None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/papers")),
+            Some(d) => PathBuf::from(d).join(sub),
+            None => PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures")).join(sub),
         }
     }
 
     #[test]
     fn fixtures_are_up_to_date() {
-        let dir = fixture_dir();
-        if std::env::var("CORPUS_BLESS").as_deref() == Ok("1") {
-            write_all(&dir).unwrap();
+        for (sub, set) in [("papers", papers()), ("papers-styled", styled_papers())] {
+            let dir = fixture_dir(sub);
+            if std::env::var("CORPUS_BLESS").as_deref() == Ok("1") {
+                write_all(&dir, &set).unwrap();
+            }
+            let stale = stale_fixtures(&dir, &set);
+            assert!(
+                stale.is_empty(),
+                "{stale:?} in {} differ from sample::{sub}; run with CORPUS_BLESS=1 to rewrite",
+                dir.display()
+            );
         }
-        let stale = stale_fixtures(&dir);
-        assert!(
-            stale.is_empty(),
-            "{stale:?} in {} differ from sample::papers(); run with CORPUS_BLESS=1 to rewrite",
-            dir.display()
-        );
     }
 
     #[test]
@@ -270,6 +285,70 @@ mod tests {
                 peer.references.as_ref().map(|r| r.iter().map(|r| r.key()).collect())
             );
             assert_eq!(jats.mentions.len(), peer.mentions.len(), "{}", p.name);
+        }
+    }
+
+    /// Issue 40, part 3: every styled paper's truths key every reference (none unkeyable,
+    /// no two alike); the truth read back as a provider's output (what the `truth` provider
+    /// stores) finds all of them and every heading in order; the perfect parse finds every heading
+    /// in order (its reference blocks end with their column, so an entry split at a column
+    /// break is two blocks).
+    #[test]
+    fn styled_truths_key_every_reference_and_score_one() {
+        use crate::formats::jats::read_jats;
+        use crate::formats::peerread::read_peerread;
+        use crate::metrics::paper::score;
+        use crate::paper::{canonical, from_doc, to_doc};
+        for p in styled_papers() {
+            let jats = canonical(&read_jats(p.jats_xml.as_bytes()).unwrap());
+            let peer = canonical(&read_peerread(p.truth_json.as_bytes()).unwrap());
+            let refs = jats.references.as_deref().unwrap_or_default();
+            let keys: Vec<_> = refs.iter().map(|r| r.key()).collect();
+            assert_eq!(keys.len(), styled::SOURCES[0].references.len(), "{}", p.name);
+            assert!(keys.iter().all(Option::is_some), "{}: {keys:?}", p.name);
+            let distinct: std::collections::HashSet<_> = keys.iter().collect();
+            assert_eq!(distinct.len(), keys.len(), "{}: {keys:?}", p.name);
+            for (what, pred) in
+                [("perfect parse", from_doc(&p.doc)), ("truth", from_doc(&to_doc(&jats)))]
+            {
+                for truth in [&jats, &peer] {
+                    let m = score(truth, &pred);
+                    let ids: &[&str] =
+                        if what == "truth" { &["ref_r", "ref_p", "order"] } else { &["order"] };
+                    for id in ids {
+                        let v = m.iter().find(|x| x.id == *id).and_then(|x| x.value);
+                        assert_eq!(v, Some(1.0), "{} {what} {id}: {m:?}", p.name);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each style's printed entry, parsed as a provider's reference block is, gives the key its
+    /// JATS truth gives: the rules of `docs/paper-suite.md` §2.1 for every style the generator
+    /// writes.
+    #[test]
+    fn every_style_entry_parses_to_its_truth_key() {
+        use crate::formats::jats::read_jats;
+        use crate::paper::references::parse_reference;
+        use source::RefStyle;
+        let p = styled_papers().remove(0);
+        let truth = read_jats(p.jats_xml.as_bytes()).unwrap();
+        let want: Vec<_> = truth.references.unwrap().iter().map(|r| r.key()).collect();
+        let styles = [
+            RefStyle::Acl,
+            RefStyle::Vancouver,
+            RefStyle::Apa,
+            RefStyle::Harvard,
+            RefStyle::Ieee,
+            RefStyle::Acm,
+            RefStyle::Nature,
+        ];
+        for style in styles {
+            for (i, r) in styled::SOURCES[0].references.iter().enumerate() {
+                let entry = r.entry_in(style, i + 1);
+                assert_eq!(parse_reference(&entry).key(), want[i], "{style:?}: {entry}");
+            }
         }
     }
 

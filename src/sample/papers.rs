@@ -3,7 +3,7 @@
 //! Paragraphs are lists of sentences: a sentence is the `context` of any citation in it. A
 //! soft hyphen (`\u{AD}`) marks the one word that the line breaker hyphenates.
 
-use super::source::{Item, Reference, Source, TableSource};
+use super::source::{HeadingStyle, Item, RefStyle, Reference, Source, TableSource};
 
 /// Every sample paper, in name order.
 pub(crate) const SOURCES: [Source; 3] = [P101, P102, P103];
@@ -100,6 +100,7 @@ const P101: Source = Source {
     references: &[
         Reference {
             authors: &["Hanna Berg", "Omar Haddad"],
+            org: false,
             year: "2019",
             title: "Character noise in digitised newspapers",
             venue: "Journal of Document Studies",
@@ -109,6 +110,7 @@ const P101: Source = Source {
         },
         Reference {
             authors: &["Jae Kim", "Lucia Moretti", "Peter Novak"],
+            org: false,
             year: "2016a",
             title: "Sequence labelling with sparse features",
             venue: "Proceedings of the Workshop on Text Structure",
@@ -118,6 +120,7 @@ const P101: Source = Source {
         },
         Reference {
             authors: &["Jae Kim", "Lucia Moretti", "Peter Novak"],
+            org: false,
             year: "2016b",
             title: "Learning rare tags from few examples",
             venue: "Transactions on Language Data",
@@ -127,6 +130,7 @@ const P101: Source = Source {
         },
         Reference {
             authors: &["Aino Pylkkänen"],
+            org: false,
             year: "2014",
             title: "Reading errors in optical character recognition",
             venue: "PhD thesis, University of Eastfield",
@@ -136,6 +140,7 @@ const P101: Source = Source {
         },
         Reference {
             authors: &["Daniel Smith"],
+            org: false,
             year: "2018",
             title: "A field guide to document layout",
             venue: "Northfield Press",
@@ -145,6 +150,7 @@ const P101: Source = Source {
         },
         Reference {
             authors: &["Daniel Smith", "Ruth Jones"],
+            org: false,
             year: "2019",
             title: "Why taggers fail on scanned text",
             venue: "Proceedings of the Conference on Applied Text Processing",
@@ -153,6 +159,8 @@ const P101: Source = Source {
             pages: Some("88-97"),
         },
     ],
+    refs: RefStyle::Acl,
+    headings: HeadingStyle::Block,
 };
 
 /// An anonymous review submission: line numbers in both margins, no authors.
@@ -251,6 +259,7 @@ const P102: Source = Source {
     references: &[
         Reference {
             authors: &["Rhys Evans", "Mei Chen"],
+            org: false,
             year: "2015",
             title: "Projecting morphology across parallel text",
             venue: "Proceedings of the Meeting on Multilingual Processing",
@@ -260,6 +269,7 @@ const P102: Source = Source {
         },
         Reference {
             authors: &["Ana García", "Piotr Nowak", "Elif Demir"],
+            org: false,
             year: "2020",
             title: "Transfer learning for low-resource morphology",
             venue: "Computational Morphology Journal",
@@ -269,6 +279,7 @@ const P102: Source = Source {
         },
         Reference {
             authors: &["Ingrid Holm"],
+            org: false,
             year: "2019",
             title: "Checking taggers against lexicons",
             venue: "Proceedings of the Workshop on Evaluation",
@@ -278,6 +289,7 @@ const P102: Source = Source {
         },
         Reference {
             authors: &["Lars Müller", "Sofie Berg"],
+            org: false,
             year: "2017",
             title: "Shared subwords for tagging related languages",
             venue: "Proceedings of the Workshop on Related Languages",
@@ -287,6 +299,7 @@ const P102: Source = Source {
         },
         Reference {
             authors: &["Yuki Tanaka"],
+            org: false,
             year: "2016a",
             title: "Tagging without treebanks",
             venue: "Proceedings of the Student Research Workshop",
@@ -296,6 +309,7 @@ const P102: Source = Source {
         },
         Reference {
             authors: &["Yuki Tanaka"],
+            org: false,
             year: "2016b",
             title: "Lexicon constraints for morphological decoding",
             venue: "Journal of Language Resources",
@@ -304,6 +318,8 @@ const P102: Source = Source {
             pages: Some("310-329"),
         },
     ],
+    refs: RefStyle::Acl,
+    headings: HeadingStyle::Block,
 };
 
 /// A camera-ready paper with a two-author 2016a/2016b pair and diacritics in author names.
@@ -399,6 +415,7 @@ const P103: Source = Source {
     references: &[
         Reference {
             authors: &["Kofi Abara", "Lena Fischer", "Tomás Ruiz"],
+            org: false,
             year: "2018",
             title: "Line length and reading speed in adult readers",
             venue: "Journal of Reading Research",
@@ -408,6 +425,7 @@ const P103: Source = Source {
         },
         Reference {
             authors: &["Wei Chen", "Marta Ortiz"],
+            org: false,
             year: "2016a",
             title: "Word frequency and reading time",
             venue: "Proceedings of the Workshop on Cognitive Modelling",
@@ -417,6 +435,7 @@ const P103: Source = Source {
         },
         Reference {
             authors: &["Wei Chen", "Marta Ortiz"],
+            org: false,
             year: "2016b",
             title: "A reading time model from word features",
             venue: "Cognitive Text Processing",
@@ -426,6 +445,7 @@ const P103: Source = Source {
         },
         Reference {
             authors: &["Åsa Nyström"],
+            org: false,
             year: "2012",
             title: "Forty years of readability formulas",
             venue: "Westmark University Press",
@@ -435,6 +455,7 @@ const P103: Source = Source {
         },
         Reference {
             authors: &["Grace Okafor"],
+            org: false,
             year: "2020",
             title: "A short history of the readable page",
             venue: "Typography Quarterly",
@@ -443,4 +464,6 @@ const P103: Source = Source {
             pages: Some("9-27"),
         },
     ],
+    refs: RefStyle::Acl,
+    headings: HeadingStyle::Block,
 };

@@ -71,14 +71,14 @@ pub(crate) fn peerread_json(src: &Source, line_numbers: &[String]) -> String {
     let mut heading: Option<String> = None;
     for item in src.body {
         match item {
-            Item::Heading(h) => {
+            Item::Heading(h) | Item::Subheading(h) => {
                 if heading.is_some() || !lines.is_empty() {
                     sections.push(Section { heading: heading.take(), text: lines.join("\n") });
                     lines.clear();
                 }
                 heading = Some(h.to_string());
             }
-            Item::Para(s) => lines.push(clean(&s.join(" "))),
+            Item::Para(s) => lines.push(clean(&src.printed(s))),
             Item::Table(t) => {
                 lines.push(t.caption.to_string());
                 lines.push(t.header.join(" "));
@@ -106,7 +106,7 @@ pub(crate) fn peerread_json(src: &Source, line_numbers: &[String]) -> String {
             references: src.references.iter().map(peerread_ref).collect(),
             reference_mentions: mentions(src),
             year: YEAR,
-            abstract_text: clean(&src.abstract_.join(" ")),
+            abstract_text: clean(&src.printed(src.abstract_)),
             creator: "corpus-sample",
         },
     };
@@ -126,7 +126,11 @@ fn year_number(year: &str) -> u32 {
 }
 
 fn peerread_ref(r: &Reference) -> PeerReadRef {
-    let last: Vec<&str> = r.authors.iter().map(|a| Reference::last_name(a)).collect();
+    let last: Vec<&str> = if r.org {
+        r.authors.to_vec()
+    } else {
+        r.authors.iter().map(|a| Reference::last_name(a)).collect()
+    };
     let short = match last.as_slice() {
         [a] => a.to_string(),
         [a, b] => format!("{a} and {b}"),
@@ -165,6 +169,23 @@ pub(crate) fn all_cite_forms(src: &Source) -> Vec<(usize, Vec<String>)> {
     src.references.iter().enumerate().map(|(i, r)| (i, cite_forms(r))).collect()
 }
 
+/// Returns a sentence as printed, without soft hyphens, and its citations: byte ranges and
+/// reference index, in order. Citation markers (`[@1]`, see [`Source::render`]) are rendered
+/// in the paper's style; a sentence without them has its author-year citations found by
+/// `forms`.
+pub(crate) fn sentence_citations(
+    src: &Source,
+    sentence: &str,
+    forms: &[(usize, Vec<String>)],
+) -> (String, Vec<(usize, usize, usize)>) {
+    let s = clean(sentence);
+    if s.contains("[@") {
+        return src.render(&s);
+    }
+    let found = citations(&s, forms);
+    (s, found)
+}
+
 /// Returns the citations in one (cleaned) sentence: byte ranges and reference index, in order.
 pub(crate) fn citations(
     sentence: &str,
@@ -201,8 +222,8 @@ fn mentions(src: &Source) -> Vec<Mention> {
     });
     let mut out = Vec::new();
     for sentence in std::iter::once(src.abstract_).chain(body).flatten() {
-        let sentence = clean(sentence);
-        for (at, end, id) in citations(&sentence, &forms) {
+        let (sentence, found) = sentence_citations(src, sentence, &forms);
+        for (at, end, id) in found {
             out.push(Mention {
                 reference_id: id,
                 context: sentence.clone(),
@@ -217,9 +238,11 @@ fn mentions(src: &Source) -> Vec<Mention> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sample::source::{HeadingStyle, RefStyle};
 
     const ONE: Reference = Reference {
         authors: &["Ann Smith"],
+        org: false,
         year: "2018",
         title: "T",
         venue: "V",
@@ -229,6 +252,7 @@ mod tests {
     };
     const TWO: Reference = Reference {
         authors: &["Ann Smith", "Bo Jones"],
+        org: false,
         year: "2019",
         title: "T",
         venue: "V",
@@ -238,6 +262,7 @@ mod tests {
     };
     const MANY: Reference = Reference {
         authors: &["Kim Lee", "Ann Smith", "Bo Jones"],
+        org: false,
         year: "2016a",
         title: "T",
         venue: "V",
@@ -272,6 +297,8 @@ mod tests {
                 "Smith (2018) disagrees, unlike Smith (2018b) and Smithson (2018).",
             ])],
             references: &[ONE, TWO, MANY],
+            refs: RefStyle::Acl,
+            headings: HeadingStyle::Block,
         };
         let m = mentions(&src);
         let got: Vec<(usize, usize, usize)> =

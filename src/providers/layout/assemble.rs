@@ -7,7 +7,8 @@
 
 use crate::doc::{BBox, Block, BlockKind, Cell, Page, Table};
 use crate::providers::pdfium::layout::blocks::{
-    caption_label, clean, is_keyword_heading, is_refs_heading, join_texts, numbering,
+    caption_label, clean, is_keyword_heading, is_refs_heading, join_texts, numbering, run_in_end,
+    run_in_heading,
 };
 use crate::providers::pdfium::layout::{drop_line_numbers, spans, Glyph, Span};
 
@@ -153,6 +154,8 @@ struct TextLine {
     size: f32,
     /// Fraction of bold glyphs.
     bold: f32,
+    /// Byte length of the text's leading run of bold glyphs (its first span's).
+    lead_bold: usize,
 }
 
 /// Groups spans into lines (vertical overlap), top to bottom, left to right.
@@ -191,7 +194,12 @@ fn lines(mut sp: Vec<Span>) -> Vec<TextLine> {
             }
             let chars: u32 = v.iter().map(|s| s.chars).sum();
             let bold = v.iter().map(|s| s.bold).sum::<u32>() as f32 / chars.max(1) as f32;
-            TextLine { bbox, text, size, bold }
+            let lead_bold = v.first().map_or(0, |s| {
+                let t = s.text.trim();
+                let skipped = s.text.len() - s.text.trim_start().len();
+                s.lead_bold.saturating_sub(skipped).min(t.len())
+            });
+            TextLine { bbox, text, size, bold, lead_bold }
         })
         .collect()
 }
@@ -489,7 +497,9 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
 
 /// A text region: bold short lines among non-bold ones are headings of their own (the
 /// detector often boxes `2.1 Features` with its paragraph, or several sections as one
-/// region), as are keyword headings (`Abstract`) on a line of their own.
+/// region), as are keyword headings (`Abstract`) on a line of their own, and a run-in heading
+/// at the start of a paragraph (`Methods. We ...`, `METHODS We ...`; the rule of `pdfium`'s
+/// blocks, [`run_in_end`]) is split from it.
 fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlock> {
     let bold_sum: f32 = ls.iter().map(|l| l.bold).sum();
     let heading_like = |i: usize| {
@@ -545,7 +555,36 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
                     flush(&mut para, &mut out);
                 }
             }
-            para.push(l.clone());
+            let mut l = l.clone();
+            if para.is_empty() {
+                let below: Vec<&str> = ls[i + 1..].iter().map(|l| l.text.as_str()).collect();
+                // Mean boldness of the region's other lines.
+                let others = (bold_sum - l.bold) / (ls.len() - 1).max(1) as f32;
+                let body_bold = ls.len() > 1 && others >= 0.5;
+                if let Some((end, level)) =
+                    run_in_end(&l.text, l.lead_bold, l.bold, body_bold, &below)
+                {
+                    let head = run_in_heading(&l.text[..end]);
+                    // The heading's box: the line's, up to the run's share of its chars.
+                    let share =
+                        l.text[..end].chars().count() as f32 / l.text.chars().count() as f32;
+                    let mut hb = l.bbox;
+                    hb.x1 = hb.x0 + share * l.bbox.width();
+                    let mut b = PageBlock {
+                        block: Block::new(BlockKind::Heading, page, hb, clean(head)),
+                        size: l.size,
+                        titled: true,
+                        continues: false,
+                    };
+                    b.block.level = Some(level);
+                    out.push(b);
+                    l.bbox.x0 = hb.x1;
+                    l.text = l.text[end..].trim_start().to_string();
+                    l.bold = 0.0;
+                    l.lead_bold = 0;
+                }
+            }
+            para.push(l);
         }
     }
     flush(&mut para, &mut out);
@@ -883,6 +922,49 @@ mod tests {
     fn bold(mut g: Vec<Glyph>) -> Vec<Glyph> {
         g.iter_mut().for_each(|g| g.bold = true);
         g
+    }
+
+    /// Issue 40: run-in headings at a paragraph's start are split from it, in bold (numbered
+    /// or not) and in capitals; a bold word inside a line, or a wholly bold line, is not one.
+    #[test]
+    fn run_in_headings_are_split_from_their_paragraphs() {
+        let run_in = |head: &str, bold_head: bool, rest: &str, y: f32| {
+            let mut g = line(72.0, y, 10.0, head);
+            if bold_head {
+                g = bold(g);
+            }
+            let x = 72.0 + (head.chars().count() + 1) as f32 * 5.0;
+            g.extend(line(x, y, 10.0, rest));
+            g.extend(line(72.0, y + 12.0, 10.0, "and the paragraph goes on below."));
+            g
+        };
+        let mut g = run_in("2.1 Methods.", true, "We measured it", 100.0);
+        g.extend(run_in("Search strategy.", true, "We searched", 150.0));
+        g.extend(run_in("RESULTS", false, "Twelve studies met it", 200.0));
+        g.extend(line(72.0, 250.0, 10.0, "A line with"));
+        g.extend(bold(line(132.0, 250.0, 10.0, "bold")));
+        g.extend(line(157.0, 250.0, 10.0, "inside it."));
+        let regions = vec![region(Class::Text, 70.0, 98.0, 300.0, 270.0)];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, Option<u8>, &str)> =
+            b.iter().map(|b| (b.kind, b.level, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Heading, Some(2), "2.1 Methods"),
+                (BlockKind::Paragraph, None, "We measured it and the paragraph goes on below."),
+                // An unnumbered heading's level is settled by size in `finish`.
+                (BlockKind::Heading, Some(1), "Search strategy"),
+                (BlockKind::Paragraph, None, "We searched and the paragraph goes on below."),
+                (BlockKind::Heading, Some(1), "RESULTS"),
+                (
+                    BlockKind::Paragraph,
+                    None,
+                    "Twelve studies met it and the paragraph goes on below."
+                ),
+                (BlockKind::Paragraph, None, "A line with bold inside it."),
+            ]
+        );
     }
 
     #[test]

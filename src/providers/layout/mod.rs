@@ -30,8 +30,9 @@ use super::{Engine, PageSelection, Provider};
 use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
 
-/// Bump when the output for the same input and models changes.
-pub const ADAPTER_VERSION: u32 = 4;
+/// Bump when the output for the same input and models changes (5: run-in headings are split
+/// from the paragraph they open).
+pub const ADAPTER_VERSION: u32 = 5;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;

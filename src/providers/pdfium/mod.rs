@@ -19,8 +19,9 @@ pub use pdfium_render::prelude::Pdfium;
 use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 
 /// Bump when the output for the same PDF changes (4: run-in headings are split from their
-/// paragraph).
-pub const ADAPTER_VERSION: u32 = 4;
+/// paragraph; 5: a run-in heading's paragraph may go on below its first line, and a
+/// reference entry whose first column or page holds one unfinished line is continued).
+pub const ADAPTER_VERSION: u32 = 5;
 
 /// The pypdfium2 release whose `libpdfium.so` the set-up script installs (also the page
 /// renderer's version in the HTML report's image cache key).

@@ -235,3 +235,40 @@ fn line_end_hyphens_are_repaired() {
     assert!(text.contains("careful evaluation on scanned"), "{text}");
     assert!(!text.contains('\u{fffe}') && !text.contains('\u{2}'));
 }
+
+/// The styled papers ([`crate::sample::styled_papers`]): references in Vancouver, APA,
+/// Harvard, Nature, IEEE and ACM style, organisation authors, a work without authors, and
+/// caps, bold and numbered run-in headings. pdfium's parse scored against each paper's JATS
+/// truth finds the references (`ref_r`, `ref_p` ≥ 0.95) and the headings in order
+/// (`order` ≥ 0.9).
+#[test]
+fn styled_papers_keep_their_references_and_run_in_headings() {
+    use crate::formats::jats::read_jats;
+    use crate::metrics::paper::score;
+    use crate::paper::{canonical, from_doc};
+    let parsed: Vec<(SamplePaper, Doc)> = {
+        let _serial = super::test_lock();
+        let lib = lib();
+        crate::sample::styled_papers()
+            .into_iter()
+            .map(|p| {
+                let doc = parse(&lib, &p.pdf).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+                (p, doc)
+            })
+            .collect()
+    };
+    let mut failures = Vec::new();
+    for (p, got) in &parsed {
+        let truth = canonical(&read_jats(p.jats_xml.as_bytes()).unwrap());
+        let metrics = score(&truth, &from_doc(got));
+        let value = |id: &str| metrics.iter().find(|m| m.id == id).and_then(|m| m.value);
+        for (id, min) in [("ref_r", 0.95), ("ref_p", 0.95), ("order", 0.9)] {
+            let v = value(id);
+            if v.is_none_or(|v| v < min) {
+                let trace = metrics.iter().find(|m| m.id == id).map(|m| m.trace.to_string());
+                failures.push(format!("{} {id} {v:?} < {min}: {trace:?}\n{}", p.name, dump(got)));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -138,6 +138,12 @@ pub(crate) fn is_keyword_heading(text: &str) -> bool {
         )
 }
 
+/// Whether a run-in heading is a front-matter label whose text is often set bold like it
+/// (`Abstract—`, `Keywords:`, `Index Terms—`).
+fn is_front_label(text: &str) -> bool {
+    matches!(bare_heading(text).as_str(), "abstract" | "keywords" | "key words" | "index terms")
+}
+
 /// Whether the text starts with a list bullet or enumerator.
 fn bullet(text: &str) -> bool {
     let mut cs = text.chars();
@@ -198,6 +204,73 @@ fn surname_start(text: &str) -> bool {
         return true;
     }
     words.next().is_some_and(|w2| initial(w2) || cap(w2) && w2.ends_with(','))
+}
+
+/// What a run-in heading may end with: `Methods.`, `Aim:`, `Abstract—`, `Abstract-`.
+const RUN_IN_ENDS: [char; 5] = ['.', ':', '-', '\u{2013}', '\u{2014}'];
+
+/// Returns a run-in heading's text as a heading: without the stop that ends the run
+/// (`Abstract—` → `Abstract`).
+pub(crate) fn run_in_heading(run: &str) -> &str {
+    run.trim().trim_end_matches(RUN_IN_ENDS).trim_end()
+}
+
+/// Returns where a run-in heading ends in a block's first line `t`, and its level: a leading
+/// run of bold glyphs (`lead_bold` bytes, where body text is not bold) or of ALL-CAPS words,
+/// followed on the line by ordinary text (`METHODS Search strategy ...`, `2.1 Methods. We
+/// ...`). The run ends a word, holds at least five letters in caps or two in bold (and the
+/// rest of the line is not bold, unless the run is a front-matter label such as `Keywords:`: the
+/// line's `bold` share is the run's, within two glyphs), and what follows starts a sentence (a
+/// capital or a digit) or the run ends in `.`, `:` or a dash; the block's text after the run
+/// (the first line's rest and the lines `below`) holds three words or more, some in
+/// lowercase, and goes on below the first line or ends a sentence on it. The level is the numbering's, else 1 for caps and 2 for bold.
+/// Used by `pdfium`'s blocks and `layout`'s text regions alike.
+pub(crate) fn run_in_end(
+    t: &str,
+    lead_bold: usize,
+    bold: f32,
+    body_bold: bool,
+    below: &[&str],
+) -> Option<(usize, u8)> {
+    let letters = |x: &str| x.chars().filter(|c| c.is_alphabetic()).count();
+    // The glyphs after the bold run are not bold: the line's bold share is the run's
+    // (within two glyphs), so a bold line whose first span is shorter is no run-in.
+    let inked = |x: &str| x.chars().filter(|c| !c.is_whitespace()).count() as f32;
+    let bold_run = (!body_bold && lead_bold > 0 && t.is_char_boundary(lead_bold))
+        .then_some(lead_bold)
+        .filter(|&e| e < t.trim_end().len() && letters(&t[..e]) >= 2)
+        .filter(|&e| {
+            is_front_label(run_in_heading(&t[..e]))
+                || bold <= (inked(&t[..e]) + 2.0) / inked(t).max(1.0)
+        });
+    let (end, caps) = match bold_run {
+        Some(e) => (e, false),
+        None => (caps_run(t)?, true),
+    };
+    let head = t[..end].trim_end();
+    let rest = t[end..].trim_start();
+    let word_end = t[end..].starts_with(' ') || head.ends_with(RUN_IN_ENDS);
+    let sentence = rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
+    let words: Vec<&str> = std::iter::once(rest)
+        .chain(below.iter().copied())
+        .flat_map(str::split_whitespace)
+        .take(3)
+        .collect();
+    // A paragraph goes on below its first line or ends a sentence on it (a one-line title in
+    // two styles is no run-in).
+    let paragraph = !below.is_empty() || rest.ends_with(['.', '!', '?', ':', ';']);
+    let ordinary = !rest.is_empty()
+        && paragraph
+        && words.len() >= 3
+        && words.iter().any(|w| w.chars().any(char::is_lowercase));
+    if !word_end || !ordinary || !(sentence || head.ends_with(RUN_IN_ENDS)) {
+        return None;
+    }
+    if head.split_whitespace().count() > 12 || head.ends_with(',') {
+        return None;
+    }
+    let level = numbering(head).unwrap_or(if caps { 1 } else { 2 });
+    Some((end, level))
 }
 
 /// Returns the byte length of a line's leading run of ALL-CAPS words (a numbering before them
@@ -403,10 +476,12 @@ impl Builder {
     }
 
     /// Whether `l`, which starts a block, continues the reference entry before it from the
-    /// previous column or page: a hanging-indent list whose next column opens indented.
+    /// previous column or page: a hanging-indent list (or one whose indent is not known yet,
+    /// after an entry that has not ended) whose next column opens indented.
     fn continues_entry(&self, prev: &Line, l: &Line) -> bool {
+        let unfinished = !prev.text.ends_with('.');
         self.in_refs
-            && self.ref_hanging == Some(true)
+            && (self.ref_hanging == Some(true) || self.ref_hanging.is_none() && unfinished)
             && (l.page != prev.page || l.col != prev.col)
             && indent(l) >= REF_INDENT * l.size
             && !label_start(&l.text)
@@ -444,9 +519,9 @@ impl Builder {
         }
         let mut lines = std::mem::take(&mut self.cur);
         if !self.in_refs && caption_label(&lines[0].text).is_none() {
-            if let Some((end, level)) = self.run_in(&lines[0]) {
+            if let Some((end, level)) = self.run_in(&lines) {
                 let first = &mut lines[0];
-                let head = first.text[..end].trim().trim_end_matches(['.', ':']).trim_end();
+                let head = run_in_heading(&first.text[..end]);
                 let mut b = Block::new(BlockKind::Heading, first.page, first.bbox, head);
                 b.level = Some(level);
                 self.in_refs = is_refs_heading(head);
@@ -517,35 +592,12 @@ impl Builder {
         self.push(b, size, level, keyword);
     }
 
-    /// Returns where a run-in heading ends in a block's first line, and its level: a leading
-    /// run of bold glyphs (where body text is not bold) or of ALL-CAPS words, followed on the
-    /// line by ordinary text (`METHODS Search strategy ...`, `2.1 Methods. We ...`). The run
-    /// ends a word, holds at least five letters in caps or two in bold, and what follows
-    /// starts a sentence (a capital or a digit) or the run ends in `.` or `:`. The level is the
-    /// numbering's, else 1 for caps and 2 for bold.
-    fn run_in(&self, l: &Line) -> Option<(usize, u8)> {
-        let t = l.text.as_str();
-        let letters = |x: &str| x.chars().filter(|c| c.is_alphabetic()).count();
-        let bold = (!self.body_bold && l.lead_bold > 0 && t.is_char_boundary(l.lead_bold))
-            .then_some(l.lead_bold)
-            .filter(|&e| e < t.trim_end().len() && letters(&t[..e]) >= 2);
-        let (end, caps) = match bold {
-            Some(e) => (e, false),
-            None => (caps_run(t)?, true),
-        };
-        let head = t[..end].trim_end();
-        let rest = t[end..].trim_start();
-        let word_end = t[end..].starts_with(' ') || head.ends_with(['.', ':']);
-        let sentence = rest.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit());
-        let ordinary = rest.split_whitespace().count() >= 3 && rest.chars().any(char::is_lowercase);
-        if !word_end || !ordinary || !(sentence || head.ends_with(['.', ':'])) {
-            return None;
-        }
-        if head.split_whitespace().count() > 12 || head.ends_with(',') {
-            return None;
-        }
-        let level = numbering(head).unwrap_or(if caps { 1 } else { 2 });
-        Some((end, level))
+    /// Returns where a run-in heading ends in a block's first line, and its level
+    /// ([`run_in_end`]).
+    fn run_in(&self, lines: &[Line]) -> Option<(usize, u8)> {
+        let l = lines.first()?;
+        let below: Vec<&str> = lines[1..].iter().map(|l| l.text.as_str()).collect();
+        run_in_end(&l.text, l.lead_bold, l.bold, self.body_bold, &below)
     }
 
     /// Returns the heading level (0: decide by size later) when the block is a heading.
