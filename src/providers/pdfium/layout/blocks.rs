@@ -223,7 +223,8 @@ pub(crate) fn run_in_heading(run: &str) -> &str {
 /// line's `bold` share is the run's, within two glyphs), and what follows starts a sentence (a
 /// capital or a digit) or the run ends in `.`, `:` or a dash; the block's text after the run
 /// (the first line's rest and the lines `below`) holds three words or more, some in
-/// lowercase, and goes on below the first line or ends a sentence on it. The level is the numbering's, else 1 for caps and 2 for bold.
+/// lowercase, and goes on below the first line or ends a sentence on it (or follows a
+/// front-matter label). The level is the numbering's, else 1 for caps and 2 for bold.
 /// Used by `pdfium`'s blocks and `layout`'s text regions alike.
 pub(crate) fn run_in_end(
     t: &str,
@@ -257,8 +258,10 @@ pub(crate) fn run_in_end(
         .take(3)
         .collect();
     // A paragraph goes on below its first line or ends a sentence on it (a one-line title in
-    // two styles is no run-in).
-    let paragraph = !below.is_empty() || rest.ends_with(['.', '!', '?', ':', ';']);
+    // two styles is no run-in); a front-matter label's list may end anyhow (`Keywords: A, B`).
+    let paragraph = !below.is_empty()
+        || rest.ends_with(['.', '!', '?', ':', ';'])
+        || is_front_label(run_in_heading(head));
     let ordinary = !rest.is_empty()
         && paragraph
         && words.len() >= 3
