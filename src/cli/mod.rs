@@ -12,6 +12,7 @@ macro_rules! usage_bail {
 mod correlate;
 mod eval;
 mod export;
+mod gate;
 mod import;
 mod ingest;
 mod judge;
@@ -97,6 +98,9 @@ enum Command {
     Report(report::ReportArgs),
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
     Correlate(correlate::CorrelateArgs),
+    /// Fail (exit 4) when a candidate provider version scores significantly worse than a
+    /// baseline on the documents both scored, beyond each metric's allowed drop: for CI
+    Gate(gate::GateArgs),
     /// Score (ground truth, prediction) pairs with an LLM judge behind an OpenAI-compatible
     /// endpoint (API key from CORPUS_JUDGE_API_KEY); stored as `judge:<model>@<prompt
     /// version>` beside the suite's metrics
@@ -139,6 +143,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Show(a) => show::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
+        Command::Gate(a) => gate::run(g, a),
         Command::Judge(a) => judge::run(g, a),
         Command::Score(a) => score::run(g, a),
         Command::Synth(a) => synth::run(g, a),
@@ -153,6 +158,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 
 /// Exit code for "finished, but some documents failed".
 pub const EXIT_SOME_FAILED: u8 = 3;
+
+/// Exit code of `corpus gate` when the candidate regressed.
+pub const EXIT_REGRESSED: u8 = 4;
 
 /// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
 pub const EXIT_USAGE: u8 = 2;

@@ -59,6 +59,39 @@ pub struct ReportArgs {
     /// html: draw at most this many pages of each document
     #[arg(long, default_value_t = 20)]
     max_pages: u32,
+    /// Intervals of the means: bootstrap (a percentile bootstrap over documents, stratified by
+    /// dataset; the default with --by provider, dataset or attribute) or none (the default
+    /// with --by document). Text output shows `mean [lo, hi]`; csv, json, ndjson and parquet
+    /// add `<metric>_lo` and `<metric>_hi` columns. With --compare: the paired intervals and
+    /// tests, or none to leave them out
+    #[arg(long, value_parser = ["bootstrap", "none"])]
+    ci: Option<String>,
+    /// Bootstrap resamples for intervals, paired tests and ranks
+    #[arg(long, default_value_t = report::Ci::DEFAULT.resamples as u32, value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    resamples: u32,
+    /// Seed of the bootstrap's random draws (the same seed gives the same intervals)
+    #[arg(long, default_value_t = report::Ci::DEFAULT.seed)]
+    seed: u64,
+    /// With --compare: print only the per-metric table (difference, interval, p, Holm's
+    /// adjusted p) in any format, instead of the per-document rows
+    #[arg(long, requires = "compare")]
+    per_metric: bool,
+}
+
+impl ReportArgs {
+    /// The interval settings, or `None` where --ci (or its default for --by) says none.
+    fn ci(&self) -> Option<report::Ci> {
+        let on = match self.ci.as_deref() {
+            Some("none") => false,
+            Some(_) => true,
+            None => !self.compare.is_empty() || !matches!(self.by, By::Document),
+        };
+        on.then_some(report::Ci {
+            resamples: self.resamples as usize,
+            level: report::Ci::DEFAULT.level,
+            seed: self.seed,
+        })
+    }
 }
 
 /// A report format: one of the frame renderers', or the HTML site.
@@ -194,10 +227,31 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
+    let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
+        for sel in [sel_a, sel_b] {
+            if !cols
+                .keys
+                .iter()
+                .any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
+            {
+                usage_bail!(
+                    "--compare: no scores of {} match; `corpus report --by provider` lists the provider versions",
+                    sel.label()
+                );
+            }
+        }
         let long = report::long_frame(&cols)?;
-        let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b)?;
-        if textual {
+        let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b, ci.as_ref())?;
+        if let (Some(ci), false) = (&ci, g.quiet) {
+            eprintln!(
+                "corpus: {}; paired over the documents both scored (n), one-sided documents left out (dropped); p: paired sign-flip test, Holm-adjusted across the metrics shown",
+                ci.describe()
+            );
+        }
+        if a.per_metric {
+            report::render::write(&render(&per_metric, format)?, &mut out)?;
+        } else if textual {
             report::render::write(&render(&per_metric, format)?, &mut out)?;
             writeln!(out)?;
             let shown = rows.head(Some(a.limit));
@@ -216,7 +270,21 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, format)?, &mut out)?;
     } else {
-        let t = report::summary(&report::wide_frame(&cols, &metrics)?, &metrics, &a.by)?;
+        let wide = report::wide_frame(&cols, &metrics)?;
+        let t = match &ci {
+            Some(ci) => {
+                let t = report::summary_ci(&wide, &metrics, &a.by, ci)?;
+                if !g.quiet {
+                    eprintln!("corpus: {}", ci.describe());
+                }
+                if textual {
+                    report::fold_intervals(&t, &metrics)?
+                } else {
+                    t
+                }
+            }
+            None => report::summary(&wide, &metrics, &a.by)?,
+        };
         let t = match &a.by {
             By::Attribute(name) => {
                 let mut t = t;

@@ -16,3 +16,11 @@ pub mod score;
 pub mod stats;
 pub mod table;
 pub mod teds;
+
+/// Whether lower values of a metric are better: OmniDocBench's normalised edit distances
+/// (`text_edit`, `table_edit`, `order_edit`, ... : an id that ends in `_edit` or holds
+/// `_edit_`). Every other metric in the store is a score where higher is better
+/// (`docs/statistics.md` §4).
+pub fn lower_is_better(metric: &str) -> bool {
+    metric.ends_with("_edit") || metric.contains("_edit_")
+}

@@ -7,6 +7,7 @@
 //! values are all null stays null.
 
 pub mod correlate;
+pub mod gate;
 pub mod html;
 pub mod render;
 
@@ -38,7 +39,16 @@ impl Selector {
         Ok(Selector { provider: p.to_string(), version: v })
     }
 
-    fn matches(&self, provider: &str, version: &str, model: &str) -> bool {
+    /// Returns the selector as written: `pdfium` or `pdfium@2`.
+    pub fn label(&self) -> String {
+        match &self.version {
+            Some(v) => format!("{}@{v}", self.provider),
+            None => self.provider.clone(),
+        }
+    }
+
+    /// Whether a score of `provider` at `version`, from model `model`, is one this selects.
+    pub fn matches(&self, provider: &str, version: &str, model: &str) -> bool {
         if provider != self.provider {
             return false;
         }
@@ -265,6 +275,162 @@ pub fn summary(wide: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<Da
     }
 }
 
+/// How `report` computes the intervals of its means (`docs/statistics.md`): a percentile
+/// bootstrap over documents, stratified by dataset, with a fixed seed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ci {
+    /// Bootstrap resamples.
+    pub resamples: usize,
+    /// Confidence level, in (0, 1).
+    pub level: f64,
+    /// The random generator's seed.
+    pub seed: u64,
+}
+
+impl Ci {
+    /// 2,000 resamples, 95 %, seed 0.
+    pub const DEFAULT: Ci = Ci { resamples: 2000, level: 0.95, seed: 0 };
+
+    /// The one line that says how the intervals were computed.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}% intervals: percentile bootstrap over documents, stratified by dataset, {} resamples, seed {}",
+            self.level * 100.0,
+            self.resamples,
+            self.seed
+        )
+    }
+}
+
+/// The group key columns of a summary grouped by `by` (for `Document`, its AVG rows').
+fn group_columns(by: &By) -> &'static [&'static str] {
+    match by {
+        By::Document | By::Provider => &["provider", "model"],
+        By::Dataset => &["dataset", "provider", "model"],
+        By::Attribute(_) => &["attribute", "provider", "model"],
+    }
+}
+
+/// Joins the values of `names` in row `i` of string columns into one key.
+fn row_key(cols: &[StringChunked], i: usize) -> String {
+    let mut k = String::new();
+    for c in cols {
+        k.push_str(c.get(i).unwrap_or("\u{1}"));
+        k.push('\u{0}');
+    }
+    k
+}
+
+/// [`summary`] with each mean's interval beside it: after each metric column `m`, `m_lo` and
+/// `m_hi` (null where the group has no value, and on `--by document`'s document rows: only
+/// its AVG rows are means). The intervals come from [`crate::metrics::stats::bootstrap_means`]
+/// over each group's documents, stratified by dataset, one set of draws for all its metrics.
+pub fn summary_ci(
+    wide: &DataFrame,
+    metrics: &[String],
+    by: &By,
+    ci: &Ci,
+) -> PolarsResult<DataFrame> {
+    let table = summary(wide, metrics, by)?;
+    let key_names = group_columns(by);
+    let strs = |df: &DataFrame, names: &[&str]| -> PolarsResult<Vec<StringChunked>> {
+        names.iter().map(|n| Ok(df.column(n)?.cast(&DataType::String)?.str()?.clone())).collect()
+    };
+    // Each group's rows of the wide frame (one per document), and their datasets.
+    let wide_keys = strs(wide, key_names)?;
+    let datasets = wide.column("dataset")?.str()?.clone();
+    let mut groups: std::collections::HashMap<String, Vec<usize>> = Default::default();
+    for i in 0..wide.height() {
+        groups.entry(row_key(&wide_keys, i)).or_default().push(i);
+    }
+    let values: Vec<Vec<f64>> = metrics
+        .iter()
+        .map(|m| {
+            let c = wide.column(m.as_str())?.cast(&DataType::Float64)?;
+            Ok(c.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
+        })
+        .collect::<PolarsResult<_>>()?;
+    let mut intervals: std::collections::HashMap<
+        String,
+        Vec<Option<crate::metrics::stats::Interval>>,
+    > = Default::default();
+    for (key, rows) in &groups {
+        let mut ids: std::collections::HashMap<&str, usize> = Default::default();
+        let strata: Vec<usize> = rows
+            .iter()
+            .map(|&i| {
+                let n = ids.len();
+                *ids.entry(datasets.get(i).unwrap_or("")).or_insert(n)
+            })
+            .collect();
+        let series: Vec<Vec<f64>> =
+            values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
+        let refs: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+        let got =
+            crate::metrics::stats::bootstrap_means(&refs, &strata, ci.resamples, ci.level, ci.seed);
+        intervals.insert(key.clone(), got);
+    }
+    // The summary's rows, looked up by the same key.
+    let table_keys = strs(&table, key_names)?;
+    let avg_only = matches!(by, By::Document);
+    let documents = if avg_only { Some(table.column("document")?.str()?.clone()) } else { None };
+    let row_intervals: Vec<Option<&Vec<Option<crate::metrics::stats::Interval>>>> = (0..table
+        .height())
+        .map(|i| {
+            let is_avg = documents.as_ref().is_none_or(|d| d.get(i) == Some("AVG"));
+            is_avg.then(|| intervals.get(&row_key(&table_keys, i))).flatten()
+        })
+        .collect();
+    let mut cols: Vec<Column> = Vec::with_capacity(table.width() + 2 * metrics.len());
+    for c in table.columns() {
+        cols.push(c.clone());
+        let Some(j) = metrics.iter().position(|m| m.as_str() == c.name().as_str()) else {
+            continue;
+        };
+        let bound = |hi: bool| -> Vec<Option<f64>> {
+            row_intervals
+                .iter()
+                .map(|r| r.and_then(|v| v[j]).map(|iv| if hi { iv.hi } else { iv.lo }))
+                .collect()
+        };
+        cols.push(Column::new(format!("{}_lo", c.name()).into(), bound(false)));
+        cols.push(Column::new(format!("{}_hi", c.name()).into(), bound(true)));
+    }
+    DataFrame::new_infer_height(cols)
+}
+
+/// Folds each `m`, `m_lo`, `m_hi` triple of [`summary_ci`] into one text column `m`,
+/// `0.861 [0.842, 0.879]`, for the table and Markdown outputs (a mean without an interval
+/// stays `0.861`, a null `–`).
+pub fn fold_intervals(table: &DataFrame, metrics: &[String]) -> PolarsResult<DataFrame> {
+    let mut cols = Vec::with_capacity(table.width());
+    for c in table.columns() {
+        let name = c.name().as_str();
+        if metrics.iter().any(|m| format!("{m}_lo") == name || format!("{m}_hi") == name) {
+            continue;
+        }
+        if !metrics.iter().any(|m| m == name) {
+            cols.push(c.clone());
+            continue;
+        }
+        let get = |n: String| -> PolarsResult<Float64Chunked> {
+            Ok(table.column(n.as_str())?.cast(&DataType::Float64)?.f64()?.clone())
+        };
+        let (v, lo, hi) =
+            (get(name.to_string())?, get(format!("{name}_lo"))?, get(format!("{name}_hi"))?);
+        let text: Vec<Option<String>> = (0..table.height())
+            .map(|i| {
+                v.get(i).map(|x| match (lo.get(i), hi.get(i)) {
+                    (Some(l), Some(h)) => format!("{x:.3} [{l:.3}, {h:.3}]"),
+                    _ => format!("{x:.3}"),
+                })
+            })
+            .collect();
+        cols.push(Column::new(name.into(), text));
+    }
+    DataFrame::new_infer_height(cols)
+}
+
 /// Places each provider's AVG row after that provider's document rows.
 fn interleave_avg(rows: &DataFrame, avg: &DataFrame) -> PolarsResult<DataFrame> {
     let key = |df: &DataFrame| -> PolarsResult<Vec<String>> {
@@ -313,12 +479,15 @@ fn select_rows(long: &DataFrame, c: &ScoreColumns, sel: &Selector) -> PolarsResu
 }
 
 /// `--compare A B`: per document and metric, A's and B's latest values and B − A, biggest
-/// losses first; and per metric the means over documents that have both.
+/// losses first; and per metric the means over documents that have both. With `ci`, the
+/// per-metric table also holds the paired statistics of `docs/statistics.md` §2
+/// ([`paired_table`]).
 pub fn compare(
     long: &DataFrame,
     c: &ScoreColumns,
     a: &Selector,
     b: &Selector,
+    ci: Option<&Ci>,
 ) -> PolarsResult<(DataFrame, DataFrame)> {
     // Both sides in one frame, tagged, then one row per (dataset, document, metric) with
     // each side's value: documents scored by only one side keep a null on the other.
@@ -342,6 +511,9 @@ pub fn compare(
                 .with_maintain_order(true),
         )
         .collect()?;
+    if let Some(ci) = ci {
+        return Ok((paired_table(&rows, ci)?, rows));
+    }
     let both = col("a").is_not_null().and(col("b").is_not_null());
     let per_metric = joined
         .group_by_stable([col("metric")])
@@ -356,6 +528,107 @@ pub fn compare(
         .sort(["metric"], SortMultipleOptions::default())
         .collect()?;
     Ok((per_metric, rows))
+}
+
+/// One metric's paired comparison ([`paired_table`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PairedRow {
+    /// Metric id.
+    pub metric: String,
+    /// The paired statistics; `None` where no document has both values.
+    pub stats: Option<crate::metrics::stats::Paired>,
+    /// Documents with a value on one side only (or on neither), left out of the pairs.
+    pub dropped: usize,
+    /// Means of A and B over the pairs.
+    pub a: Option<f64>,
+    /// See `a`.
+    pub b: Option<f64>,
+    /// Pairs where B is lower, and higher.
+    pub worse: usize,
+    /// See `worse`.
+    pub better: usize,
+    /// Holm's adjusted p-value across the metrics compared.
+    pub p_holm: Option<f64>,
+}
+
+/// The paired statistics of each metric of a comparison's rows (`dataset`, `document`,
+/// `metric`, `a`, `b`): documents are paired by dataset and name; those with a value on one
+/// side only are dropped and counted. Holm's correction runs across the metrics.
+pub fn paired_rows(rows: &DataFrame, ci: &Ci) -> PolarsResult<Vec<PairedRow>> {
+    let metric = rows.column("metric")?.str()?.clone();
+    let a = rows.column("a")?.cast(&DataType::Float64)?.f64()?.clone();
+    let b = rows.column("b")?.cast(&DataType::Float64)?.f64()?.clone();
+    let mut order: Vec<String> = Vec::new();
+    let mut by_metric: std::collections::HashMap<String, (Vec<f64>, Vec<f64>, usize)> =
+        Default::default();
+    for i in 0..rows.height() {
+        let m = metric.get(i).unwrap_or("").to_string();
+        let e = by_metric.entry(m.clone()).or_insert_with(|| {
+            order.push(m);
+            Default::default()
+        });
+        match (a.get(i), b.get(i)) {
+            (Some(x), Some(y)) => {
+                e.0.push(x);
+                e.1.push(y);
+            }
+            _ => e.2 += 1,
+        }
+    }
+    order.sort();
+    let mut out: Vec<PairedRow> = order
+        .iter()
+        .map(|m| {
+            let (xa, xb, dropped) = &by_metric[m];
+            let stats = crate::metrics::stats::paired(xa, xb, ci.resamples, ci.level, ci.seed);
+            let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
+            let worse = xa.iter().zip(xb).filter(|(x, y)| y < x).count();
+            let better = xa.iter().zip(xb).filter(|(x, y)| y > x).count();
+            PairedRow {
+                metric: m.clone(),
+                stats,
+                dropped: *dropped,
+                a: mean(xa),
+                b: mean(xb),
+                worse,
+                better,
+                p_holm: None,
+            }
+        })
+        .collect();
+    let ps: Vec<f64> = out.iter().map(|r| r.stats.as_ref().map_or(f64::NAN, |s| s.p)).collect();
+    for (r, p) in out.iter_mut().zip(crate::metrics::stats::holm(&ps)) {
+        r.p_holm = (!p.is_nan()).then_some(p);
+    }
+    Ok(out)
+}
+
+/// [`paired_rows`] as a frame: metric, n, dropped, a, b, delta (B − A), delta_lo, delta_hi,
+/// p, p_holm, exact, worse, better.
+pub fn paired_table(rows: &DataFrame, ci: &Ci) -> PolarsResult<DataFrame> {
+    let r = paired_rows(rows, ci)?;
+    let f = |g: &dyn Fn(&PairedRow) -> Option<f64>| r.iter().map(g).collect::<Vec<_>>();
+    DataFrame::new_infer_height(vec![
+        Column::new("metric".into(), r.iter().map(|x| x.metric.as_str()).collect::<Vec<_>>()),
+        Column::new(
+            "n".into(),
+            r.iter().map(|x| x.stats.as_ref().map_or(0, |s| s.n as u32)).collect::<Vec<_>>(),
+        ),
+        Column::new("dropped".into(), r.iter().map(|x| x.dropped as u32).collect::<Vec<_>>()),
+        Column::new("a".into(), f(&|x| x.a)),
+        Column::new("b".into(), f(&|x| x.b)),
+        Column::new("delta".into(), f(&|x| x.stats.as_ref().map(|s| s.mean_diff))),
+        Column::new("delta_lo".into(), f(&|x| x.stats.as_ref().map(|s| s.ci.lo))),
+        Column::new("delta_hi".into(), f(&|x| x.stats.as_ref().map(|s| s.ci.hi))),
+        Column::new("p".into(), f(&|x| x.stats.as_ref().map(|s| s.p))),
+        Column::new("p_holm".into(), f(&|x| x.p_holm)),
+        Column::new(
+            "exact".into(),
+            r.iter().map(|x| x.stats.as_ref().map(|s| s.exact)).collect::<Vec<_>>(),
+        ),
+        Column::new("worse".into(), r.iter().map(|x| x.worse as u32).collect::<Vec<_>>()),
+        Column::new("better".into(), r.iter().map(|x| x.better as u32).collect::<Vec<_>>()),
+    ])
 }
 
 /// `--history`: one row per run and provider version: the mean of each metric over the
@@ -567,7 +840,7 @@ mod tests {
         let long = long_frame(&c).unwrap();
         let a = Selector::parse("p@1").unwrap();
         let b = Selector::parse("p@2").unwrap();
-        let (per_metric, rows) = compare(&long, &c, &a, &b).unwrap();
+        let (per_metric, rows) = compare(&long, &c, &a, &b, None).unwrap();
         let d = f64s(&rows, "delta");
         // d2/m1: 0.6 − 0.7 = −0.1 first; d1/m1: +0.4; then the pairs with a side missing.
         assert!((d[0].unwrap() + 0.1).abs() < 1e-12);

@@ -57,6 +57,7 @@ pub enum Rendered {
 enum Cell {
     Null,
     Int(i64),
+    Bool(bool),
     Num(f64),
     Str(String),
 }
@@ -72,11 +73,9 @@ fn cells(df: &DataFrame) -> PolarsResult<Vec<Vec<Cell>>> {
                 .iter()
                 .map(|v| v.map_or(Cell::Null, Cell::Num))
                 .collect(),
-            DataType::Boolean => s
-                .bool()?
-                .iter()
-                .map(|v| v.map_or(Cell::Null, |b| Cell::Str(b.to_string())))
-                .collect(),
+            DataType::Boolean => {
+                s.bool()?.iter().map(|v| v.map_or(Cell::Null, Cell::Bool)).collect()
+            }
             dt if dt.is_integer() => s
                 .cast(&DataType::Int64)?
                 .i64()?
@@ -105,6 +104,7 @@ fn text(c: &Cell) -> String {
     match c {
         Cell::Null => "–".into(),
         Cell::Int(i) => i.to_string(),
+        Cell::Bool(b) => b.to_string(),
         Cell::Num(f) => format!("{f:.3}"),
         Cell::Str(s) => s.clone(),
     }
@@ -114,6 +114,7 @@ fn json_value(c: &Cell) -> serde_json::Value {
     match c {
         Cell::Null => serde_json::Value::Null,
         Cell::Int(i) => (*i).into(),
+        Cell::Bool(b) => (*b).into(),
         Cell::Num(f) => {
             serde_json::Number::from_f64(*f).map_or(serde_json::Value::Null, Into::into)
         }

@@ -7,6 +7,7 @@ mod cdm_tokens;
 mod cli;
 mod files;
 mod formula;
+mod gate;
 mod html;
 mod import;
 mod judge;

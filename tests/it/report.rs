@@ -120,6 +120,30 @@ fn compare_and_since_and_history() {
     );
     assert!(close(&first["delta"], -0.1), "the biggest loss comes first: {first}");
     assert!(close(&rows[1]["delta"], 0.4));
+    // Per metric, paired: text_r's differences are 0.4 (d1) and -0.1 (d2). The four sign
+    // flips give means 0.15, -0.25, 0.25, -0.15; SciPy's two-sided p is
+    // 2 min(#{<= 0.15}, #{>= 0.15}) / 4 = 2 min(3, 2) / 4 = 1. table_r has no document with
+    // both values: d1 lacks p@2's, d2 has p@1's null.
+    let m = report(&db, &["--compare", "p@1", "p@2", "--per-metric"]);
+    let m = m.as_array().unwrap();
+    assert_eq!(m.len(), 2);
+    let (table_r, text_r) = (&m[0], &m[1]);
+    assert_eq!(text_r["metric"], "text_r");
+    assert_eq!((text_r["n"].as_u64(), text_r["dropped"].as_u64()), (Some(2), Some(0)));
+    assert!(close(&text_r["a"], 0.6) && close(&text_r["b"], 0.75) && close(&text_r["delta"], 0.15));
+    assert!(close(&text_r["p"], 1.0) && close(&text_r["p_holm"], 1.0), "{text_r}");
+    assert_eq!(text_r["exact"], true);
+    // The paired bootstrap of two differences: means 0.4, 0.15, -0.1.
+    assert!(close(&text_r["delta_lo"], -0.1) && close(&text_r["delta_hi"], 0.4), "{text_r}");
+    assert_eq!((table_r["n"].as_u64(), table_r["dropped"].as_u64()), (Some(0), Some(2)));
+    assert!(table_r["p"].is_null() && table_r["delta"].is_null());
+    // Text output: both tables, and the intervals' recipe on stderr.
+    let out = run(corpus(&db).args(["report", "--compare", "p@1", "p@2"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("metric   n  dropped"), "{text}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("2000 resamples, seed 0"));
+    let out = run(corpus(&db).args(["report", "--compare", "p@1", "nope@1"]));
+    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
     let since = report(&db, &["--since", &second_run.to_string()]);
     assert!(since.as_array().unwrap().iter().all(|r| r["provider"] == "p@2"), "{since}");
     assert_eq!(report(&db, &["--since", "2000-01-01"]).as_array().unwrap().len(), 6);
@@ -139,6 +163,15 @@ fn table_output_snapshot() {
     assert!(out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
+        "provider  model  n  text_r                table_r\n\
+         p@1       m      2  0.600 [0.500, 0.700]  1.000 [1.000, 1.000]\n\
+         p@2       m      2  0.750 [0.600, 0.900]  0.250 [0.250, 0.250]\n",
+        "two documents: the resampled means of text_r are 0.5, 0.6 and 0.7 for p@1"
+    );
+    let out =
+        run(corpus(&db).args(["report", "--suite", "paper", "--by", "provider", "--ci", "none"]));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
         "provider  model  n  text_r  table_r\n\
          p@1       m      2   0.600    1.000\n\
          p@2       m      2   0.750    0.250\n"
@@ -154,7 +187,9 @@ fn table_output_snapshot() {
          p@2       m      set      d2         0.600    0.250\n\
          p@2       m               AVG        0.750    0.250\n"
     );
-    let out = run(corpus(&db).args(["report", "--by", "provider", "--format", "markdown"]));
+    let out =
+        run(corpus(&db)
+            .args(["report", "--by", "provider", "--format", "markdown", "--ci", "none"]));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with(
         "| provider | model | n | text_r | table_r |\n| --- | --- | ---: | ---: | ---: |\n"
     ));

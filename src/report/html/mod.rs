@@ -487,13 +487,15 @@ fn index_page(
     // Comparison.
     if let Some((a, b)) = &opts.compare {
         let long = super::long_frame(cols).map_err(pe)?;
-        let (per_metric, rows) = super::compare(&long, cols, a, b).map_err(pe)?;
+        let ci = super::Ci::DEFAULT;
+        let (per_metric, rows) = super::compare(&long, cols, a, b, Some(&ci)).map_err(pe)?;
         drop(long);
         let _ = write!(
             s,
-            r#"<h2 id="compare">Comparison: {} → {}</h2><p class="muted">Per metric: means over the documents both scored, and how many got worse and better (B − A).</p>"#,
+            r#"<h2 id="compare">Comparison: {} → {}</h2><p class="muted">Per metric, over the documents both scored (n; documents scored by one side only are dropped): the means, their difference B − A with its paired {}, the paired sign-flip test's p and Holm's adjusted p across the metrics, and how many documents got worse and better.</p>"#,
             esc(&sel_text(a)),
-            esc(&sel_text(b))
+            esc(&sel_text(b)),
+            esc(&ci.describe())
         );
         s.push_str(&frame_table(&per_metric, "compare", links, ""));
         let delta = rows.column("delta").map_err(pe)?;

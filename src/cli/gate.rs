@@ -1,0 +1,165 @@
+//! `corpus gate`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::Args;
+use corpus::report::gate::{gate, to_json, to_junit, GateMetric};
+use corpus::report::{self, Selector, Since};
+use corpus::store::{ScoreFilter, Store};
+
+use super::GlobalArgs;
+
+/// Arguments of `corpus gate`.
+#[derive(Args, Debug)]
+pub struct GateArgs {
+    /// The suite whose scores are compared
+    #[arg(long, value_parser = super::values::stored_suite())]
+    suite: String,
+    /// The reference: PROVIDER[@VERSION] (a version, or a model digest prefix of 6+ chars)
+    #[arg(long, value_parser = Selector::parse)]
+    baseline: Selector,
+    /// The version under test: PROVIDER[@VERSION]
+    #[arg(long, value_parser = Selector::parse)]
+    candidate: Selector,
+    /// A metric to gate on, METRIC or METRIC:MAX_DROP (repeat for several); MAX_DROP is the
+    /// mean loss allowed in the metric's units (for edit distances, lower is better, the rise
+    /// allowed)
+    #[arg(long, required = true)]
+    metric: Vec<String>,
+    /// The allowed drop of a --metric given without one
+    #[arg(long, default_value_t = 0.0)]
+    max_drop: f64,
+    /// Significance level: a loss beyond the allowance fails only when its one-sided p-value
+    /// is below this
+    #[arg(long, default_value_t = 0.05)]
+    alpha: f64,
+    /// Only documents of this dataset
+    #[arg(long)]
+    dataset: Option<String>,
+    /// Only scores computed since then (as `report --since`)
+    #[arg(long)]
+    since: Option<String>,
+    /// Output: text (one line per metric, then the documents that lost most), json or junit
+    #[arg(long, default_value = "text", value_parser = ["text", "json", "junit"])]
+    format: String,
+    /// Write to this file instead of stdout
+    #[arg(long, short = 'o')]
+    output: Option<PathBuf>,
+    /// Documents listed per regressed metric (text and junit)
+    #[arg(long, default_value_t = 10)]
+    limit: usize,
+    /// Bootstrap and Monte Carlo resamples
+    #[arg(long, default_value_t = report::Ci::DEFAULT.resamples as u32, value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
+    resamples: u32,
+    /// Seed of the random draws
+    #[arg(long, default_value_t = report::Ci::DEFAULT.seed)]
+    seed: u64,
+}
+
+/// Runs `corpus gate`: exit 0 when no metric regressed, 4 when one did.
+pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
+    if !(a.alpha > 0.0 && a.alpha < 1.0) {
+        usage_bail!("--alpha must be between 0 and 1, got {}", a.alpha);
+    }
+    let metrics: Vec<GateMetric> = a
+        .metric
+        .iter()
+        .map(|m| GateMetric::parse(m, a.max_drop))
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::Error::new(super::UsageError(format!("--metric {e}"))))?;
+    let since = a
+        .since
+        .as_deref()
+        .map(|s| Since::parse(s, &corpus::store::now()))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
+    let store =
+        Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let filter = ScoreFilter {
+        latest: true,
+        suite: Some(a.suite.as_str()),
+        dataset: a.dataset.as_deref(),
+        provider: None,
+        metric: None,
+        since_run: match &since {
+            Some(Since::Run(r)) => Some(*r),
+            _ => None,
+        },
+        since_time: match &since {
+            Some(Since::Time(t)) => Some(t.as_str()),
+            _ => None,
+        },
+        attribute: None,
+    };
+    let (cols, _) = report::report_columns(&store, &filter, true)?;
+    for sel in [&a.baseline, &a.candidate] {
+        if !cols.keys.iter().any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
+        {
+            usage_bail!(
+                "no {} scores of {} match; `corpus report --suite {} --by provider` lists what is stored",
+                a.suite,
+                sel.label(),
+                a.suite
+            );
+        }
+    }
+    for m in &metrics {
+        if !cols.metrics.contains(&m.metric) {
+            usage_bail!(
+                "--metric {}: the {} suite stored no such metric; stored: {}",
+                m.metric,
+                a.suite,
+                cols.metrics.join(", ")
+            );
+        }
+    }
+    let long = report::long_frame(&cols)?;
+    let (_, rows) = report::compare(&long, &cols, &a.baseline, &a.candidate, None)?;
+    let ci = report::Ci { resamples: a.resamples as usize, seed: a.seed, ..report::Ci::DEFAULT };
+    let results = gate(&rows, &metrics, a.alpha, &ci)?;
+    let (base, cand) = (a.baseline.label(), a.candidate.label());
+    let text = match a.format.as_str() {
+        "json" => {
+            let mut s = serde_json::to_string_pretty(&to_json(&results, a.alpha, &base, &cand))?;
+            s.push('\n');
+            s
+        }
+        "junit" => to_junit(&results, &base, &cand, a.limit),
+        _ => {
+            let mut s = String::new();
+            for r in &results {
+                let tag = if r.regressed { "FAIL" } else { "ok  " };
+                s.push_str(&format!("{tag} {}\n", r.reason));
+            }
+            for r in results.iter().filter(|r| r.regressed) {
+                s.push_str(&format!("\n{} lost most on:\n", r.gate.metric));
+                for (ds, d, x, y) in r.losses.iter().take(a.limit) {
+                    s.push_str(&format!("  {ds}/{d}  {x:.4} → {y:.4}  ({:+.4})\n", y - x));
+                }
+                if r.losses.len() > a.limit {
+                    s.push_str(&format!("  ... {} more (--limit)\n", r.losses.len() - a.limit));
+                }
+            }
+            s
+        }
+    };
+    match &a.output {
+        Some(p) => std::fs::write(p, &text).with_context(|| format!("writing {}", p.display()))?,
+        None => std::io::stdout().lock().write_all(text.as_bytes())?,
+    }
+    let regressed = results.iter().filter(|r| r.regressed).count();
+    if !g.quiet {
+        eprintln!(
+            "corpus: gate {base} → {cand}: {}",
+            if regressed == 0 {
+                format!("passed on {} metric(s)", results.len())
+            } else {
+                format!("{regressed} of {} metric(s) regressed", results.len())
+            }
+        );
+    }
+    Ok(if regressed > 0 { ExitCode::from(super::EXIT_REGRESSED) } else { ExitCode::SUCCESS })
+}
