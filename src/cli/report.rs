@@ -40,6 +40,11 @@ pub struct ReportArgs {
     /// One row per run and provider version: how the metric moved over time
     #[arg(long, requires = "metric", conflicts_with = "compare")]
     history: bool,
+    /// Rank the provider versions by --metric (default: the suite's first metric) over the
+    /// documents all of them scored: rank, mean rank and the share of bootstrap resamples in
+    /// which each takes each place
+    #[arg(long, conflicts_with_all = ["compare", "history"])]
+    rank: bool,
     /// With --compare, at most this many per-document rows in table and markdown output (html:
     /// this many regressions and as many wins)
     #[arg(long, default_value_t = 30)]
@@ -266,6 +271,26 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         } else {
             report::render::write(&render(&rows, format)?, &mut out)?;
         }
+    } else if a.rank {
+        let Some(metric) = a.metric.clone().or_else(|| metrics.first().cloned()) else {
+            usage_bail!("--rank: no metric to rank by");
+        };
+        let ci = ci.unwrap_or(report::Ci {
+            resamples: a.resamples as usize,
+            level: report::Ci::DEFAULT.level,
+            seed: a.seed,
+        });
+        let (t, note) = report::rank_table(&report::wide_frame(&cols, &metrics)?, &metric, &ci)?;
+        if !g.quiet {
+            eprintln!(
+                "corpus: ranked by {metric} over the {} documents every provider version scored ({} left out); place_k: share of {} resamples (seed {}) in which it came k-th",
+                note.documents, note.dropped, ci.resamples, ci.seed
+            );
+            for t in &note.ties {
+                eprintln!("corpus: tied on the full data (sharing their places): {}", t.join(", "));
+            }
+        }
+        report::render::write(&render(&t, format)?, &mut out)?;
     } else if a.history {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, format)?, &mut out)?;

@@ -8,6 +8,7 @@
 
 pub mod builtin;
 pub mod command;
+pub mod empty;
 pub mod key;
 pub mod layout;
 pub mod manifest;
@@ -93,13 +94,17 @@ pub fn registry() -> Vec<&'static dyn Provider> {
     ALL.iter().copied().filter(|p| show_test || !p.test_only()).collect()
 }
 
-static ALL: &[&dyn Provider] =
-    &[&builtin::PdfiumProvider, &layout::LayoutProvider, &testing::FaultyProvider];
+static ALL: &[&dyn Provider] = &[
+    &builtin::PdfiumProvider,
+    &layout::LayoutProvider,
+    &empty::EmptyProvider,
+    &testing::FaultyProvider,
+];
 
 /// How a provider runs: every entry of the registry has exactly one kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// Compiled into corpus, run in `corpus __worker` processes (pdfium, layout).
+    /// Compiled into corpus, run in `corpus __worker` processes (pdfium, layout, empty).
     InProcess,
     /// An external command run once per PDF (`command`, and command presets).
     Command,

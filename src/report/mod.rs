@@ -431,6 +431,108 @@ pub fn fold_intervals(table: &DataFrame, metrics: &[String]) -> PolarsResult<Dat
     DataFrame::new_infer_height(cols)
 }
 
+/// What [`rank_table`] ranked on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RankNote {
+    /// Documents every ranked provider version scored.
+    pub documents: usize,
+    /// Documents left out because some provider version did not score them.
+    pub dropped: usize,
+    /// Groups of provider labels tied on the full data (two or more each).
+    pub ties: Vec<Vec<String>>,
+}
+
+/// `--rank`: the provider versions of a wide frame ranked by their mean of `metric` over the
+/// documents all of them scored (`docs/statistics.md` §3): each one's rank on the full data,
+/// its mean rank over the bootstrap resamples (stratified by dataset, as the intervals) and
+/// the share of resamples in which it takes each place (`place_1`, `place_2`, ...). Best
+/// first; lower is better for edit distances ([`crate::metrics::lower_is_better`]).
+pub fn rank_table(wide: &DataFrame, metric: &str, ci: &Ci) -> PolarsResult<(DataFrame, RankNote)> {
+    let provider = wide.column("provider")?.str()?.clone();
+    let model = wide.column("model")?.str()?.clone();
+    let dataset = wide.column("dataset")?.str()?.clone();
+    let document = wide.column("document")?.str()?.clone();
+    let values = wide.column(metric)?.cast(&DataType::Float64)?.f64()?.clone();
+    let mut labels: Vec<(String, String)> = Vec::new();
+    let mut docs: Vec<(String, String)> = Vec::new();
+    let mut doc_index: std::collections::HashMap<(String, String), usize> = Default::default();
+    let mut cells: std::collections::HashMap<(usize, usize), f64> = Default::default();
+    for i in 0..wide.height() {
+        let l = (provider.get(i).unwrap_or("").to_string(), model.get(i).unwrap_or("").to_string());
+        let p = match labels.iter().position(|x| *x == l) {
+            Some(p) => p,
+            None => {
+                labels.push(l);
+                labels.len() - 1
+            }
+        };
+        let d =
+            (dataset.get(i).unwrap_or("").to_string(), document.get(i).unwrap_or("").to_string());
+        let n = docs.len();
+        let di = *doc_index.entry(d.clone()).or_insert_with(|| {
+            docs.push(d);
+            n
+        });
+        cells.insert((p, di), values.get(i).unwrap_or(f64::NAN));
+    }
+    let common: Vec<usize> = (0..docs.len())
+        .filter(|&d| (0..labels.len()).all(|p| cells.contains_key(&(p, d))))
+        .collect();
+    let mut ids: std::collections::HashMap<&str, usize> = Default::default();
+    let strata: Vec<usize> = common
+        .iter()
+        .map(|&d| {
+            let n = ids.len();
+            *ids.entry(docs[d].0.as_str()).or_insert(n)
+        })
+        .collect();
+    let series: Vec<Vec<f64>> =
+        (0..labels.len()).map(|p| common.iter().map(|&d| cells[&(p, d)]).collect()).collect();
+    let refs: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
+    let higher = !crate::metrics::lower_is_better(metric);
+    let r = crate::metrics::stats::rank_bootstrap(&refs, &strata, higher, ci.resamples, ci.seed);
+    let mean = |v: &[f64]| {
+        let x: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+        (!x.is_empty()).then(|| x.iter().sum::<f64>() / x.len() as f64)
+    };
+    let mut order: Vec<usize> = (0..labels.len()).collect();
+    order.sort_by(|&a, &b| r.rank[a].total_cmp(&r.rank[b]).then(labels[a].cmp(&labels[b])));
+    let mut cols = vec![
+        Column::new(
+            "provider".into(),
+            order.iter().map(|&p| labels[p].0.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "model".into(),
+            order.iter().map(|&p| labels[p].1.as_str()).collect::<Vec<_>>(),
+        ),
+        Column::new("n".into(), vec![common.len() as u32; labels.len()]),
+        Column::new(metric.into(), order.iter().map(|&p| mean(&series[p])).collect::<Vec<_>>()),
+        Column::new("rank".into(), order.iter().map(|&p| r.rank[p]).collect::<Vec<_>>()),
+        Column::new(
+            "mean_rank".into(),
+            order
+                .iter()
+                .map(|&p| Some(r.mean_rank[p]).filter(|x| x.is_finite()))
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    for k in 0..labels.len() {
+        cols.push(Column::new(
+            format!("place_{}", k + 1).into(),
+            order.iter().map(|&p| r.place[p].get(k).copied()).collect::<Vec<_>>(),
+        ));
+    }
+    let ties = r
+        .ties
+        .iter()
+        .filter(|g| g.len() > 1)
+        .map(|g| g.iter().map(|&p| labels[p].0.clone()).collect())
+        .collect();
+    let note = RankNote { documents: common.len(), dropped: docs.len() - common.len(), ties };
+    Ok((DataFrame::new_infer_height(cols)?, note))
+}
+
 /// Places each provider's AVG row after that provider's document rows.
 fn interleave_avg(rows: &DataFrame, avg: &DataFrame) -> PolarsResult<DataFrame> {
     let key = |df: &DataFrame| -> PolarsResult<Vec<String>> {

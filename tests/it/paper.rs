@@ -93,6 +93,28 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     assert_eq!(v["name"], "101.pdf");
 }
 
+/// Issue 35: the `empty` provider is every suite's floor; on the sample papers every paper
+/// metric it gets is 0 (no metric rewards an empty output), and `report --by provider` shows it.
+#[test]
+fn the_empty_provider_scores_zero() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = ["ingest", "--dataset", "sample", "--truth", "peerread", "-q"];
+    assert!(run(corpus(&db).args(ingest).arg(sample_dir())).status.success());
+    let out = run(corpus(&db).args(["ocr", "--provider", "empty", "-q"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(corpus(&db).args(["eval", "--suite", "paper", "--provider", "empty", "-q"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let values = all_values(&db, "empty");
+    assert!(values.iter().filter(|(_, _, v)| v.is_some()).count() > 40);
+    for (doc, metric, v) in &values {
+        assert!(v.is_none() || *v == Some(0.0), "empty output: {doc} {metric} = {v:?}");
+    }
+    let rows = json(&run(corpus(&db).args(["report", "--by", "provider", "--format", "json"])));
+    assert_eq!(rows[0]["provider"], "empty@1");
+    assert_eq!(rows[0]["text_r"], 0.0);
+}
+
 #[test]
 fn every_grobid_gold_truth_scores_one_against_itself() {
     let (Some(gold), Some(s2orc)) = (shared_data("grobid-gold/pdf"), shared_data("s2orc")) else {

@@ -144,6 +144,15 @@ fn compare_and_since_and_history() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("2000 resamples, seed 0"));
     let out = run(corpus(&db).args(["report", "--compare", "p@1", "nope@1"]));
     assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    // --rank: p@2 (mean 0.75) before p@1 (0.6). Resampling two documents: {d1, d1} puts p@2
+    // first (0.9 vs 0.5), {d2, d2} p@1 (0.7 vs 0.6), a mixed draw p@2: first in 3/4 of them.
+    let r = report(&db, &["--rank", "--metric", "text_r"]);
+    let r = r.as_array().unwrap();
+    assert_eq!((r[0]["provider"].as_str(), r[1]["provider"].as_str()), (Some("p@2"), Some("p@1")));
+    assert!(close(&r[0]["rank"], 1.0) && close(&r[0]["text_r"], 0.75));
+    let first = r[0]["place_1"].as_f64().unwrap();
+    assert!((first - 0.75).abs() < 0.04, "{first}");
+    assert!(close(&(first + r[1]["place_1"].as_f64().unwrap()).into(), 1.0));
     let since = report(&db, &["--since", &second_run.to_string()]);
     assert!(since.as_array().unwrap().iter().all(|r| r["provider"] == "p@2"), "{since}");
     assert_eq!(report(&db, &["--since", "2000-01-01"]).as_array().unwrap().len(), 6);

@@ -188,6 +188,16 @@ pub fn page_count(pdfium: &Pdfium, bytes: &[u8]) -> Result<u32, PdfiumError> {
     Ok(u32::try_from(doc.pages().len()).unwrap_or(0))
 }
 
+/// Returns every page's size in PDF points, without reading its text.
+pub fn page_sizes(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<crate::doc::Page>, PdfiumError> {
+    let doc = open(pdfium, bytes)?;
+    Ok(doc
+        .pages()
+        .iter()
+        .map(|p| crate::doc::Page { width: p.width().value, height: p.height().value })
+        .collect())
+}
+
 /// Parses a PDF's text layer into a [`Doc`](crate::doc::Doc) with blocks in reading order.
 pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumError> {
     let doc = open(pdfium, bytes)?;
