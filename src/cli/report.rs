@@ -296,9 +296,14 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         report::render::write(&render(&h, format)?, &mut out)?;
     } else {
         let wide = report::wide_frame(&cols, &metrics)?;
+        let stored = match (&ci, a.suite.as_deref()) {
+            (Some(_), Some(suite)) => store.stored_intervals(suite, a.dataset.as_deref())?,
+            _ => Vec::new(),
+        };
+        let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
+        let t = report::summary_ci(&wide, &metrics, &a.by, ci.as_ref(), &stored, headline)?;
         let t = match &ci {
             Some(ci) => {
-                let t = report::summary_ci(&wide, &metrics, &a.by, ci)?;
                 if !g.quiet {
                     eprintln!("corpus: {}", ci.describe());
                 }
@@ -308,7 +313,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
                     t
                 }
             }
-            None => report::summary(&wide, &metrics, &a.by)?,
+            None => t,
         };
         let t = match &a.by {
             By::Attribute(name) => {

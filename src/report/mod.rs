@@ -302,6 +302,82 @@ impl Ci {
     }
 }
 
+/// A suite headline that is not a plain mean of per-document values, recomputed in a report
+/// the suite's own way from the group's per-document (per-page) scores, and bootstrapped by
+/// resampling those documents ([`crate::metrics::stats::bootstrap_statistic`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Headline {
+    /// OmniDocBench v1.5's `overall`: `((1 − text_edit)·100 + CDM·100 + TEDS·100) / 3` from
+    /// the page-level means of `text_edit`, `formula_cdm` and `table_teds`, each over the pages
+    /// that have it ([`crate::suites::omnidoc::metrics::overall`]), as `eval` prints it.
+    OmniDocOverall,
+}
+
+impl Headline {
+    /// The headline of a suite's reports, where it has one that is not a plain mean.
+    pub fn of_suite(suite: &str) -> Option<Headline> {
+        (suite == crate::suites::omnidoc::SUITE).then_some(Headline::OmniDocOverall)
+    }
+
+    /// The metric column the headline replaces.
+    pub fn metric(self) -> &'static str {
+        match self {
+            Headline::OmniDocOverall => "overall",
+        }
+    }
+
+    /// The headline from a group's series (one per metric, in `metrics`' order, NaN where a
+    /// document has none), and its interval when `with_ci`; `None` where its parts are not
+    /// among the metrics.
+    fn recompute(
+        self,
+        metrics: &[String],
+        series: &[Vec<f64>],
+        strata: &[usize],
+        ci: &Ci,
+        with_ci: bool,
+    ) -> Option<(Option<f64>, Option<crate::metrics::stats::Interval>)> {
+        match self {
+            Headline::OmniDocOverall => {
+                let at = |m: &str| metrics.iter().position(|x| x == m);
+                let (t, c, s) = (at("text_edit")?, at("formula_cdm")?, at("table_teds")?);
+                let (t, c, s) = (&series[t], &series[c], &series[s]);
+                let weighted = |v: &[f64], w: &[u32]| {
+                    let (mut sum, mut n) = (0.0, 0.0);
+                    for (x, &k) in v.iter().zip(w) {
+                        if x.is_finite() {
+                            sum += x * f64::from(k);
+                            n += f64::from(k);
+                        }
+                    }
+                    (n > 0.0).then(|| sum / n)
+                };
+                let stat = |w: &[u32]| {
+                    crate::suites::omnidoc::metrics::overall(
+                        weighted(t, w)?,
+                        weighted(c, w),
+                        weighted(s, w),
+                    )
+                };
+                let ones = vec![1u32; strata.len()];
+                let value = stat(&ones);
+                let iv = if with_ci {
+                    crate::metrics::stats::bootstrap_statistic(
+                        strata,
+                        ci.resamples,
+                        ci.level,
+                        ci.seed,
+                        stat,
+                    )
+                } else {
+                    None
+                };
+                Some((value, iv))
+            }
+        }
+    }
+}
+
 /// The group key columns of a summary grouped by `by` (for `Document`, its AVG rows').
 fn group_columns(by: &By) -> &'static [&'static str] {
     match by {
@@ -324,14 +400,24 @@ fn row_key(cols: &[StringChunked], i: usize) -> String {
 /// [`summary`] with each mean's interval beside it: after each metric column `m`, `m_lo` and
 /// `m_hi` (null where the group has no value, and on `--by document`'s document rows: only
 /// its AVG rows are means). The intervals come from [`crate::metrics::stats::bootstrap_means`]
-/// over each group's documents, stratified by dataset, one set of draws for all its metrics.
+/// over each group's documents, stratified by dataset, one set of draws for all its metrics;
+/// where a group's value of a metric is one stored score that carries its suite's own interval
+/// (`stored`: olmOCR-bench's `overall` and group scores, resampled over tests as the benchmark
+/// does), that interval is shown instead.
 pub fn summary_ci(
     wide: &DataFrame,
     metrics: &[String],
     by: &By,
-    ci: &Ci,
+    ci: Option<&Ci>,
+    stored: &[crate::store::StoredInterval],
+    headline: Option<Headline>,
 ) -> PolarsResult<DataFrame> {
     let table = summary(wide, metrics, by)?;
+    let plain = Ci { resamples: 0, ..Ci::DEFAULT };
+    let (ci, with_ci) = match ci {
+        Some(c) => (c, true),
+        None => (&plain, false),
+    };
     let key_names = group_columns(by);
     let strs = |df: &DataFrame, names: &[&str]| -> PolarsResult<Vec<StringChunked>> {
         names.iter().map(|n| Ok(df.column(n)?.cast(&DataType::String)?.str()?.clone())).collect()
@@ -350,10 +436,27 @@ pub fn summary_ci(
             Ok(c.f64()?.iter().map(|v| v.unwrap_or(f64::NAN)).collect())
         })
         .collect::<PolarsResult<_>>()?;
+    // Stored intervals by (provider, model, dataset, document) and metric.
+    let doc_keys = strs(wide, &["provider", "model", "dataset", "document"])?;
+    let fixed: std::collections::HashMap<(String, &str), crate::metrics::stats::Interval> = stored
+        .iter()
+        .map(|s| {
+            let k = &s.key;
+            let label = format!("{}@{}", k.provider, k.provider_version);
+            let mut key = String::new();
+            for part in [label.as_str(), short_model(&k.model_digest), &k.dataset, &k.document] {
+                key.push_str(part);
+                key.push('\u{0}');
+            }
+            ((key, s.metric.as_str()), crate::metrics::stats::Interval { lo: s.lo, hi: s.hi })
+        })
+        .collect();
     let mut intervals: std::collections::HashMap<
         String,
         Vec<Option<crate::metrics::stats::Interval>>,
     > = Default::default();
+    // Headlines recomputed the suite's way: group key → (metric, value).
+    let mut overrides: std::collections::HashMap<String, (&str, Option<f64>)> = Default::default();
     for (key, rows) in &groups {
         let mut ids: std::collections::HashMap<&str, usize> = Default::default();
         let strata: Vec<usize> = rows
@@ -366,8 +469,27 @@ pub fn summary_ci(
         let series: Vec<Vec<f64>> =
             values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
         let refs: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
-        let got =
-            crate::metrics::stats::bootstrap_means(&refs, &strata, ci.resamples, ci.level, ci.seed);
+        let mut got = if with_ci {
+            crate::metrics::stats::bootstrap_means(&refs, &strata, ci.resamples, ci.level, ci.seed)
+        } else {
+            vec![None; metrics.len()]
+        };
+        for (j, m) in metrics.iter().enumerate() {
+            let present: Vec<usize> =
+                rows.iter().copied().filter(|&i| !values[j][i].is_nan()).collect();
+            let [only] = present.as_slice() else { continue };
+            if let Some(iv) = fixed.get(&(row_key(&doc_keys, *only), m.as_str())) {
+                got[j] = Some(*iv);
+            }
+        }
+        if let Some(h) = headline {
+            if let Some((value, iv)) = h.recompute(metrics, &series, &strata, ci, with_ci) {
+                overrides.insert(key.clone(), (h.metric(), value));
+                if let Some(j) = metrics.iter().position(|m| m == h.metric()) {
+                    got[j] = iv;
+                }
+            }
+        }
         intervals.insert(key.clone(), got);
     }
     // The summary's rows, looked up by the same key.
@@ -383,10 +505,29 @@ pub fn summary_ci(
         .collect();
     let mut cols: Vec<Column> = Vec::with_capacity(table.width() + 2 * metrics.len());
     for c in table.columns() {
-        cols.push(c.clone());
         let Some(j) = metrics.iter().position(|m| m.as_str() == c.name().as_str()) else {
+            cols.push(c.clone());
             continue;
         };
+        let name = c.name().as_str();
+        if overrides.values().any(|(m, _)| *m == name) {
+            let old = c.cast(&DataType::Float64)?.f64()?.clone();
+            let v: Vec<Option<f64>> = (0..table.height())
+                .map(|i| {
+                    let is_avg = documents.as_ref().is_none_or(|d| d.get(i) == Some("AVG"));
+                    match overrides.get(&row_key(&table_keys, i)) {
+                        Some((m, value)) if is_avg && *m == name => *value,
+                        _ => old.get(i),
+                    }
+                })
+                .collect();
+            cols.push(Column::new(c.name().clone(), v));
+        } else {
+            cols.push(c.clone());
+        }
+        if !with_ci {
+            continue;
+        }
         let bound = |hi: bool| -> Vec<Option<f64>> {
             row_intervals
                 .iter()

@@ -37,7 +37,7 @@ pub use docs::{DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthR
 pub use llm::StoredReply;
 pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{NewOutput, OutputRow, ProviderCount};
-pub use report::{ScoreColumns, ScoreFilter, ScoreKey};
+pub use report::{ScoreColumns, ScoreFilter, ScoreKey, StoredInterval};
 pub use runs::RunId;
 pub use site::{SiteOutput, SiteScore};
 pub use sql::QueryResult;

@@ -386,3 +386,58 @@ impl Store {
         Ok(())
     }
 }
+
+/// An interval a suite stored with a score whose value is not a mean over documents
+/// (olmOCR-bench's `overall` and `group_score:<group>`, stored on one document per dataset,
+/// with `ci95` in their traces).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredInterval {
+    /// The score's key.
+    pub key: ScoreKey,
+    /// Metric id.
+    pub metric: String,
+    /// Lower bound.
+    pub lo: f64,
+    /// Upper bound.
+    pub hi: f64,
+}
+
+impl Store {
+    /// Returns the intervals stored in the traces (`"ci95": [lo, hi]`) of the latest scores of
+    /// `suite` (of `dataset` only, where given).
+    pub fn stored_intervals(
+        &self,
+        suite: &str,
+        dataset: Option<&str>,
+    ) -> Result<Vec<StoredInterval>> {
+        let mut st = self.conn.prepare(
+            "SELECT document, dataset, provider, provider_version, model_digest, metric,
+                    json_extract(trace, '$.ci95[0]'), json_extract(trace, '$.ci95[1]')
+             FROM v_latest_scores
+             WHERE suite = ?1 AND (?2 IS NULL OR dataset = ?2) AND json_valid(trace)
+               AND json_type(trace, '$.ci95') = 'array'",
+        )?;
+        let rows = st.query_map(params![suite, dataset], |r| {
+            Ok((
+                ScoreKey {
+                    document: r.get(0)?,
+                    dataset: r.get(1)?,
+                    provider: r.get(2)?,
+                    provider_version: r.get(3)?,
+                    model_digest: r.get(4)?,
+                    attribute: None,
+                },
+                r.get::<_, String>(5)?,
+                r.get::<_, Option<f64>>(6)?,
+                r.get::<_, Option<f64>>(7)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            if let (key, metric, Some(lo), Some(hi)) = row? {
+                out.push(StoredInterval { key, metric, lo, hi });
+            }
+        }
+        Ok(out)
+    }
+}

@@ -559,10 +559,14 @@ fn aggregate(
     if let Some(first) = docs.first() {
         let failing: Vec<&str> =
             tests.iter().filter(|t| !t.passed).map(|t| t.id.as_str()).collect();
+        // Each group's interval: the same bootstrap over that group's tests alone.
         let mut rows: Vec<(String, Option<f64>, String)> = groups
             .iter()
-            .map(|g| {
-                let trace = json!({"passed": g.passed, "total": g.total});
+            .zip(&samples)
+            .map(|(g, s)| {
+                let ci =
+                    bootstrap_ci(std::slice::from_ref(s), BOOTSTRAP_SAMPLES, 0.95, BOOTSTRAP_SEED);
+                let trace = json!({"passed": g.passed, "total": g.total, "ci95": [ci.0, ci.1]});
                 (format!("group_score:{}", g.group), Some(g.rate), trace.to_string())
             })
             .collect();

@@ -217,6 +217,24 @@ fn olmocr_bench_sample_scores_as_the_port_does() {
     let (lo, hi) = (c["ci95"][0].as_f64().unwrap(), c["ci95"][1].as_f64().unwrap());
     assert!(lo < port_overall && port_overall < hi, "{lo} {hi}");
 
+    // `report` shows the same overall interval, and each group's (issue 35): the olmOCR
+    // bootstrap over tests, not a bootstrap over the one document the suite stores it on.
+    let out = run(corpus(&db).args([
+        "report",
+        "--suite",
+        "olmocr-exact",
+        "--by",
+        "provider",
+        "--format",
+        "json",
+    ]));
+    let r = &json(&out)[0];
+    assert!((r["overall_lo"].as_f64().unwrap() - lo).abs() < 1e-12, "{r}");
+    assert!((r["overall_hi"].as_f64().unwrap() - hi).abs() < 1e-12, "{r}");
+    let (glo, ghi) = (r["group_score:dataset_lo"].as_f64(), r["group_score:dataset_hi"].as_f64());
+    let g = r["group_score:dataset"].as_f64().unwrap();
+    assert!(glo.unwrap() < g && g < ghi.unwrap(), "{r}");
+
     // Again: every document is already scored, same numbers.
     let again = eval_json(&db, "olmocr");
     assert_eq!((again["scored"].as_u64(), again["cached"].as_u64()), (Some(0), Some(21)));

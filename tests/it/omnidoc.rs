@@ -144,4 +144,13 @@ fn demo_formula_cdm_and_overall_equal_the_reference() {
     close(fig("formula_cdm_page"), 0.8594875, "page-level CDM");
     // ((1 − 0.351)·100 + 85.949 + 80.012) / 3, as tools/generate_result_tables.ipynb.
     close(fig("overall"), 76.95366666666666, "overall");
+    // `report` recomputes the same overall from the pages' scores (not a mean of per-page
+    // overalls, which no demo page has), with a bootstrap interval over the pages (issue 35).
+    let r = run(corpus(&db)
+        .args(["report", "--suite", "omnidoc", "--by", "provider"])
+        .args(["--format", "json"]));
+    let r = &json(&r)[0];
+    close(r["overall"].as_f64(), 76.95366666666666, "report's overall");
+    let (lo, hi) = (r["overall_lo"].as_f64().unwrap(), r["overall_hi"].as_f64().unwrap());
+    assert!(lo < 76.95 && 76.96 < hi && hi - lo < 30.0, "{lo} {hi}");
 }
