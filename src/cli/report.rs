@@ -168,10 +168,10 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     filter.attribute = None;
     let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
     if cols.is_empty() {
-        if !g.quiet {
-            eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
-        }
-        return Ok(ExitCode::SUCCESS);
+        // No site to write: a failure, said even with --quiet (a CI job must not publish an
+        // empty folder as the report).
+        eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
+        return Ok(ExitCode::FAILURE);
     }
     let opts = report::html::SiteOptions {
         suite: suite.to_string(),

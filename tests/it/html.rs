@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::util::{corpus, json, run, sample_dir, skip_or_fail};
+use scraper::{ElementRef, Html, Selector};
 
 const SCRIPT: &str = "<script>window.__pwned=1</script>";
 const IMG: &str = "\"><img src=x onerror=window.__pwned=2>";
@@ -121,7 +122,8 @@ fn the_html_report_is_safe_self_contained_and_shows_the_stores_numbers() {
         assert!(p["pwned"].is_null(), "{url}");
     }
 
-    // The leaderboard holds the JSON report's numbers, cell for cell.
+    // The leaderboard holds the JSON report's numbers of the suite's headlines, cell for
+    // cell (every metric with its interval: `the_leaderboard_leads_with_the_headlines_...`).
     let report =
         run(corpus(&db)
             .args(["report", "--suite", "paper", "--by", "provider", "--format", "json"]));
@@ -130,7 +132,7 @@ fn the_html_report_is_safe_self_contained_and_shows_the_stores_numbers() {
     let mut expected = 0;
     for r in rows.as_array().unwrap() {
         for (k, v) in r.as_object().unwrap() {
-            if ["provider", "model", "n"].contains(&k.as_str()) {
+            if !corpus::report::html::headline_metrics("paper").contains(&k.as_str()) {
                 continue;
             }
             expected += 1;
@@ -238,4 +240,167 @@ fn the_html_files_carry_the_csp_and_only_escaped_markup() {
     assert!(doc.contains("&quot;&gt;&lt;img src=x onerror=window.__pwned=2&gt;"));
     // The document's name is the page's title, escaped.
     assert!(doc.contains("<h1>x&quot;&gt;&lt;img src=x onerror=window.__pwned=3&gt;</h1>"));
+}
+
+/// The elements of `html` that `css` selects.
+fn select<'a>(html: &'a Html, css: &str) -> Vec<ElementRef<'a>> {
+    html.select(&Selector::parse(css).unwrap()).collect()
+}
+
+/// A cell's `data-` number (`null` for none), read by serde_json as the JSON report's numbers
+/// are (its fast float parser may miss by one ulp, the same way on both sides).
+fn data(e: &ElementRef<'_>, name: &str) -> Option<f64> {
+    let v = e.value().attr(name).unwrap_or_else(|| panic!("no {name}"));
+    (v != "null").then(|| serde_json::from_str(v).unwrap())
+}
+
+/// Issue 35, part 5: the index leads with the paper suite's headlines, providers sorted by the
+/// first (the empty provider last, as the floor), each mean with the interval `report --by
+/// provider --format json` gives it, the best of each column marked, every metric in the
+/// `<details>` table, and no script.
+#[test]
+fn the_leaderboard_leads_with_the_headlines_sorted_with_the_json_reports_intervals() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = ["ingest", "-q", "--dataset", "sample", "--truth", "peerread"];
+    assert!(run(corpus(&db).args(ingest).arg(sample_dir())).status.success());
+    for p in ["pdfium", "truth", "empty"] {
+        assert!(run(corpus(&db).args(["ocr", "-q", "--provider", p])).status.success(), "{p}");
+        let e = run(corpus(&db).args(["eval", "-q", "--suite", "paper", "--provider", p]));
+        assert!(e.status.code().is_some_and(|c| c == 0 || c == 3), "{p}");
+    }
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "paper", "--format", "html", "--max-pages", "1", "-o"])
+        .arg(&site)
+        .env("CORPUS_PAGE_IMAGES", d.path().join("images")));
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(!text.to_lowercase().contains("<script"));
+    let index = Html::parse_document(&text);
+    let rows =
+        json(&run(corpus(&db)
+            .args(["report", "--suite", "paper", "--by", "provider", "--format", "json"])));
+    // empty@1, pdfium and the truth (one model per document: the truth's digest).
+    let rows = rows.as_array().unwrap();
+    assert!(rows.len() >= 3);
+    let heads = corpus::metrics::paper::HEADLINE;
+
+    // The headline table: rank, provider, model, n, then the headlines in the suite's order.
+    let board = select(&index, "table.leaderboard");
+    assert_eq!(board.len(), 1);
+    let th: Vec<String> = board[0]
+        .select(&Selector::parse("thead th").unwrap())
+        .map(|t| t.value().attr("data-metric").unwrap_or("").to_string())
+        .collect();
+    assert_eq!(th[..4], ["", "", "", ""]);
+    assert_eq!(th[4..], heads);
+
+    for (table, metrics) in [
+        ("table.leaderboard", heads.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
+        (
+            "table.all-metrics",
+            rows[0]
+                .as_object()
+                .unwrap()
+                .keys()
+                .filter(|k| {
+                    !["provider", "model", "n"].contains(&k.as_str())
+                        && !k.ends_with("_lo")
+                        && !k.ends_with("_hi")
+                })
+                .cloned()
+                .collect(),
+        ),
+    ] {
+        let trs = select(&index, &format!("{table} tbody tr"));
+        assert_eq!(trs.len(), rows.len(), "{table}");
+        // Sorted by text_r, best first; the floor last, muted and noted.
+        let firsts: Vec<Option<f64>> = trs
+            .iter()
+            .map(|tr| {
+                let sel = Selector::parse(r#"td[data-metric="text_r"]"#).unwrap();
+                data(&tr.select(&sel).next().unwrap(), "data-value")
+            })
+            .collect();
+        assert!(firsts.windows(2).all(|w| w[0] >= w[1]), "{table}: {firsts:?}");
+        let last = trs.last().unwrap();
+        assert_eq!(last.value().attr("data-provider"), Some("empty@1"), "{table}");
+        assert_eq!(last.value().attr("class"), Some("floor"));
+        assert!(last.text().collect::<String>().contains("floor: every page empty"));
+        // Every metric of the JSON report, with its interval, in every row.
+        for r in rows {
+            let tr = trs
+                .iter()
+                .find(|tr| {
+                    tr.value().attr("data-provider") == r["provider"].as_str()
+                        && tr.value().attr("data-model") == r["model"].as_str()
+                })
+                .unwrap_or_else(|| panic!("{table}: no row for {}", r["provider"]));
+            let cells: Vec<ElementRef<'_>> =
+                tr.select(&Selector::parse("td[data-metric]").unwrap()).collect();
+            assert_eq!(cells.len(), metrics.len(), "{table}");
+            for m in &metrics {
+                let td = cells
+                    .iter()
+                    .find(|c| c.value().attr("data-metric") == Some(m.as_str()))
+                    .unwrap_or_else(|| panic!("{table}: no {m} of {}", r["provider"]));
+                for (attr, key) in [
+                    ("data-value", m.clone()),
+                    ("data-lo", format!("{m}_lo")),
+                    ("data-hi", format!("{m}_hi")),
+                ] {
+                    assert_eq!(data(td, attr), r[&key].as_f64(), "{table} {} {key}", r["provider"]);
+                }
+            }
+        }
+        // The best of each column is marked, and only it.
+        for m in &metrics {
+            let tds = select(&index, &format!(r#"{table} td[data-metric="{m}"]"#));
+            let best = tds
+                .iter()
+                .filter_map(|td| data(td, "data-value"))
+                .fold(None, |b: Option<f64>, v| Some(b.map_or(v, |b| b.max(v))));
+            for td in &tds {
+                let marked = td.value().classes().any(|c| c == "best");
+                assert_eq!(marked, best.is_some() && data(td, "data-value") == best, "{table} {m}");
+            }
+        }
+    }
+    // The headline table draws each mean as a bar with its interval's whisker.
+    let valued = select(&index, "table.leaderboard td[data-metric]")
+        .iter()
+        .filter(|td| data(td, "data-value").is_some())
+        .count();
+    assert_eq!(select(&index, "table.leaderboard td svg.bar").len(), valued);
+    assert!(!select(&index, "table.leaderboard svg.bar path.whisker").is_empty());
+    // The full table is behind a <details> that names how many metrics it holds.
+    let summary = select(&index, "details.all-metrics > summary");
+    let n_all = select(&index, "table.all-metrics thead th[data-metric]").len();
+    assert!(n_all > heads.len());
+    assert_eq!(summary[0].text().collect::<String>(), format!("All {n_all} metrics"));
+}
+
+/// Issue 35, part 5: `report --format html` with no scores to show writes no site and exits 1
+/// with its message.
+#[test]
+fn an_html_report_without_scores_exits_1() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let hostile = d.path().join("hostile");
+    hostile_dir(&hostile);
+    let ingest = ["ingest", "-q", "--dataset", "sample", "--truth", "peerread"];
+    assert!(run(corpus(&db).args(ingest).arg(&hostile)).status.success());
+    let site = d.path().join("site");
+    for quiet in [false, true] {
+        let mut c = corpus(&db);
+        c.args(["report", "--suite", "paper", "--format", "html", "-o"]).arg(&site);
+        if quiet {
+            c.arg("-q");
+        }
+        let out = run(&mut c);
+        assert_eq!(out.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("no scores match"));
+        assert!(!site.join("index.html").exists());
+    }
 }

@@ -9,6 +9,7 @@
 //! are written one at a time as the documents are visited (a document's outputs are read,
 //! drawn and dropped before the next), each file through a temporary name, the index last.
 
+pub mod board;
 pub mod cells;
 pub mod escape;
 pub mod images;
@@ -22,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+pub use self::board::{headline_columns, headline_metrics};
 use self::escape::{esc, num};
 use self::images::{ImageCounts, PageImage, PageImages};
 use super::{By, Selector};
@@ -210,6 +212,8 @@ fn frame_table(
                 );
             } else if c.dtype().is_integer() {
                 let _ = write!(s, r#"<td class="n">{}</td>"#, esc(&text));
+            } else if ["provider", "model", "dataset"].contains(&name.as_str()) {
+                let _ = write!(s, r#"<td class="id">{}</td>"#, esc(&text));
             } else {
                 let _ = write!(s, "<td>{}</td>", esc(&text));
             }
@@ -221,17 +225,12 @@ fn frame_table(
 }
 
 /// The metrics shown as leaderboard columns: all but olmOCR's per-test `pass:<id>` values
-/// (one per test, shown on the documents' pages).
-/// `overall` and `pass_rate` (olmOCR's headline) come first where present.
-fn board_metrics(metrics: &[String]) -> Vec<String> {
-    let mut out: Vec<String> =
-        metrics.iter().filter(|m| !m.starts_with("pass:")).cloned().collect();
-    for head in ["pass_rate", "overall"] {
-        if let Some(i) = out.iter().position(|m| m == head) {
-            let m = out.remove(i);
-            out.insert(0, m);
-        }
-    }
+/// (one per test, shown on the documents' pages), the suite's headlines
+/// ([`headline_columns`]) first, the rest in the report's order.
+fn board_metrics(suite: &str, metrics: &[String]) -> Vec<String> {
+    let rest: Vec<String> = metrics.iter().filter(|m| !m.starts_with("pass:")).cloned().collect();
+    let mut out = headline_columns(suite, &rest);
+    out.extend(rest.into_iter().filter(|m| !out.contains(m)).collect::<Vec<_>>());
     out
 }
 
@@ -247,7 +246,7 @@ pub fn write_site(
     let out = &opts.out;
     std::fs::create_dir_all(out.join("doc")).map_err(io(out))?;
     std::fs::create_dir_all(out.join("img")).map_err(io(out))?;
-    let board = board_metrics(metrics);
+    let board = board_metrics(&opts.suite, metrics);
 
     // (dataset, name) -> the document's page; and the documents in first-scored order.
     let mut by_name: HashMap<(String, String), (i64, String, u32)> = HashMap::new();
@@ -361,10 +360,22 @@ fn index_page(
     s.push_str(r##"<a href="#documents">Documents</a></nav>"##);
 
     let wide = super::wide_frame(cols, board).map_err(pe)?;
-    // Leaderboard.
-    let lb = super::summary(&wide, board, &By::Provider).map_err(pe)?;
-    s.push_str(r#"<h2 id="leaderboard">Leaderboard</h2><p class="muted">Mean of each metric over the documents each provider version scored (nulls skipped), as <code>corpus report --by provider</code> prints it.</p>"#);
-    s.push_str(&frame_table(&lb, "leaderboard", links, ""));
+    // Leaderboard: the numbers of `report --by provider --format json`, intervals included.
+    let stored = store.stored_intervals(suite, filter.dataset)?;
+    let lb = super::summary_ci(
+        &wide,
+        board,
+        &By::Provider,
+        Some(&super::Ci::DEFAULT),
+        &stored,
+        super::Headline::of_suite(suite),
+    )
+    .map_err(pe)?;
+    drop(stored);
+    s.push_str(r#"<h2 id="leaderboard">Leaderboard</h2>"#);
+    let heads = headline_columns(suite, board);
+    s.push_str(&board::leaderboard(&lb, board, &heads).map_err(pe)?);
+    drop(lb);
     // Bootstrap intervals, where the suite stores one (olmOCR's overall).
     let cis = store.latest_named(suite, "overall")?;
     let mut ci_rows = String::new();

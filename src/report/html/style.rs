@@ -51,7 +51,19 @@ h2{font-size:17px;margin:24px 0 8px;border-bottom:1px solid #ddd;padding-bottom:
 h3{font-size:15px;margin:14px 0 6px}
 table{border-collapse:collapse;background:#fff;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top;max-width:36em;overflow-wrap:anywhere}
-th{background:#f0f2f5;overflow-wrap:normal}
+th{background:#f0f2f5;overflow-wrap:normal;white-space:nowrap;word-break:keep-all}
+th .dir{color:#888;font-weight:400;font-size:11px;margin-left:3px}
+table.leaderboard td,table.all-metrics td{vertical-align:middle;white-space:nowrap;overflow-wrap:normal}
+td.id{white-space:nowrap;overflow-wrap:normal}
+svg.bar{vertical-align:middle;margin-left:6px}
+svg.bar .track{fill:#eef0f3}svg.bar .fill{fill:#8fb0d3}td.best svg.bar .fill{fill:#2f6da8}
+svg.bar .whisker{stroke:#1b1b1b;stroke-width:1.3;fill:none}
+td .ci{display:block;color:#666;font-size:11px;line-height:1.2}
+td.best{background:#eef6ee}
+tr.floor td{color:#777;background:#f4f4f4}
+tr.floor svg.bar .fill{fill:#c4c4c4}
+.note{display:block;font-size:11px;font-style:italic;white-space:nowrap}
+details.all-metrics{padding:3px 8px;margin-top:10px}
 td.n{text-align:right;white-space:nowrap;overflow-wrap:normal}
 .scroll{overflow-x:auto;max-width:100%}
 .neg{color:#b00020}.pos{color:#00701a}
