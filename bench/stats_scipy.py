@@ -2,7 +2,8 @@
 """Check `metrics::stats::paired` (issue 35) against SciPy on the same pairs.
 
 Usage:
-    python3 bench/stats_scipy.py CASES.json      # cases written by the Rust side
+    python3 bench/stats_scipy.py CASES.json [--olmocr-utils DIR]   # cases written by bench/stats.sh
+                                                 # (DIR: olmOCR-bench's utils.py, printed beside)
     python3 bench/stats_scipy.py --demo          # the hand cases of src/metrics/stats.rs's tests
 
 Needs numpy and scipy (>= 1.11 for `permutation_test(..., rng=)`; written against 1.17.1):
@@ -166,7 +167,35 @@ def check_case(case, level, resamples, seed):
     return failures
 
 
+def olmocr_peer(utils_dir, data):
+    """Prints olmOCR-bench's own statistics on each case, from its utils.py (read where it
+    lies, not copied): calculate_bootstrap_ci of the candidate's scores and
+    perform_permutation_test of baseline against candidate. Both are unpaired and drawn with
+    NumPy's global generator, so they are shown beside ours, never compared for equality."""
+    sys.path.insert(0, utils_dir)
+    import utils as olm  # noqa: E402 (olmOCR-bench's utils.py)
+
+    np.random.seed(0)
+    print("\nolmOCR-bench's utils.py on the same scores (unpaired, NumPy's global generator):")
+    for case in data["cases"]:
+        a, b = as_array(case["a"]), as_array(case["b"])
+        keep = ~(np.isnan(a) | np.isnan(b))
+        a, b = a[keep].tolist(), b[keep].tolist()
+        lo, hi = olm.calculate_bootstrap_ci(b, n_bootstrap=1000)
+        diff, p = olm.perform_permutation_test(b, a, n_permutations=10000)
+        rust = case["rust"]
+        print(
+            f"  {case.get('name', '?')}: candidate CI [{lo:.4f}, {hi:.4f}], "
+            f"unpaired p = {p:.4f} (diff {diff:+.4f}); ours paired p = {rust['p']:.4g}"
+        )
+
+
 def main(argv):
+    olmocr_utils = None
+    if "--olmocr-utils" in argv:
+        i = argv.index("--olmocr-utils")
+        olmocr_utils = argv[i + 1]
+        argv = argv[:i] + argv[i + 2 :]
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__)
         return 2
@@ -182,6 +211,8 @@ def main(argv):
     for i, case in enumerate(data["cases"]):
         for failure in check_case(case, level, resamples, seed):
             failed.append(f"{case.get('name', i)}: {failure}")
+    if olmocr_utils:
+        olmocr_peer(olmocr_utils, data)
     print()
     if failed:
         print(f"{len(failed)} check(s) failed:")

@@ -30,7 +30,8 @@ pub struct ReportArgs {
     /// last-week, last-month, or an age (3d, 12h, 2w)
     #[arg(long)]
     since: Option<String>,
-    /// Group rows by provider, document, dataset or attribute:<name>
+    /// Group rows by provider, document, dataset or attribute:<name>; by provider with --suite,
+    /// the suite's headline metrics come first and the rows are sorted by the first, best first
     #[arg(long, default_value = "document", value_parser = By::parse)]
     by: By,
     /// Compare two provider versions side by side: PROVIDER[@VERSION] PROVIDER[@VERSION];
@@ -295,13 +296,34 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, format)?, &mut out)?;
     } else {
+        // --by provider leads with the suite's headline metrics and sorts by the first, best
+        // first, as the HTML leaderboard does.
+        let headlines = match (&a.by, a.suite.as_deref()) {
+            (By::Provider, Some(suite)) => report::html::board::headline_columns(suite, &metrics),
+            _ => Vec::new(),
+        };
+        let metrics: Vec<String> = headlines
+            .iter()
+            .cloned()
+            .chain(metrics.iter().filter(|m| !headlines.contains(m)).cloned())
+            .collect();
         let wide = report::wide_frame(&cols, &metrics)?;
         let stored = match (&ci, a.suite.as_deref()) {
             (Some(_), Some(suite)) => store.stored_intervals(suite, a.dataset.as_deref())?,
             _ => Vec::new(),
         };
         let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-        let t = report::summary_ci(&wide, &metrics, &a.by, ci.as_ref(), &stored, headline)?;
+        let mut t = report::summary_ci(&wide, &metrics, &a.by, ci.as_ref(), &stored, headline)?;
+        if let Some(first) = headlines.first() {
+            let descending = !corpus::metrics::lower_is_better(first);
+            t = t.sort(
+                [first.as_str()],
+                polars::prelude::SortMultipleOptions::default()
+                    .with_order_descending(descending)
+                    .with_nulls_last(true)
+                    .with_maintain_order(true),
+            )?;
+        }
         let t = match &ci {
             Some(ci) => {
                 if !g.quiet {

@@ -229,31 +229,54 @@ fn resampled_means(
     seed: u64,
 ) -> Vec<Vec<f64>> {
     let n = strata.len();
-    // Rows to weight: each usable series' values (missing as 0), then each distinct presence
-    // pattern (0/1) of the series that miss some documents.
-    let mut rows: Vec<Vec<f64>> = Vec::new();
-    let mut patterns: HashMap<Vec<bool>, usize> = HashMap::new();
-    let mut plan: Vec<Option<(usize, Option<usize>)>> = Vec::with_capacity(series.len());
+    // Rows to weight: each usable series' values (missing as 0; as a list of its present
+    // documents where they are few), then each distinct presence pattern of the series that
+    // miss some documents: as the list of its present documents, or of its absent ones (the
+    // present count is then `n` less their weights) when those are fewer.
+    let sparse = |k: usize| k * SPARSE_FRACTION <= n;
+    let mut rows: Vec<Row> = Vec::new();
+    let mut patterns: HashMap<Vec<bool>, (usize, bool)> = HashMap::new();
+    let mut plan: Vec<Option<(usize, Option<(usize, bool)>)>> = Vec::with_capacity(series.len());
     for values in series {
         let present: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
-        if values.len() != n || !present.contains(&true) {
+        let count = present.iter().filter(|&&p| p).count();
+        if values.len() != n || count == 0 {
             plan.push(None);
             continue;
         }
-        rows.push(values.iter().map(|&v| if v.is_finite() { v } else { 0.0 }).collect());
+        rows.push(if sparse(count) {
+            Row::Sparse(
+                values
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| v.is_finite())
+                    .map(|(i, &v)| (i, v))
+                    .collect(),
+            )
+        } else {
+            Row::Dense(values.iter().map(|&v| if v.is_finite() { v } else { 0.0 }).collect())
+        });
         let value_row = rows.len() - 1;
-        let presence_row = if present.contains(&false) {
+        let presence = if count < n {
             let next = rows.len();
-            let row = *patterns.entry(present).or_insert(next);
-            if row == next {
-                let pattern = values.iter().map(|v| f64::from(u8::from(v.is_finite()))).collect();
-                rows.push(pattern);
+            let complement = !sparse(count);
+            let entry = *patterns.entry(present).or_insert((next, complement));
+            if entry.0 == next {
+                let wanted = !complement;
+                rows.push(Row::Sparse(
+                    values
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, v)| v.is_finite() == wanted)
+                        .map(|(i, _)| (i, 1.0))
+                        .collect(),
+                ));
             }
-            Some(row)
+            Some(entry)
         } else {
             None
         };
-        plan.push(Some((value_row, presence_row)));
+        plan.push(Some((value_row, presence)));
     }
     let sums = weighted_sums(&rows, strata, resamples, seed);
     let row_sums = |row: usize| &sums[row * resamples..(row + 1) * resamples];
@@ -263,18 +286,34 @@ fn resampled_means(
             // Every resample draws `n` documents in all, so a series with every value has
             // `n` present draws.
             Some((value_row, None)) => row_sums(value_row).iter().map(|s| s / n as f64).collect(),
-            Some((value_row, Some(presence_row))) => row_sums(value_row)
+            Some((value_row, Some((presence_row, complement)))) => row_sums(value_row)
                 .iter()
                 .zip(row_sums(presence_row))
-                .map(|(&s, &present)| if present > 0.0 { s / present } else { f64::NAN })
+                .map(|(&s, &p)| {
+                    let present = if complement { n as f64 - p } else { p };
+                    if present > 0.0 {
+                        s / present
+                    } else {
+                        f64::NAN
+                    }
+                })
                 .collect(),
         })
         .collect()
 }
 
-/// `Σ_d counts_k[d] · rows[r][d]` for every row `r` and resample `k`, row-major
-/// (`[r * resamples + k]`). Deterministic: the summation order depends only on the sizes.
-fn weighted_sums(rows: &[Vec<f64>], strata: &[usize], resamples: usize, seed: u64) -> Vec<f64> {
+/// A row resampled documents are weighted with: one value per document, or only the
+/// documents listed (the others 0).
+enum Row {
+    Dense(Vec<f64>),
+    Sparse(Vec<(usize, f64)>),
+}
+
+/// A row with at most `1 / SPARSE_FRACTION` of the documents is kept as a list.
+const SPARSE_FRACTION: usize = 8;
+
+/// `Σ count·row` of each row on each resample: `[row * resamples + resample]`.
+fn weighted_sums(rows: &[Row], strata: &[usize], resamples: usize, seed: u64) -> Vec<f64> {
     let n = strata.len();
     let mut out = vec![0.0; rows.len() * resamples];
     let mut resampler = Resampler::new(strata, seed);
@@ -289,11 +328,21 @@ fn weighted_sums(rows: &[Vec<f64>], strata: &[usize], resamples: usize, seed: u6
                 *dst = f64::from(c);
             }
         }
+        for (r, row) in rows.iter().enumerate() {
+            if let Row::Sparse(entries) = row {
+                let acc = &mut out[r * resamples + first..r * resamples + first + block];
+                for (b, a) in acc.iter_mut().enumerate() {
+                    let w = &weights[b * n..(b + 1) * n];
+                    *a += entries.iter().map(|&(i, x)| w[i] * x).sum::<f64>();
+                }
+            }
+        }
         let mut start = 0;
         while start < n {
             let end = (start + DOC_TILE).min(n);
             let tile = |b: usize| &weights[b * n + start..b * n + end];
             for (r, row) in rows.iter().enumerate() {
+                let Row::Dense(row) = row else { continue };
                 let x = &row[start..end];
                 let acc = &mut out[r * resamples + first..r * resamples + first + block];
                 let mut b = 0;
@@ -951,16 +1000,61 @@ mod tests {
         // computation from the same counts.
         let n = DOC_TILE + LANES + 3;
         let strata: Vec<usize> = (0..n).map(|d| d % 2).collect();
-        let rows = vec![uniform(n, 1), uniform(n, 2)];
+        let dense = vec![uniform(n, 1), uniform(n, 2)];
+        // A sparse row: every 9th document's value of the second row, the others 0.
+        let listed: Vec<(usize, f64)> = (0..n).step_by(9).map(|i| (i, dense[1][i])).collect();
+        let mut third = vec![0.0; n];
+        for &(i, x) in &listed {
+            third[i] = x;
+        }
+        let rows =
+            vec![Row::Dense(dense[0].clone()), Row::Dense(dense[1].clone()), Row::Sparse(listed)];
+        let plain = [&dense[0], &dense[1], &third];
         let resamples = RESAMPLE_BLOCK + 6;
         let sums = weighted_sums(&rows, &strata, resamples, 5);
         let mut resampler = Resampler::new(&strata, 5);
         let mut counts = vec![0; n];
         for k in 0..resamples {
             resampler.draw(&mut counts);
-            for (r, row) in rows.iter().enumerate() {
-                let direct: f64 = counts.iter().zip(row).map(|(&c, x)| f64::from(c) * x).sum();
+            for (r, row) in plain.iter().enumerate() {
+                let direct: f64 =
+                    counts.iter().zip(row.iter()).map(|(&c, x)| f64::from(c) * x).sum();
                 assert!(close(sums[r * resamples + k], direct, 1e-9), "row {r} resample {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn sparse_and_dense_presence_give_the_same_means() {
+        // A series with few values (kept as a list), one with few gaps (its gaps listed) and
+        // one with half missing (dense): each resampled mean against a direct computation.
+        let n = 400;
+        let strata: Vec<usize> = (0..n).map(|d| d % 3).collect();
+        let base = uniform(n, 3);
+        let few: Vec<f64> = (0..n).map(|i| if i % 20 == 0 { base[i] } else { f64::NAN }).collect();
+        let gaps: Vec<f64> = (0..n).map(|i| if i % 20 == 0 { f64::NAN } else { base[i] }).collect();
+        let half: Vec<f64> = (0..n).map(|i| if i % 2 == 0 { f64::NAN } else { base[i] }).collect();
+        let series = [few.as_slice(), gaps.as_slice(), half.as_slice()];
+        let resamples = 40;
+        let means = resampled_means(&series, &strata, resamples, 9);
+        let mut resampler = Resampler::new(&strata, 9);
+        let mut counts = vec![0; n];
+        for k in 0..resamples {
+            resampler.draw(&mut counts);
+            for (j, v) in series.iter().enumerate() {
+                let (mut s, mut m) = (0.0, 0.0);
+                for (&c, &x) in counts.iter().zip(v.iter()) {
+                    if x.is_finite() {
+                        s += f64::from(c) * x;
+                        m += f64::from(c);
+                    }
+                }
+                let want = if m > 0.0 { s / m } else { f64::NAN };
+                let got = means[j][k];
+                assert!(
+                    got == want || close(got, want, 1e-9) || (got.is_nan() && want.is_nan()),
+                    "series {j} resample {k}: {got} {want}"
+                );
             }
         }
     }

@@ -400,7 +400,8 @@ fn row_key(cols: &[StringChunked], i: usize) -> String {
 /// [`summary`] with each mean's interval beside it: after each metric column `m`, `m_lo` and
 /// `m_hi` (null where the group has no value, and on `--by document`'s document rows: only
 /// its AVG rows are means). The intervals come from [`crate::metrics::stats::bootstrap_means`]
-/// over each group's documents, stratified by dataset, one set of draws for all its metrics;
+/// over the frame's documents, stratified by dataset, one set of draws for every group and
+/// metric (a group's mean on a resample is over its documents drawn);
 /// where a group's value of a metric is one stored score that carries its suite's own interval
 /// (`stored`: olmOCR-bench's `overall` and group scores, resampled over tests as the benchmark
 /// does), that interval is shown instead.
@@ -451,13 +452,61 @@ pub fn summary_ci(
             ((key, s.metric.as_str()), crate::metrics::stats::Interval { lo: s.lo, hi: s.hi })
         })
         .collect();
+    // One set of draws for every group: the documents of the whole frame (by dataset and
+    // name), resampled within datasets; a group's mean on a resample is over its own
+    // documents drawn (`docs/statistics.md` §1). Groups over the same documents are thus
+    // resampled alike, and every series is one dot product per resample.
+    let mut union: std::collections::HashMap<(&str, &str), usize> = Default::default();
+    let document = wide.column("document")?.str()?.clone();
+    let mut column_of = Vec::with_capacity(wide.height());
+    let mut union_strata: Vec<usize> = Vec::new();
+    let mut dataset_ids: std::collections::HashMap<&str, usize> = Default::default();
+    for i in 0..wide.height() {
+        let (ds, doc) = (datasets.get(i).unwrap_or(""), document.get(i).unwrap_or(""));
+        let n = union.len();
+        let u = *union.entry((ds, doc)).or_insert_with(|| {
+            let k = dataset_ids.len();
+            union_strata.push(*dataset_ids.entry(ds).or_insert(k));
+            n
+        });
+        column_of.push(u);
+    }
+    let mut group_keys: Vec<&String> = groups.keys().collect();
+    group_keys.sort();
+    let mut all_series: Vec<Vec<f64>> = Vec::new();
+    if with_ci {
+        for key in &group_keys {
+            for v in &values {
+                let mut series = vec![f64::NAN; union.len()];
+                for &i in &groups[*key] {
+                    series[column_of[i]] = v[i];
+                }
+                all_series.push(series);
+            }
+        }
+    }
+    let refs: Vec<&[f64]> = all_series.iter().map(Vec::as_slice).collect();
+    let all_intervals = if with_ci {
+        crate::metrics::stats::bootstrap_means(
+            &refs,
+            &union_strata,
+            ci.resamples,
+            ci.level,
+            ci.seed,
+        )
+    } else {
+        Vec::new()
+    };
+    drop(refs);
+    drop(all_series);
     let mut intervals: std::collections::HashMap<
         String,
         Vec<Option<crate::metrics::stats::Interval>>,
     > = Default::default();
     // Headlines recomputed the suite's way: group key → (metric, value).
     let mut overrides: std::collections::HashMap<String, (&str, Option<f64>)> = Default::default();
-    for (key, rows) in &groups {
+    for (g, key) in group_keys.iter().enumerate() {
+        let rows = &groups[*key];
         let mut ids: std::collections::HashMap<&str, usize> = Default::default();
         let strata: Vec<usize> = rows
             .iter()
@@ -466,11 +515,8 @@ pub fn summary_ci(
                 *ids.entry(datasets.get(i).unwrap_or("")).or_insert(n)
             })
             .collect();
-        let series: Vec<Vec<f64>> =
-            values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
-        let refs: Vec<&[f64]> = series.iter().map(Vec::as_slice).collect();
         let mut got = if with_ci {
-            crate::metrics::stats::bootstrap_means(&refs, &strata, ci.resamples, ci.level, ci.seed)
+            all_intervals[g * metrics.len()..(g + 1) * metrics.len()].to_vec()
         } else {
             vec![None; metrics.len()]
         };
@@ -483,14 +529,16 @@ pub fn summary_ci(
             }
         }
         if let Some(h) = headline {
+            let series: Vec<Vec<f64>> =
+                values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
             if let Some((value, iv)) = h.recompute(metrics, &series, &strata, ci, with_ci) {
-                overrides.insert(key.clone(), (h.metric(), value));
+                overrides.insert((*key).clone(), (h.metric(), value));
                 if let Some(j) = metrics.iter().position(|m| m == h.metric()) {
                     got[j] = iv;
                 }
             }
         }
-        intervals.insert(key.clone(), got);
+        intervals.insert((*key).clone(), got);
     }
     // The summary's rows, looked up by the same key.
     let table_keys = strs(&table, key_names)?;

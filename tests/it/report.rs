@@ -173,17 +173,18 @@ fn table_output_snapshot() {
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "provider  model  n  text_r                table_r\n\
-         p@1       m      2  0.600 [0.500, 0.700]  1.000 [1.000, 1.000]\n\
-         p@2       m      2  0.750 [0.600, 0.900]  0.250 [0.250, 0.250]\n",
-        "two documents: the resampled means of text_r are 0.5, 0.6 and 0.7 for p@1"
+         p@2       m      2  0.750 [0.600, 0.900]  0.250 [0.250, 0.250]\n\
+         p@1       m      2  0.600 [0.500, 0.700]  1.000 [1.000, 1.000]\n",
+        "sorted by the paper suite's first headline, text_r, best first; two documents: the \
+         resampled means of text_r are 0.5, 0.6 and 0.7 for p@1"
     );
     let out =
         run(corpus(&db).args(["report", "--suite", "paper", "--by", "provider", "--ci", "none"]));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "provider  model  n  text_r  table_r\n\
-         p@1       m      2   0.600    1.000\n\
-         p@2       m      2   0.750    0.250\n"
+         p@2       m      2   0.750    0.250\n\
+         p@1       m      2   0.600    1.000\n"
     );
     let out = run(corpus(&db).args(["report", "--suite", "paper"]));
     assert_eq!(
