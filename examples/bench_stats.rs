@@ -20,25 +20,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let metrics = args.next().transpose()?.unwrap_or(10);
     let resamples = args.next().transpose()?.unwrap_or(2_000);
     let mut rng = Rng::new(7);
-    let mut c = ScoreColumns::default();
+    // The columns filled directly, as the store's reader fills them (`push` looks keys up
+    // one by one, for small callers).
     let names: Vec<String> = (0..metrics).map(|m| format!("m{m}")).collect();
+    let mut c = ScoreColumns { metrics: names.clone(), ..ScoreColumns::default() };
     for p in 0..providers {
         for d in 0..docs {
-            let key = ScoreKey {
+            c.keys.push(ScoreKey {
                 document: format!("d{d}"),
                 dataset: if d % 3 == 0 { "a" } else { "b" }.into(),
                 provider: "p".into(),
                 provider_version: p.to_string(),
                 model_digest: "model".into(),
                 attribute: None,
-            };
+            });
+            let k = (c.keys.len() - 1) as u32;
             // One document in 50 failed for this version: no metric at all; one value in 100
             // null (a metric whose truth side is empty, the same document for every version).
             let failed = rng.below(50) == 0;
-            for (j, m) in names.iter().enumerate() {
+            for j in 0..metrics {
                 let null = (d * 31 + j * 7) % 100 == 0;
                 let v = (!failed && !null).then(|| 0.5 + 0.01 * p as f64 + 0.3 * rng.next_f64());
-                c.push(key.clone(), m, v, None);
+                c.key.push(k);
+                c.metric.push(j as u32);
+                c.value.push(v);
+                c.run.push(None);
             }
         }
     }
