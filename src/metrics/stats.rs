@@ -228,7 +228,7 @@ fn resampled_means(
     let sparse = |k: usize| k * SPARSE_FRACTION <= n;
     let mut rows: Vec<Row> = Vec::new();
     let mut patterns: HashMap<Vec<bool>, (usize, bool)> = HashMap::new();
-    let mut plan: Vec<Option<(usize, Option<(usize, bool)>)>> = Vec::with_capacity(series.len());
+    let mut plan: Vec<Option<Plan>> = Vec::with_capacity(series.len());
     for values in series {
         let present: Vec<bool> = values.iter().map(|v| v.is_finite()).collect();
         let count = present.iter().filter(|&&p| p).count();
@@ -293,6 +293,11 @@ fn resampled_means(
         })
         .collect()
 }
+
+/// How one series' resampled means are read off the weighted sums: its value row, and its
+/// presence row with whether that lists the absent documents (`n` less its sum is the present
+/// count) rather than the present ones; no presence row where every document has a value.
+type Plan = (usize, Option<(usize, bool)>);
 
 /// A row resampled documents are weighted with: one value per document, or only the
 /// documents listed (the others 0).
@@ -974,7 +979,7 @@ mod tests {
         // computation from the same counts.
         let n = 263;
         let strata: Vec<usize> = (0..n).map(|d| d % 2).collect();
-        let dense = vec![uniform(n, 1), uniform(n, 2)];
+        let dense = [uniform(n, 1), uniform(n, 2)];
         // A sparse row: every 9th document's value of the second row, the others 0.
         let listed: Vec<(usize, f64)> = (0..n).step_by(9).map(|i| (i, dense[1][i])).collect();
         let mut third = vec![0.0; n];
@@ -1015,7 +1020,7 @@ mod tests {
         let mut counts = vec![0; n];
         for k in 0..resamples {
             resampler.draw(&mut counts);
-            for (j, v) in series.iter().enumerate() {
+            for (j, (v, got)) in series.iter().zip(means.iter().map(|m| m[k])).enumerate() {
                 let (mut s, mut m) = (0.0, 0.0);
                 for (&c, &x) in counts.iter().zip(v.iter()) {
                     if x.is_finite() {
@@ -1024,7 +1029,6 @@ mod tests {
                     }
                 }
                 let want = if m > 0.0 { s / m } else { f64::NAN };
-                let got = means[j][k];
                 assert!(
                     got == want || close(got, want, 1e-9) || (got.is_nan() && want.is_nan()),
                     "series {j} resample {k}: {got} {want}"
