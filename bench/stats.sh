@@ -66,4 +66,7 @@ fi
 ref=../shared/reference/olmocr-bench
 olm=()
 [ -f "$ref/utils.py" ] && olm=(--olmocr-utils "$ref")
+# Exact p-values (few pairs): the hand cases of src/metrics/stats.rs's tests, against SciPy's
+# exact test; then every metric of the comparison above.
+"$venv/bin/python" bench/stats_scipy.py --demo
 "$venv/bin/python" bench/stats_scipy.py "$work/cases.json" "${olm[@]}"
