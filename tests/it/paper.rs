@@ -271,7 +271,9 @@ fn report_shows_field_scores_only_when_asked() {
     assert!(run(corpus(&db).args(["eval", "--provider", "truth", "-q"])).status.success());
     let header = |extra: &[&str]| {
         let out = run(corpus(&db)
-            .args(["report", "--suite", "paper", "--by", "provider", "--format", "csv"])
+            .args([
+                "report", "--suite", "paper", "--by", "provider", "--format", "csv", "--ci", "none",
+            ])
             .args(extra));
         assert!(out.status.success());
         String::from_utf8_lossy(&out.stdout).lines().next().unwrap_or_default().to_string()

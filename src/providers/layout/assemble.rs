@@ -499,7 +499,8 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
 /// detector often boxes `2.1 Features` with its paragraph, or several sections as one
 /// region), as are keyword headings (`Abstract`) on a line of their own, and a run-in heading
 /// at the start of a paragraph (`Methods. We ...`, `METHODS We ...`; the rule of `pdfium`'s
-/// blocks, [`run_in_end`]) is split from it.
+/// blocks, [`run_in_end`]) is split from it: at the region's start, after a gap, or at a
+/// first-line indent after a line that ended a sentence.
 fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlock> {
     let bold_sum: f32 = ls.iter().map(|l| l.bold).sum();
     let heading_like = |i: usize| {
@@ -556,7 +557,16 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
                 }
             }
             let mut l = l.clone();
-            if para.is_empty() {
+            // A paragraph starts here: at the region's start, after a gap, or at a first-line
+            // indent after a line that ended a sentence (the detector boxes a section's
+            // paragraphs as one region; an indent splits them only for a run-in heading).
+            let indented = para.last().is_some_and(|p| {
+                let em = l.size.max(1.0);
+                l.bbox.x0 > p.bbox.x0 + 0.8 * em
+                    && l.bbox.x0 < p.bbox.x0 + 6.0 * em
+                    && p.text.trim_end().ends_with(['.', '!', '?', ':'])
+            });
+            if para.is_empty() || indented {
                 let below: Vec<&str> = ls[i + 1..].iter().map(|l| l.text.as_str()).collect();
                 // Mean boldness of the region's other lines.
                 let others = (bold_sum - l.bold) / (ls.len() - 1).max(1) as f32;
@@ -564,6 +574,7 @@ fn text_blocks(page: u32, r: &Region, ls: &[TextLine], size: f32) -> Vec<PageBlo
                 if let Some((end, level)) =
                     run_in_end(&l.text, l.lead_bold, l.bold, body_bold, &below)
                 {
+                    flush(&mut para, &mut out);
                     let head = run_in_heading(&l.text[..end]);
                     // The heading's box: the line's, up to the run's share of its chars.
                     let share =
@@ -922,6 +933,34 @@ mod tests {
     fn bold(mut g: Vec<Glyph>) -> Vec<Glyph> {
         g.iter_mut().for_each(|g| g.bold = true);
         g
+    }
+
+    /// Issue 40: an indented run-in inside a region (the detector boxes a section's paragraphs
+    /// as one) starts a paragraph; a plain indented line does not.
+    #[test]
+    fn an_indented_run_in_inside_a_region_starts_its_own_paragraph() {
+        // One region: a paragraph, then at a first-line indent a bold run-in; then a plain
+        // indented line after a sentence's end, which stays in its paragraph.
+        let mut g = line(72.0, 100.0, 10.0, "The first paragraph ends here.");
+        g.extend(bold(line(82.0, 112.0, 10.0, "Data extraction.")));
+        g.extend(line(167.0, 112.0, 10.0, "Two reviewers"));
+        g.extend(line(72.0, 124.0, 10.0, "extracted the data of each study."));
+        g.extend(line(82.0, 136.0, 10.0, "Plain text goes on"));
+        g.extend(line(72.0, 148.0, 10.0, "below it."));
+        let regions = vec![region(Class::Text, 70.0, 98.0, 300.0, 160.0)];
+        let b = finish(vec![page_blocks(0, PAGE, &g, &regions)], 10.0, 792.0);
+        let k: Vec<(BlockKind, &str)> = b.iter().map(|b| (b.kind, b.text.as_str())).collect();
+        assert_eq!(
+            k,
+            vec![
+                (BlockKind::Paragraph, "The first paragraph ends here."),
+                (BlockKind::Heading, "Data extraction"),
+                (
+                    BlockKind::Paragraph,
+                    "Two reviewers extracted the data of each study. Plain text goes on below it."
+                ),
+            ]
+        );
     }
 
     /// Issue 40: run-in headings at a paragraph's start are split from it, in bold (numbered
