@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use corpus::report::gate::{gate, to_json, to_junit, GateMetric};
-use corpus::report::{self, Selector, Since};
+use corpus::report::{self, Selector};
 use corpus::store::{ScoreFilter, Store};
 
 use super::GlobalArgs;
@@ -70,12 +70,8 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
         .map(|m| GateMetric::parse(m, a.max_drop))
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow::Error::new(super::UsageError(format!("--metric {e}"))))?;
-    let since = a
-        .since
-        .as_deref()
-        .map(|s| Since::parse(s, &corpus::store::now()))
-        .transpose()
-        .map_err(anyhow::Error::msg)?;
+    let since = super::report::parse_since_arg(a.since.as_deref())?;
+    let (since_run, since_time) = super::report::since_bounds(&since);
     let store =
         Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let filter = ScoreFilter {
@@ -84,27 +80,13 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
         dataset: a.dataset.as_deref(),
         provider: None,
         metric: None,
-        since_run: match &since {
-            Some(Since::Run(r)) => Some(*r),
-            _ => None,
-        },
-        since_time: match &since {
-            Some(Since::Time(t)) => Some(t.as_str()),
-            _ => None,
-        },
+        since_run,
+        since_time,
         attribute: None,
     };
     let (cols, _) = report::report_columns(&store, &filter, true)?;
     for sel in [&a.baseline, &a.candidate] {
-        if !cols.keys.iter().any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
-        {
-            usage_bail!(
-                "no {} scores of {} match; `corpus report --suite {} --by provider` lists what is stored",
-                a.suite,
-                sel.label(),
-                a.suite
-            );
-        }
+        super::report::require_scores(&cols, sel, "gate")?;
     }
     for m in &metrics {
         if !cols.metrics.contains(&m.metric) {

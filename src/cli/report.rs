@@ -118,11 +118,36 @@ impl OutFormat {
 
 /// Parses `--since` against the current time.
 fn parse_since(a: &ReportArgs) -> anyhow::Result<Option<Since>> {
-    a.since
-        .as_deref()
-        .map(|s| Since::parse(s, &corpus::store::now()))
-        .transpose()
-        .map_err(anyhow::Error::msg)
+    parse_since_arg(a.since.as_deref())
+}
+
+/// Parses a `--since` value against the current time (`report`, `gate`).
+pub(super) fn parse_since_arg(since: Option<&str>) -> anyhow::Result<Option<Since>> {
+    since.map(|s| Since::parse(s, &corpus::store::now())).transpose().map_err(anyhow::Error::msg)
+}
+
+/// The run and the time that `--since` starts from, as a [`ScoreFilter`] takes them.
+pub(super) fn since_bounds(since: &Option<Since>) -> (Option<i64>, Option<&str>) {
+    match since {
+        Some(Since::Run(r)) => (Some(*r), None),
+        Some(Since::Time(t)) => (None, Some(t.as_str())),
+        None => (None, None),
+    }
+}
+
+/// A usage error unless some score of `sel` is among `cols`: `what` says which command asked.
+pub(super) fn require_scores(
+    cols: &corpus::store::ScoreColumns,
+    sel: &Selector,
+    what: &str,
+) -> anyhow::Result<()> {
+    if !cols.keys.iter().any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest)) {
+        usage_bail!(
+            "{what}: no scores of {} match; `corpus report --by provider` lists the provider versions",
+            sel.label()
+        );
+    }
+    Ok(())
 }
 
 /// The rows the options select.
@@ -133,14 +158,8 @@ fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<
         dataset: a.dataset.as_deref(),
         provider: a.provider.as_deref(),
         metric: a.metric.as_deref(),
-        since_run: match since {
-            Some(Since::Run(r)) => Some(*r),
-            _ => None,
-        },
-        since_time: match since {
-            Some(Since::Time(t)) => Some(t.as_str()),
-            _ => None,
-        },
+        since_run: since_bounds(since).0,
+        since_time: since_bounds(since).1,
         attribute: match &a.by {
             By::Attribute(name) => Some(name.as_str()),
             _ => None,
@@ -236,16 +255,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
         for sel in [sel_a, sel_b] {
-            if !cols
-                .keys
-                .iter()
-                .any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
-            {
-                usage_bail!(
-                    "--compare: no scores of {} match; `corpus report --by provider` lists the provider versions",
-                    sel.label()
-                );
-            }
+            require_scores(&cols, sel, "--compare")?;
         }
         let long = report::long_frame(&cols)?;
         let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b, ci.as_ref())?;

@@ -1703,51 +1703,6 @@ pub fn overall_score(results: &[(String, bool)]) -> f64 {
     groups.iter().map(GroupScore::rate).sum::<f64>() / groups.len() as f64
 }
 
-/// xoshiro256** seeded through splitmix64: a small, fixed, reproducible PRNG.
-#[derive(Debug, Clone)]
-pub struct Xoshiro256 {
-    s: [u64; 4],
-}
-
-impl Xoshiro256 {
-    /// Seed the four state words from `seed` with splitmix64.
-    pub fn new(seed: u64) -> Self {
-        let mut x = seed;
-        let mut next = || {
-            x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = x;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
-        Xoshiro256 { s: [next(), next(), next(), next()] }
-    }
-
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        let result = self.s[1].wrapping_mul(5).rotate_left(7).wrapping_mul(9);
-        let t = self.s[1] << 17;
-        self.s[2] ^= self.s[0];
-        self.s[3] ^= self.s[1];
-        self.s[1] ^= self.s[2];
-        self.s[0] ^= self.s[3];
-        self.s[2] ^= t;
-        self.s[3] = self.s[3].rotate_left(45);
-        result
-    }
-
-    /// Uniform integer in `0..n` (`n > 0`), without modulo bias (Lemire's method).
-    pub fn below(&mut self, n: u64) -> u64 {
-        loop {
-            let m = (self.next_u64() as u128) * (n as u128);
-            let low = m as u64;
-            if low >= n.wrapping_neg() % n {
-                return (m >> 64) as u64;
-            }
-        }
-    }
-}
-
 /// NumPy's default (`linear`) percentile of unsorted values, `q` in `[0, 100]`.
 pub fn percentile_linear(values: &[f64], q: f64) -> f64 {
     if values.is_empty() {
@@ -1765,7 +1720,7 @@ pub fn percentile_linear(values: &[f64], q: f64) -> f64 {
 /// `utils.py::calculate_bootstrap_ci` with `splits`: resample each group's 0/1 test results with
 /// replacement (independently per group), average the group means, repeat `n_bootstrap` times,
 /// and return the `(1 - ci_level) / 2` and `1 - (1 - ci_level) / 2` percentiles. The PRNG is
-/// [`Xoshiro256`] seeded with `seed`, so the bounds are reproducible but not NumPy's draws.
+/// [`crate::metrics::stats::Rng`] (xoshiro256**) seeded with `seed`, so the bounds are reproducible but not NumPy's draws.
 pub fn bootstrap_ci(
     groups: &[Vec<f64>],
     n_bootstrap: usize,
@@ -1776,7 +1731,7 @@ pub fn bootstrap_ci(
     if groups.is_empty() || n_bootstrap == 0 {
         return (0.0, 0.0);
     }
-    let mut rng = Xoshiro256::new(seed);
+    let mut rng = crate::metrics::stats::Rng::new(seed);
     let mut means = Vec::with_capacity(n_bootstrap);
     for _ in 0..n_bootstrap {
         let mut sum_of_means = 0.0;
@@ -2182,7 +2137,7 @@ mod tests {
         let (lo, hi) = bootstrap_ci(&mixed, 1000, 0.95, 7);
         assert!(lo < 0.625 && hi > 0.625 && lo >= 0.0 && hi <= 1.0);
         assert_eq!(bootstrap_ci(&mixed, 1000, 0.95, 7), (lo, hi));
-        let mut r = Xoshiro256::new(1);
+        let mut r = crate::metrics::stats::Rng::new(1);
         assert!((0..1000).all(|_| r.below(6) < 6));
     }
 }

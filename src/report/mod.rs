@@ -327,15 +327,14 @@ impl Headline {
     }
 
     /// The headline from a group's series (one per metric, in `metrics`' order, NaN where a
-    /// document has none), and its interval when `with_ci`; `None` where its parts are not
+    /// document has none), and its interval when `ci` is given; `None` where its parts are not
     /// among the metrics.
     fn recompute(
         self,
         metrics: &[String],
         series: &[Vec<f64>],
         strata: &[usize],
-        ci: &Ci,
-        with_ci: bool,
+        ci: Option<&Ci>,
     ) -> Option<(Option<f64>, Option<crate::metrics::stats::Interval>)> {
         match self {
             Headline::OmniDocOverall => {
@@ -361,7 +360,7 @@ impl Headline {
                 };
                 let ones = vec![1u32; strata.len()];
                 let value = stat(&ones);
-                let iv = if with_ci {
+                let iv = ci.and_then(|ci| {
                     crate::metrics::stats::bootstrap_statistic(
                         strata,
                         ci.resamples,
@@ -369,9 +368,7 @@ impl Headline {
                         ci.seed,
                         stat,
                     )
-                } else {
-                    None
-                };
+                });
                 Some((value, iv))
             }
         }
@@ -414,11 +411,7 @@ pub fn summary_ci(
     headline: Option<Headline>,
 ) -> PolarsResult<DataFrame> {
     let table = summary(wide, metrics, by)?;
-    let plain = Ci { resamples: 0, ..Ci::DEFAULT };
-    let (ci, with_ci) = match ci {
-        Some(c) => (c, true),
-        None => (&plain, false),
-    };
+    let with_ci = ci.is_some();
     let key_names = group_columns(by);
     let strs = |df: &DataFrame, names: &[&str]| -> PolarsResult<Vec<StringChunked>> {
         names.iter().map(|n| Ok(df.column(n)?.cast(&DataType::String)?.str()?.clone())).collect()
@@ -486,16 +479,15 @@ pub fn summary_ci(
         }
     }
     let refs: Vec<&[f64]> = all_series.iter().map(Vec::as_slice).collect();
-    let all_intervals = if with_ci {
-        crate::metrics::stats::bootstrap_means(
+    let all_intervals = match ci {
+        Some(ci) => crate::metrics::stats::bootstrap_means(
             &refs,
             &union_strata,
             ci.resamples,
             ci.level,
             ci.seed,
-        )
-    } else {
-        Vec::new()
+        ),
+        None => Vec::new(),
     };
     drop(refs);
     drop(all_series);
@@ -531,7 +523,7 @@ pub fn summary_ci(
         if let Some(h) = headline {
             let series: Vec<Vec<f64>> =
                 values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
-            if let Some((value, iv)) = h.recompute(metrics, &series, &strata, ci, with_ci) {
+            if let Some((value, iv)) = h.recompute(metrics, &series, &strata, ci) {
                 overrides.insert((*key).clone(), (h.metric(), value));
                 if let Some(j) = metrics.iter().position(|m| m == h.metric()) {
                     got[j] = iv;

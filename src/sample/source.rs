@@ -201,12 +201,8 @@ impl Item {
 impl Reference {
     /// Returns the authors as printed: `A`, `A and B`, or `A, B, and C`.
     pub fn author_list(&self) -> String {
-        match self.authors {
-            [] => String::new(),
-            [a] => a.to_string(),
-            [a, b] => format!("{a} and {b}"),
-            [init @ .., last] => format!("{}, and {last}", init.join(", ")),
-        }
+        let n: Vec<String> = self.authors.iter().map(|a| a.to_string()).collect();
+        join_names(&n, " and ", ", and ").unwrap_or_default()
     }
 
     /// Returns the venue as printed: `Name, 14(2):33-51`, `Name, 4:101-118`,
@@ -269,11 +265,7 @@ impl Reference {
             }
             RefStyle::Apa => {
                 let n = names(&|g, s| format!("{s}, {}", initials(g, ".", " ")));
-                let who = match n.as_slice() {
-                    [] => None,
-                    [a] => Some(a.clone()),
-                    [init @ .., last] => Some(format!("{}, & {last}", init.join(", "))),
-                };
+                let who = join_names(&n, ", & ", ", & ");
                 let loc = match (vol, iss, pages) {
                     (Some(v), Some(i), Some(p)) => format!(", {v}({i}), {p}"),
                     (Some(v), None, Some(p)) => format!(", {v}, {p}"),
@@ -289,11 +281,7 @@ impl Reference {
             }
             RefStyle::Harvard => {
                 let n = names(&|g, s| format!("{s}, {}", initials(g, ".", "")));
-                let who = match n.as_slice() {
-                    [] => None,
-                    [a] => Some(a.clone()),
-                    [init @ .., last] => Some(format!("{} and {last}", init.join(", "))),
-                };
+                let who = join_names(&n, " and ", " and ");
                 let loc = match (vol, iss, pages) {
                     (Some(v), Some(i), Some(p)) => format!(", {v}({i}), pp. {p}"),
                     (Some(v), None, Some(p)) => format!(", {v}, pp. {p}"),
@@ -308,12 +296,8 @@ impl Reference {
             }
             RefStyle::Ieee => {
                 let n = names(&|g, s| format!("{} {s}", initials(g, ".", " ")));
-                let who = match n.as_slice() {
-                    [] => String::new(),
-                    [a] => format!("{a}, "),
-                    [a, b] => format!("{a} and {b}, "),
-                    [init @ .., last] => format!("{}, and {last}, ", init.join(", ")),
-                };
+                let who =
+                    join_names(&n, " and ", ", and ").map_or(String::new(), |w| format!("{w}, "));
                 let mut loc = String::new();
                 if let Some(v) = vol {
                     loc.push_str(&format!(", vol. {v}"));
@@ -328,12 +312,8 @@ impl Reference {
             }
             RefStyle::Acm => {
                 let n = names(&|g, s| format!("{g} {s}"));
-                let who = match n.as_slice() {
-                    [] => String::new(),
-                    [a] => format!("{a}. "),
-                    [a, b] => format!("{a} and {b}. "),
-                    [init @ .., last] => format!("{}, and {last}. ", init.join(", ")),
-                };
+                let who =
+                    join_names(&n, " and ", ", and ").map_or(String::new(), |w| format!("{w}. "));
                 let year = y.get(..4).unwrap_or(y);
                 let loc = match (vol, iss, pages) {
                     (Some(v), Some(i), Some(p)) => format!(" {v}, {i} ({year}), {p}"),
@@ -350,11 +330,7 @@ impl Reference {
             }
             RefStyle::Nature => {
                 let n = names(&|g, s| format!("{s}, {}", initials(g, ".", " ")));
-                let who = match n.as_slice() {
-                    [] => String::new(),
-                    [a] => format!("{a} "),
-                    [init @ .., last] => format!("{} & {last} ", init.join(", ")),
-                };
+                let who = join_names(&n, " & ", " & ").map_or(String::new(), |w| format!("{w} "));
                 let who = if self.org { format!("{}. ", who.trim_end()) } else { who };
                 let loc = match (vol, pages) {
                     (Some(v), Some(p)) => format!(" {v}, {p}"),
@@ -390,6 +366,17 @@ impl Reference {
     /// Returns the last name of an author: the final name token.
     pub fn last_name(author: &str) -> &str {
         author.rsplit(' ').next().unwrap_or(author)
+    }
+}
+
+/// Joins names as a reference list prints them: two with `pair` between them (`A and B`),
+/// more with `, ` and `last` before the last (`A, B, and C`); `None` for no name.
+fn join_names(names: &[String], pair: &str, last: &str) -> Option<String> {
+    match names {
+        [] => None,
+        [a] => Some(a.clone()),
+        [a, b] => Some(format!("{a}{pair}{b}")),
+        [init @ .., end] => Some(format!("{}{last}{end}", init.join(", "))),
     }
 }
 

@@ -78,11 +78,14 @@ fn a_planted_regression_fails_and_an_unchanged_rerun_passes() {
     import_and_eval(&db, root, "2", true);
     import_and_eval(&db, root, "3", false);
 
-    let gate = |candidate: &str, extra: &[&str]| {
+    let gate_on = |candidate: &str, metric: &str, extra: &[&str]| {
         run(corpus(&db)
             .args(["gate", "--suite", "table", "--baseline", "p@1", "--candidate", candidate])
-            .args(["--metric", "teds", "--max-drop", "0.005"])
+            .args(["--metric", metric])
             .args(extra))
+    };
+    let gate = |candidate: &str, extra: &[&str]| {
+        gate_on(candidate, "teds", &[&["--max-drop", "0.005"], extra].concat())
     };
     // Every page lost a table: 8 of 8 documents worse, exact one-sided p = 1/256.
     let out = gate("p@2", &["--format", "json"]);
@@ -111,32 +114,12 @@ fn a_planted_regression_fails_and_an_unchanged_rerun_passes() {
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ok   teds: within the allowed drop"));
     // A loss within a generous allowance passes too.
-    let out = run(corpus(&db).args([
-        "gate",
-        "--suite",
-        "table",
-        "--baseline",
-        "p@1",
-        "--candidate",
-        "p@2",
-        "--metric",
-        "teds:0.9",
-    ]));
+    let out = gate_on("p@2", "teds:0.9", &[]);
     assert_eq!(out.status.code(), Some(0));
     // Unknown metric and unknown version are usage errors.
     let out = gate("p@9", &[]);
     assert_eq!(out.status.code(), Some(2));
-    let out = run(corpus(&db).args([
-        "gate",
-        "--suite",
-        "table",
-        "--baseline",
-        "p@1",
-        "--candidate",
-        "p@2",
-        "--metric",
-        "nope",
-    ]));
+    let out = gate_on("p@2", "nope", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("stored: "));
 }
