@@ -35,7 +35,12 @@ pub struct ImportArgs {
     /// (<name>.pdf.json); text: plain text (<name>.txt, form feeds between pages); alto: ALTO
     /// XML, as pdfalto writes it (<name>.xml, also .alto.xml; pdfalto's _metadata.xml is
     /// skipped); unstructured-json: Unstructured's element list (<name>.json);
-    /// opendataloader-json: opendataloader-pdf's JSON (<name>.json).
+    /// opendataloader-json: opendataloader-pdf's JSON (<name>.json); mineru: MinerU's
+    /// <name>_middle.json or <name>_content_list.json (the middle file is preferred where both
+    /// are there); paddleocr-json: PaddleOCR's (PP-StructureV3, PaddleOCR-VL)
+    /// <name>[_<page>]_res.json (a PDF's pages imported together); marker-json: Marker's
+    /// <name>/<name>.json (_meta.json skipped); olmocr-jsonl: olmOCR's pipeline
+    /// results/output_*.jsonl (one document per line, matched by its Source-File).
     #[arg(long, value_parser = super::values::import_format())]
     format: ImportFormat,
     /// The provider's version, stored with every output (compare versions with `report`)
@@ -111,10 +116,10 @@ pub fn run(g: &GlobalArgs, a: &ImportArgs) -> anyhow::Result<ExitCode> {
                 }
                 if !sum.skipped.is_empty() {
                     eprintln!(
-                        "corpus: skipped {} file(s) that are not {}, e.g. {}",
+                        "corpus: skipped {} file(s), e.g. {}: {}",
                         sum.skipped.len(),
-                        a.format.as_str(),
-                        sum.skipped[0].file
+                        sum.skipped[0].file,
+                        sum.skipped[0].reason
                     );
                 }
                 for s in sum.unmatched.iter().chain(&sum.errors) {

@@ -1,7 +1,8 @@
 //! `corpus import`: outputs that a parser produced elsewhere (Docling JSON, Markdown from
 //! Marker / MinerU / olmOCR / a VLM, GROBID TEI, PeerRead JSON, plain text, ALTO XML from
-//! `pdfalto`, Unstructured's and opendataloader-pdf's JSON) become ordinary cached outputs of
-//! a named provider, scored by every suite like any other.
+//! `pdfalto`, Unstructured's and opendataloader-pdf's JSON, MinerU's content list and middle
+//! JSON, PaddleOCR's result JSON, Marker's JSON, olmOCR's pipeline JSONL) become ordinary
+//! cached outputs of a named provider, scored by every suite like any other.
 //!
 //! - **Inputs** are files, folders (walked recursively) or zip archives, read in memory
 //!   without extracting; a zip entry whose path is absolute or escapes with `..` is refused.
@@ -10,6 +11,16 @@
 //!   the file records (Docling's `origin.binary_hash`, the low 64 bits of the PDF's SHA-256),
 //!   else it is reported as unmatched. olmOCR's `<pdf>_pg<N>_repeat<K>.md` names page `N`
 //!   of `<pdf>`, repeat `K`; each repeat is its own output.
+//! - **Pipelines' folder layouts** ([`entries`]): MinerU writes `<out>/<pdf>/auto/` (or
+//!   `vlm/`, `hybrid_auto/`) `<pdf>_content_list.json` and `<pdf>_middle.json`; where both are
+//!   there the middle file is imported (boxes in points, page sizes) and the content list is
+//!   reported as skipped. PaddleX writes one `<pdf>_<page>_res.json` per page (zero-based):
+//!   a PDF's page files are imported together as one output of the whole document (a list of
+//!   page results in page order), since a document has one output per provider. Marker writes
+//!   `<out>/<pdf>/<pdf>.json` and `<pdf>_meta.json` (skipped as another kind of JSON). olmOCR
+//!   writes `results/output_<hash>.jsonl`, one document per line: each line is imported as
+//!   the output of the PDF its `metadata.Source-File` names (`s3://bucket/dir/x.pdf`,
+//!   `/abs/x.pdf`, `bundle.tar.gz::x.pdf` all name `x`), shown as `<file>:<line>`.
 //! - **Cache key**: the provider id the user gives, the importer's adapter version, the
 //!   file's blake3 as the model digest, the page, and a config holding the format, the
 //!   declared provider and model versions and the repeat. Importing the same file again
@@ -75,6 +86,12 @@ pub fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
         }
     }
     let (mut page, mut repeat) = (None, None);
+    if format == ImportFormat::PaddleJson {
+        if let Some((stem, n)) = paddle_page(&base) {
+            page = Some(n);
+            base = stem.to_string();
+        }
+    }
     // olmOCR: <pdf>_pg<N>_repeat<K>
     if let Some((head, k)) = base.rsplit_once("_repeat") {
         if let (Ok(k), Some((stem, n))) = (k.parse::<u32>(), head.rsplit_once("_pg")) {
@@ -89,6 +106,16 @@ pub fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
     }
     let stem = base.rsplit('/').next().unwrap_or(&base).to_string();
     Some(FileName { rel_stem: base, stem, page, repeat })
+}
+
+/// Whether a file name says it is one page of a PDF's PaddleX results: `<pdf>_<n>_res.json`
+/// is page `n` (zero-based) of `<pdf>`; returns the name without `_<n>` and the one-based
+/// page.
+fn paddle_page(base: &str) -> Option<(&str, u32)> {
+    let (stem, n) = base.rsplit_once('_')?;
+    let n: u32 = n.parse().ok().filter(|_| n.bytes().all(|b| b.is_ascii_digit()))?;
+    let last = stem.rsplit('/').next().unwrap_or(stem);
+    (!last.is_empty()).then_some((stem, n.checked_add(1)?))
 }
 
 /// One input file, read into memory.
@@ -239,6 +266,154 @@ fn read_zip(
     }
 }
 
+/// One output to import: an input file, or what [`entries`] made of several (a PDF's PaddleX
+/// page results) or of part of one (a document of an olmOCR results file).
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// Where it came from, for messages (`dir/a_middle.json`, `results/output_1.jsonl:3`).
+    pub display: String,
+    /// What its name says about the document and page it holds.
+    pub name: FileName,
+    /// Its bytes, as the format's reader reads them.
+    pub bytes: Vec<u8>,
+}
+
+/// Turns the input files of `format` into the outputs to import, following the folder layout
+/// each pipeline writes (see the module notes): MinerU's content list beside a middle file is
+/// skipped, a PDF's PaddleX page files become one output, an olmOCR results file one output
+/// per document. Files that are left alone go to `skipped`, parts that cannot be read to
+/// `errors`.
+pub fn entries(
+    format: ImportFormat,
+    files: Vec<InputFile>,
+    skipped: &mut Vec<Skipped>,
+    errors: &mut Vec<Skipped>,
+) -> Vec<Entry> {
+    if format == ImportFormat::OlmocrJsonl {
+        let mut out = Vec::new();
+        for f in files {
+            let docs = crate::formats::olmocr_jsonl::documents(&f.bytes);
+            if docs.is_empty() {
+                let reason = "no documents: the file has no lines".to_string();
+                errors.push(Skipped { file: f.display.clone(), reason });
+            }
+            for d in docs {
+                let display = format!("{}:{}", f.display, d.line);
+                match d.source_file {
+                    Ok(src) => out.push(Entry {
+                        display,
+                        name: source_name(&src),
+                        bytes: d.bytes.to_vec(),
+                    }),
+                    Err(e) => errors.push(Skipped { file: display, reason: e.to_string() }),
+                }
+            }
+        }
+        return out;
+    }
+    let mut out: Vec<(String, Entry)> = files
+        .into_iter()
+        .filter_map(|f| {
+            let name = parse_name(&f.rel, format)?;
+            Some((f.rel, Entry { display: f.display, name, bytes: f.bytes }))
+        })
+        .collect();
+    match format {
+        ImportFormat::MinerU => {
+            let is_middle = |rel: &str| rel.to_ascii_lowercase().ends_with("_middle.json");
+            let middles: BTreeSet<String> = out
+                .iter()
+                .filter(|(rel, _)| is_middle(rel))
+                .map(|(_, e)| e.name.rel_stem.clone())
+                .collect();
+            out.retain(|(rel, e)| {
+                let keep = is_middle(rel) || !middles.contains(&e.name.rel_stem);
+                if !keep {
+                    skipped.push(Skipped {
+                        file: e.display.clone(),
+                        reason: "MinerU's _middle.json beside it is imported instead (boxes in \
+                                 points, page sizes)"
+                            .into(),
+                    });
+                }
+                keep
+            });
+            out.into_iter().map(|(_, e)| e).collect()
+        }
+        ImportFormat::PaddleJson => join_pages(out.into_iter().map(|(_, e)| e).collect(), errors),
+        _ => out.into_iter().map(|(_, e)| e).collect(),
+    }
+}
+
+/// Joins the page files of each PDF (entries with a page) into one entry of the whole
+/// document: a JSON list of the page results in page order. A PDF with two files for one
+/// page is an error.
+fn join_pages(list: Vec<Entry>, errors: &mut Vec<Skipped>) -> Vec<Entry> {
+    let mut out: Vec<Entry> = Vec::new();
+    let mut groups: Vec<Vec<Entry>> = Vec::new();
+    let mut by_stem: HashMap<String, usize> = HashMap::new();
+    for e in list {
+        if e.name.page.is_none() {
+            out.push(e);
+            continue;
+        }
+        let next = groups.len();
+        let i = *by_stem.entry(e.name.rel_stem.clone()).or_insert(next);
+        if i == groups.len() {
+            groups.push(Vec::new());
+        }
+        groups[i].push(e);
+    }
+    for mut g in groups {
+        g.sort_by_key(|e| e.name.page);
+        let first = &g[0];
+        if let Some(w) = g.windows(2).find(|w| w[0].name.page == w[1].name.page) {
+            errors.push(Skipped {
+                file: w[1].display.clone(),
+                reason: format!(
+                    "two results for page {} of {} ({} and this one)",
+                    w[1].name.page.unwrap_or(0).saturating_sub(1),
+                    first.name.rel_stem,
+                    w[0].display
+                ),
+            });
+            continue;
+        }
+        let display = match g.len() {
+            1 => first.display.clone(),
+            n => format!("{} and {} more page files", first.display, n - 1),
+        };
+        let name = FileName { page: None, ..first.name.clone() };
+        let mut bytes = b"[".to_vec();
+        for (k, e) in g.iter().enumerate() {
+            if k > 0 {
+                bytes.push(b',');
+            }
+            bytes.extend_from_slice(&e.bytes);
+        }
+        bytes.push(b']');
+        out.push(Entry { display, name, bytes });
+    }
+    out
+}
+
+/// What an olmOCR `Source-File` says about the PDF: its path without a URL scheme (and an
+/// `s3://` bucket stays a folder), a tarball member's own path after `::`, the `.pdf` or image
+/// ending dropped.
+pub fn source_name(src: &str) -> FileName {
+    let path = src.rsplit("::").next().unwrap_or(src).replace('\\', "/");
+    let path = path.split_once("://").map_or(path.as_str(), |(_, rest)| rest);
+    let mut base = path.trim_start_matches('/').to_string();
+    for ext in [".pdf", ".png", ".jpg", ".jpeg"] {
+        if base.to_ascii_lowercase().ends_with(ext) && base.len() > ext.len() {
+            base.truncate(base.len() - ext.len());
+            break;
+        }
+    }
+    let stem = base.rsplit('/').next().unwrap_or(&base).to_string();
+    FileName { rel_stem: base, stem, page: None, repeat: None }
+}
+
 /// Matches file names to documents: by name, then by recorded PDF hash.
 pub struct Matcher {
     /// Document rows by id.
@@ -362,7 +537,8 @@ pub struct ImportSummary {
     /// Distinct documents that got an output from this import (new or unchanged).
     pub documents: u64,
     /// Files of the right ending that are not of the format at all (other JSON beside
-    /// Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO), left alone.
+    /// Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO, Marker's `_meta.json`), or that
+    /// another file stands for (MinerU's content list beside its middle file), left alone.
     pub skipped: Vec<Skipped>,
     /// Files matched to no document.
     pub unmatched: Vec<Skipped>,
@@ -384,12 +560,13 @@ pub fn import(
         read_inputs(input, opts.format, opts.follow, &mut files, &mut summary.errors)?;
     }
     summary.files = files.len() as u64;
+    let entries = entries(opts.format, files, &mut summary.skipped, &mut summary.errors);
     let mut matcher = Matcher::new(store, opts.dataset)?;
     let mut docs = BTreeSet::new();
-    progress.start(files.len() as u64);
-    for f in &files {
-        let ok = import_one(store, opts, &mut matcher, f, &mut summary, &mut docs)?;
-        progress.advance(&f.display, ok);
+    progress.start(entries.len() as u64);
+    for e in &entries {
+        let ok = import_one(store, opts, &mut matcher, e, &mut summary, &mut docs)?;
+        progress.advance(&e.display, ok);
     }
     progress.finish();
     summary.documents = docs.len() as u64;
@@ -403,11 +580,11 @@ fn import_one(
     store: &mut Store,
     opts: &ImportOptions<'_>,
     matcher: &mut Matcher,
-    f: &InputFile,
+    f: &Entry,
     summary: &mut ImportSummary,
     docs: &mut BTreeSet<i64>,
 ) -> Result<bool> {
-    let Some(name) = parse_name(&f.rel, opts.format) else { return Ok(false) };
+    let name = &f.name;
     let page0 = name.page.map_or(0, |p| p - 1);
     let parsed = match opts.format.read(&f.bytes, page0) {
         Ok(p) => p,
@@ -420,7 +597,7 @@ fn import_one(
             return Ok(false);
         }
     };
-    let doc = match matcher.find(store, &name, parsed.binary_hash)? {
+    let doc = match matcher.find(store, name, parsed.binary_hash)? {
         Ok(d) => d,
         Err(reason) => {
             summary.unmatched.push(Skipped { file: f.display.clone(), reason });
@@ -464,7 +641,7 @@ fn import_one(
         config: &canonical_json(&config),
         pages: &pages.to_string(),
         result: Ok(&json),
-        wall_ms: 0,
+        usage: crate::store::Usage::default(),
         device: "import",
         run: opts.run,
     })?;
@@ -506,6 +683,126 @@ mod tests {
     fn sha256_low64_is_the_last_eight_bytes() {
         // sha256("abc") = ba7816bf...f20015ad; Docling keeps int(hexdigest) mod 2^64.
         assert_eq!(sha256_low64(b"abc"), 0xb410ff61f20015ad);
+    }
+
+    #[test]
+    fn pipeline_names_are_read() {
+        let n = parse_name("out/paper/auto/paper_middle.json", ImportFormat::MinerU).unwrap();
+        assert_eq!((n.rel_stem.as_str(), n.stem.as_str()), ("out/paper/auto/paper", "paper"));
+        let n = parse_name("paper/vlm/paper_content_list.json", ImportFormat::MinerU).unwrap();
+        assert_eq!(n.stem, "paper");
+        assert!(parse_name("paper_content_list_v2.json", ImportFormat::MinerU).is_none());
+        assert!(parse_name("paper_model.json", ImportFormat::MinerU).is_none());
+        let n = parse_name("pp/report_2024_3_res.json", ImportFormat::PaddleJson).unwrap();
+        assert_eq!(
+            (n.rel_stem.as_str(), n.stem.as_str(), n.page),
+            ("pp/report_2024", "report_2024", Some(4))
+        );
+        let n = parse_name("scan_res.json", ImportFormat::PaddleJson).unwrap();
+        assert_eq!((n.stem.as_str(), n.page), ("scan", None));
+        assert_eq!(parse_name("_0_res.json", ImportFormat::PaddleJson).unwrap().page, None);
+        let n = parse_name("marker/paper/paper.json", ImportFormat::MarkerJson).unwrap();
+        assert_eq!((n.rel_stem.as_str(), n.stem.as_str()), ("marker/paper/paper", "paper"));
+        assert!(parse_name("results/output_ab12.jsonl", ImportFormat::OlmocrJsonl).is_some());
+        assert!(parse_name("results/output_ab12.jsonl", ImportFormat::MarkerJson).is_none());
+        for (src, rel, stem) in [
+            ("s3://ai2-bucket/pdfs/a/doc.pdf", "ai2-bucket/pdfs/a/doc", "doc"),
+            ("/data/pdfs/doc.PDF", "data/pdfs/doc", "doc"),
+            ("pdfs/scan.png", "pdfs/scan", "scan"),
+            ("/data/bundle.tar.gz::inner/doc.pdf", "inner/doc", "doc"),
+            ("doc.pdf", "doc", "doc"),
+        ] {
+            let n = source_name(src);
+            assert_eq!((n.rel_stem.as_str(), n.stem.as_str(), n.page), (rel, stem, None), "{src}");
+        }
+    }
+
+    fn input(rel: &str, body: &str) -> InputFile {
+        InputFile { display: format!("in/{rel}"), rel: rel.into(), bytes: body.as_bytes().to_vec() }
+    }
+
+    #[test]
+    fn entries_follow_each_pipelines_layout() {
+        let (mut skipped, mut errors) = (Vec::new(), Vec::new());
+        // MinerU: the middle file stands for the content list beside it.
+        let e = entries(
+            ImportFormat::MinerU,
+            vec![
+                input("a/auto/a_content_list.json", "[]"),
+                input("a/auto/a_middle.json", "{}"),
+                input("b/vlm/b_content_list.json", "[]"),
+            ],
+            &mut skipped,
+            &mut errors,
+        );
+        let got: Vec<&str> = e.iter().map(|e| e.display.as_str()).collect();
+        assert_eq!(got, ["in/a/auto/a_middle.json", "in/b/vlm/b_content_list.json"]);
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0].file, "in/a/auto/a_content_list.json");
+        // PaddleX: a PDF's page files become one list in page order; an image result stays.
+        let e = entries(
+            ImportFormat::PaddleJson,
+            vec![
+                input("p/a_1_res.json", "{\"page_index\": 1}"),
+                input("p/scan_res.json", "{\"page_index\": null}"),
+                input("p/a_0_res.json", "{\"page_index\": 0}"),
+                input("q/a_0_res.json", "{}"),
+                input("q/a_0_res.json", "{}"),
+            ],
+            &mut skipped,
+            &mut errors,
+        );
+        let got: Vec<(&str, &str, Option<u32>, &str)> = e
+            .iter()
+            .map(|e| {
+                let body = std::str::from_utf8(&e.bytes).unwrap();
+                (e.display.as_str(), e.name.rel_stem.as_str(), e.name.page, body)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("in/p/scan_res.json", "p/scan", None, "{\"page_index\": null}"),
+                (
+                    "in/p/a_0_res.json and 1 more page files",
+                    "p/a",
+                    None,
+                    "[{\"page_index\": 0},{\"page_index\": 1}]"
+                ),
+            ]
+        );
+        assert_eq!(errors.len(), 1);
+        assert!(errors[0].reason.starts_with("two results for page 0 of q/a"), "{errors:?}");
+        // olmOCR: one entry per document, named by its Source-File.
+        errors.clear();
+        let line = |src: &str| {
+            serde_json::json!({"text": "x", "metadata": {"Source-File": src},
+                               "attributes": {"pdf_page_numbers": [[0, 1, 1]]}})
+            .to_string()
+        };
+        let file = format!("{}\n{}\n{{\"text\": \"y\"}}\n", line("s3://b/a.pdf"), line("/d/c.pdf"));
+        let e = entries(
+            ImportFormat::OlmocrJsonl,
+            vec![input("results/output_1.jsonl", &file), input("results/output_2.jsonl", "\n")],
+            &mut skipped,
+            &mut errors,
+        );
+        let got: Vec<(&str, &str)> =
+            e.iter().map(|e| (e.display.as_str(), e.name.stem.as_str())).collect();
+        assert_eq!(
+            got,
+            [("in/results/output_1.jsonl:1", "a"), ("in/results/output_1.jsonl:2", "c")]
+        );
+        assert_eq!(e[1].bytes, line("/d/c.pdf").into_bytes());
+        let errs: Vec<(&str, &str)> =
+            errors.iter().map(|e| (e.file.as_str(), e.reason.as_str())).collect();
+        assert_eq!(
+            errs,
+            [
+                ("in/results/output_1.jsonl:3", "expected a string at $.metadata.Source-File"),
+                ("in/results/output_2.jsonl", "no documents: the file has no lines"),
+            ]
+        );
     }
 
     #[test]
