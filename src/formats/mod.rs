@@ -17,11 +17,16 @@ pub mod icdar2013;
 pub mod jats;
 pub mod latex_table;
 pub mod markdown;
+pub mod marker;
+pub mod mineru;
 pub mod olmocr_bench;
+pub mod olmocr_jsonl;
 pub mod omnidocbench;
 pub mod opendataloader;
+pub mod paddle;
 pub mod pdf_parse_bench;
 pub mod peerread;
+pub mod reply;
 pub mod s2orc;
 pub mod tei;
 pub mod text;
@@ -71,12 +76,32 @@ pub enum Format {
     UnstructuredJson,
     /// opendataloader-pdf's JSON ([`opendataloader`]).
     OpenDataLoaderJson,
+    /// MinerU's `content_list.json` or `middle.json` ([`mineru`]).
+    Mineru,
+    /// PaddleOCR's PP-StructureV3 / PaddleOCR-VL result JSON ([`paddle`]).
+    PaddleJson,
+    /// Marker's JSON block tree ([`marker`]).
+    MarkerJson,
+    /// olmOCR's pipeline output: Dolma JSON lines with page spans ([`olmocr_jsonl`]).
+    OlmocrJsonl,
+    /// dots.ocr's layout JSON reply ([`reply::dots`]).
+    DotsOcrJson,
+    /// DeepSeek-OCR's Markdown with grounding tags ([`reply::deepseek`]).
+    DeepseekGrounding,
+    /// olmOCR's reply: YAML front matter and Markdown ([`reply`]).
+    OlmocrMarkdown,
+    /// Chandra's HTML with a box per block ([`reply::chandra`]).
+    ChandraHtml,
+    /// DocTags, as granite-docling and SmolDocling answer ([`reply::doctags`]).
+    DocTags,
+    /// MinerU2.5's layout reply: boxed, labelled regions ([`reply::mineru_vlm`]).
+    MineruLayout,
 }
 
 /// The one table of format names and media types: the name is what `--truth` and `--format`
 /// take and what the store's `truths.format` column holds; the media type is what the store
 /// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 15] = [
+const FORMATS: [(Format, &str, &str); 25] = [
     (Format::PeerRead, "peerread", "application/json"),
     (Format::GrobidTei, "grobid-tei", "application/xml"),
     (Format::S2orc, "s2orc", "application/json"),
@@ -92,6 +117,16 @@ const FORMATS: [(Format, &str, &str); 15] = [
     (Format::Alto, "alto", "application/xml"),
     (Format::UnstructuredJson, "unstructured-json", "application/json"),
     (Format::OpenDataLoaderJson, "opendataloader-json", "application/json"),
+    (Format::Mineru, "mineru", "application/json"),
+    (Format::PaddleJson, "paddleocr-json", "application/json"),
+    (Format::MarkerJson, "marker-json", "application/json"),
+    (Format::OlmocrJsonl, "olmocr-jsonl", "application/jsonl"),
+    (Format::DotsOcrJson, "dots-ocr-json", "application/json"),
+    (Format::DeepseekGrounding, "deepseek-grounding", "text/markdown"),
+    (Format::OlmocrMarkdown, "olmocr-markdown", "text/markdown"),
+    (Format::ChandraHtml, "chandra-html", "text/html"),
+    (Format::DocTags, "doctags", "text/plain"),
+    (Format::MineruLayout, "mineru-layout", "text/plain"),
 ];
 
 impl Format {
@@ -385,6 +420,16 @@ pub enum ImportFormat {
     UnstructuredJson,
     /// opendataloader-pdf's JSON.
     OpenDataLoaderJson,
+    /// MinerU's `<name>_content_list.json` or `<name>_middle.json` ([`mineru`]).
+    MinerU,
+    /// PaddleOCR's PP-StructureV3 / PaddleOCR-VL `save_to_json` result, `<name>_res.json` or a
+    /// PDF's `<name>_<page>_res.json` ([`paddle`]).
+    PaddleJson,
+    /// Marker's JSON block tree, `<name>/<name>.json` ([`marker`]).
+    MarkerJson,
+    /// olmOCR's pipeline results, `output_<hash>.jsonl`: one document per line, each the
+    /// output of the PDF its Source-File names ([`olmocr_jsonl`]).
+    OlmocrJsonl,
 }
 
 /// A file read into a Doc.
@@ -398,7 +443,7 @@ pub struct Parsed {
 
 impl ImportFormat {
     /// Every format.
-    pub const ALL: [ImportFormat; 8] = [
+    pub const ALL: [ImportFormat; 12] = [
         ImportFormat::DoclingJson,
         ImportFormat::Markdown,
         ImportFormat::GrobidTei,
@@ -407,6 +452,10 @@ impl ImportFormat {
         ImportFormat::Alto,
         ImportFormat::UnstructuredJson,
         ImportFormat::OpenDataLoaderJson,
+        ImportFormat::MinerU,
+        ImportFormat::PaddleJson,
+        ImportFormat::MarkerJson,
+        ImportFormat::OlmocrJsonl,
     ];
 
     /// Returns the outside format.
@@ -420,6 +469,10 @@ impl ImportFormat {
             ImportFormat::Alto => Format::Alto,
             ImportFormat::UnstructuredJson => Format::UnstructuredJson,
             ImportFormat::OpenDataLoaderJson => Format::OpenDataLoaderJson,
+            ImportFormat::MinerU => Format::Mineru,
+            ImportFormat::PaddleJson => Format::PaddleJson,
+            ImportFormat::MarkerJson => Format::MarkerJson,
+            ImportFormat::OlmocrJsonl => Format::OlmocrJsonl,
         }
     }
 
@@ -447,13 +500,19 @@ impl ImportFormat {
             ImportFormat::DoclingJson
             | ImportFormat::PeerRead
             | ImportFormat::UnstructuredJson
-            | ImportFormat::OpenDataLoaderJson => &[".json"],
+            | ImportFormat::OpenDataLoaderJson
+            | ImportFormat::MarkerJson => &[".json"],
             ImportFormat::Markdown => &[".markdown", ".mmd", ".md"],
             ImportFormat::GrobidTei => &[".tei.xml", ".xml"],
             ImportFormat::Text => &[".txt"],
             // `pdfalto` writes `<name>.xml` (and `<name>_metadata.xml`, which is skipped as
             // not ALTO).
             ImportFormat::Alto => &[".alto.xml", ".alto", ".xml"],
+            // MinerU writes both beside its Markdown (and `_model.json`, `_content_list_v2.json`,
+            // which are not read); PaddleX names a result `<input stem>[_<page>]_res.json`.
+            ImportFormat::MinerU => &["_content_list.json", "_middle.json"],
+            ImportFormat::PaddleJson => &["_res.json"],
+            ImportFormat::OlmocrJsonl => &[".jsonl"],
         }
     }
 
@@ -468,7 +527,10 @@ impl ImportFormat {
     /// use them: `opendataloader-json` turns its bottom-left boxes over with the page height
     /// (792 pt without it), `unstructured-json` scales `PixelSpace` boxes to points (kept in
     /// pixels without them), `alto` scales `pixel` units to the page (read as points without
-    /// them); the other formats ignore them.
+    /// them), `mineru` scales a content list's 0–1000 boxes to points (empty boxes without
+    /// them) and a middle file's points to the page, `paddleocr-json` scales its pixel boxes to
+    /// points (kept in pixels without them), `marker-json` scales its points to the page; the
+    /// other formats ignore them.
     pub fn read_sized(
         self,
         bytes: &[u8],
@@ -499,14 +561,19 @@ impl ImportFormat {
             ImportFormat::OpenDataLoaderJson => {
                 opendataloader::read_opendataloader(bytes, page, sizes).map(doc)
             }
+            ImportFormat::MinerU => mineru::read(bytes, page, sizes).map(doc),
+            ImportFormat::PaddleJson => paddle::read(bytes, page, sizes).map(doc),
+            ImportFormat::MarkerJson => marker::read(bytes, page, sizes).map(doc),
+            ImportFormat::OlmocrJsonl => olmocr_jsonl::read(bytes, page, sizes).map(doc),
         }
     }
 
     /// Returns whether `e` says a file with this format's ending is another kind of file
-    /// altogether (other JSON beside Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO),
-    /// which an import leaves alone rather than counting as broken.
+    /// altogether (other JSON beside Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO,
+    /// Marker's `_meta.json` beside its JSON), which an import leaves alone rather than
+    /// counting as broken.
     pub fn is_other_kind(e: &FormatError) -> bool {
-        docling::is_not_docling(e) || alto::is_not_alto(e)
+        docling::is_not_docling(e) || alto::is_not_alto(e) || marker::is_not_marker(e)
     }
 }
 
