@@ -106,7 +106,7 @@ fn output<'a>(key: &'a str, doc: i64, json: &'a [u8]) -> NewOutput<'a> {
         config: "{}",
         pages: "all",
         result: Ok(json),
-        wall_ms: 20,
+        usage: corpus::store::Usage { wall_ms: 20, ..Default::default() },
         device: "cpu",
         run: None,
     }

@@ -154,3 +154,21 @@ fn describe_exit(s: &std::process::ExitStatus) -> String {
     }
     format!("exited with {s}")
 }
+
+/// CPU time (user + system) of this process and of the children it has waited for, in ms,
+/// from `/proc/self/stat` (`None` where there is no `/proc`). The kernel reports it in
+/// clock ticks of 1/100 s (`USER_HZ`, fixed at 100 for user space on Linux).
+pub fn own_cpu_ms() -> Option<u64> {
+    cpu_ms_of("self")
+}
+
+/// CPU time of process `pid` (`self`, or a number) and its waited-for children, in ms.
+pub fn cpu_ms_of(pid: &str) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) is in parentheses and may hold spaces: fields after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    // After the name: state is field 3, so utime (14) .. cstime (17) are at 11..=14.
+    let ticks: u64 = f.get(11..15)?.iter().map(|v| v.parse::<u64>().ok()).sum::<Option<u64>>()?;
+    Some(ticks * 10)
+}

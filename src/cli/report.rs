@@ -334,6 +334,10 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
                     .with_maintain_order(true),
             )?;
         }
+        // Beside the scores: what each provider version took per page.
+        if a.by == By::Provider {
+            t = report::with_usage(&t, &cols, &store.output_usage()?)?;
+        }
         let t = match &ci {
             Some(ci) => {
                 if !g.quiet {

@@ -148,6 +148,14 @@ pub enum PageSelection {
 }
 
 impl PageSelection {
+    /// How many of a document's `pages` the selection reads.
+    pub fn count(&self, pages: u32) -> u64 {
+        match self {
+            PageSelection::All => u64::from(pages),
+            PageSelection::Pages(p) => p.iter().filter(|&&n| n >= 1 && n <= pages).count() as u64,
+        }
+    }
+
     /// Parses `all` or a list like `1-3,5` (1-based).
     pub fn parse(s: &str) -> Result<PageSelection, String> {
         let s = s.trim();

@@ -20,6 +20,7 @@ use super::Provider;
 use crate::error::{Error, Result};
 use crate::process::WorkerProc;
 use crate::progress::Progress;
+pub use crate::store::Usage;
 use crate::store::{DocumentRow, NewOutput, RunId, Store};
 
 /// How the documents are parsed.
@@ -180,8 +181,7 @@ pub fn record(
     doc: &DocumentRow,
     key: &CacheKey,
     result: std::result::Result<&[u8], &str>,
-    pages_ran: u64,
-    wall_ms: u64,
+    usage: &Usage,
     device: &str,
     run: Option<RunId>,
 ) -> Result<bool> {
@@ -194,12 +194,13 @@ pub fn record(
         config: &canonical_json(parts.config),
         pages: &parts.pages.to_string(),
         result,
-        wall_ms,
+        usage: *usage,
         device,
         run,
     })?;
+    let wall_ms = usage.wall_ms;
     summary.ran += 1;
-    summary.pages_ran += pages_ran;
+    summary.pages_ran += usage.pages;
     match result {
         Err(msg) => {
             summary.failed += 1;
@@ -242,11 +243,12 @@ pub fn run_ocr(
     progress.start(todo.len() as u64);
     let pages = opts.pages.to_string();
     let mut store_reply = |store: &mut Store, job: &Job, reply: Reply| -> Result<bool> {
-        let (result, wall_ms) = match &reply {
-            Reply::Ok { wall_ms, json } => (Ok(json.as_bytes()), *wall_ms),
-            Reply::Error { wall_ms, message } => (Err(message.as_str()), *wall_ms),
+        let (result, wall_ms, cpu_ms) = match &reply {
+            Reply::Ok { wall_ms, cpu_ms, json } => (Ok(json.as_bytes()), *wall_ms, *cpu_ms),
+            Reply::Error { wall_ms, cpu_ms, message } => (Err(message.as_str()), *wall_ms, *cpu_ms),
         };
-        let pages_ran = u64::from(job.doc.pages);
+        let usage =
+            Usage { pages: opts.pages.count(job.doc.pages), wall_ms, cpu_ms, ..Usage::default() };
         let ok = record(
             store,
             &mut summary,
@@ -254,8 +256,7 @@ pub fn run_ocr(
             &job.doc,
             &job.key,
             result,
-            pages_ran,
-            wall_ms,
+            &usage,
             opts.device,
             opts.run,
         )?;
@@ -370,8 +371,12 @@ fn thread_worker(
     while let Some(job) = next_job(queue) {
         let reply = match store.pdf(&job.doc.hash) {
             Ok(Some(pdf)) => run_one(engine.as_mut(), pdf, pages),
-            Ok(None) => Reply::Error { wall_ms: 0, message: missing_blob(&job.doc).to_string() },
-            Err(e) => Reply::Error { wall_ms: 0, message: e.to_string() },
+            Ok(None) => Reply::Error {
+                wall_ms: 0,
+                cpu_ms: None,
+                message: missing_blob(&job.doc).to_string(),
+            },
+            Err(e) => Reply::Error { wall_ms: 0, cpu_ms: None, message: e.to_string() },
         };
         if tx.send(Ok((job, reply))).is_err() {
             break;
@@ -445,13 +450,15 @@ fn worker_thread(spec: &WorkerSpec, queue: &Mutex<VecDeque<Job>>, tx: &Sender) {
         let answer = w.request(&job.doc.hash, spec.timeout);
         let wall_ms = t0.elapsed().as_millis() as u64;
         let reply = match answer {
-            Ok(line) => {
-                Reply::decode(&line).unwrap_or_else(|message| Reply::Error { wall_ms, message })
-            }
+            Ok(line) => Reply::decode(&line).unwrap_or_else(|message| Reply::Error {
+                wall_ms,
+                cpu_ms: None,
+                message,
+            }),
             Err(gone) => {
                 // The process was killed (time limit) or died: the next job gets a new one.
                 proc = None;
-                Reply::Error { wall_ms, message: gone }
+                Reply::Error { wall_ms, cpu_ms: None, message: gone }
             }
         };
         if tx.send(Ok((job, reply))).is_err() {

@@ -117,7 +117,10 @@ fn materialize_with(
             config: &super::key::canonical_json(&config),
             pages: "all",
             result: json.as_ref().map(Vec::as_slice).map_err(String::as_str),
-            wall_ms: t0.elapsed().as_millis() as u64,
+            usage: crate::store::Usage {
+                wall_ms: t0.elapsed().as_millis() as u64,
+                ..Default::default()
+            },
             device: "cpu",
             run,
         })?;

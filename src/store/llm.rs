@@ -14,6 +14,10 @@ pub struct StoredReply {
     pub model: String,
     /// What the caller kept of the reply (JSON).
     pub reply: String,
+    /// The reply's prompt tokens, as the server reported them.
+    pub prompt_tokens: Option<u64>,
+    /// The reply's completion tokens.
+    pub completion_tokens: Option<u64>,
 }
 
 impl Store {
@@ -21,10 +25,15 @@ impl Store {
     pub fn llm_reply(&self, key: &str) -> Result<Option<StoredReply>> {
         let mut st = self
             .conn
-            .prepare_cached("SELECT model, reply FROM llm_replies WHERE cache_key = ?1")?;
-        optional(
-            st.query_row(params![key], |r| Ok(StoredReply { model: r.get(0)?, reply: r.get(1)? })),
-        )
+            .prepare_cached("SELECT model, reply, prompt_tokens, completion_tokens FROM llm_replies WHERE cache_key = ?1")?;
+        optional(st.query_row(params![key], |r| {
+            Ok(StoredReply {
+                model: r.get(0)?,
+                reply: r.get(1)?,
+                prompt_tokens: r.get::<_, Option<i64>>(2)?.map(|v| v as u64),
+                completion_tokens: r.get::<_, Option<i64>>(3)?.map(|v| v as u64),
+            })
+        }))
     }
 
     /// Stores one reply (one statement: whole or absent); a key already there is kept.

@@ -316,7 +316,8 @@ impl Store {
             let mut st = shard.prepare(
                 "SELECT o.cache_key, o.document, o.provider, o.provider_version, o.model_digest,
                         o.config, o.pages, o.status, o.error, o.blob, o.wall_ms, o.device, o.run,
-                        o.created_at, b.data, b.media_type
+                        o.created_at, b.data, b.media_type, o.page_count, o.cpu_ms,
+                        o.prompt_tokens, o.completion_tokens, o.cost_usd
                  FROM outputs o LEFT JOIN blobs b ON b.hash = o.blob ORDER BY o.rowid",
             )?;
             let mut rows = st.query([])?;
@@ -370,8 +371,10 @@ impl Store {
                         tx.prepare_cached(
                             "INSERT INTO outputs (cache_key, document, provider, provider_version,
                                  model_digest, config, pages, status, error, blob, wall_ms, device,
-                                 run, created_at)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                                 run, created_at, page_count, cpu_ms, prompt_tokens,
+                                 completion_tokens, cost_usd)
+                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                                     ?15, ?16, ?17, ?18, ?19)",
                         )?
                         .execute(params![
                             key,
@@ -387,7 +390,12 @@ impl Store {
                             r.get::<_, Option<i64>>(10)?,
                             r.get::<_, Option<String>>(11)?,
                             run,
-                            r.get::<_, String>(13)?
+                            r.get::<_, String>(13)?,
+                            r.get::<_, Option<i64>>(16)?,
+                            r.get::<_, Option<i64>>(17)?,
+                            r.get::<_, Option<i64>>(18)?,
+                            r.get::<_, Option<i64>>(19)?,
+                            r.get::<_, Option<f64>>(20)?
                         ])?;
                         output_ids.insert(key, tx.last_insert_rowid());
                         c.new += 1;
@@ -425,7 +433,9 @@ impl Store {
                                 c.bytes_new += insert_blob(&tx)?;
                                 tx.prepare_cached(
                                     "UPDATE outputs SET status = 'ok', error = NULL, blob = ?2,
-                                         wall_ms = ?3, device = ?4, run = ?5, created_at = ?6
+                                         wall_ms = ?3, device = ?4, run = ?5, created_at = ?6,
+                                         page_count = ?7, cpu_ms = ?8, prompt_tokens = ?9,
+                                         completion_tokens = ?10, cost_usd = ?11
                                      WHERE id = ?1",
                                 )?
                                 .execute(params![
@@ -434,7 +444,12 @@ impl Store {
                                     r.get::<_, Option<i64>>(10)?,
                                     r.get::<_, Option<String>>(11)?,
                                     run,
-                                    r.get::<_, String>(13)?
+                                    r.get::<_, String>(13)?,
+                                    r.get::<_, Option<i64>>(16)?,
+                                    r.get::<_, Option<i64>>(17)?,
+                                    r.get::<_, Option<i64>>(18)?,
+                                    r.get::<_, Option<i64>>(19)?,
+                                    r.get::<_, Option<f64>>(20)?
                                 ])?;
                                 c.superseded += 1;
                             }
@@ -637,7 +652,7 @@ mod tests {
             config: "{}",
             pages: "all",
             result,
-            wall_ms: 1,
+            usage: crate::store::Usage { wall_ms: 1, ..Default::default() },
             device: "cpu",
             run: None,
         }

@@ -24,12 +24,29 @@ pub struct NewOutput<'a> {
     pub pages: &'a str,
     /// The Doc JSON, or the error message.
     pub result: std::result::Result<&'a [u8], &'a str>,
-    /// Wall time spent on it.
-    pub wall_ms: u64,
+    /// What it took: pages, wall and CPU time, tokens, cost.
+    pub usage: Usage,
     /// Where it ran (`cpu`, `cuda`).
     pub device: &'a str,
     /// The run that produced it.
     pub run: Option<RunId>,
+}
+
+/// What one output took. `None` is unknown (not measured, or no price), never 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Usage {
+    /// Pages read.
+    pub pages: u64,
+    /// Wall time, in ms.
+    pub wall_ms: u64,
+    /// CPU time of the process that did the work (and its children), in ms.
+    pub cpu_ms: Option<u64>,
+    /// Prompt tokens of every reply (endpoints).
+    pub prompt_tokens: Option<u64>,
+    /// Completion tokens of every reply (endpoints).
+    pub completion_tokens: Option<u64>,
+    /// Cost in US dollars at the prices in force (endpoints with a price).
+    pub cost_usd: Option<f64>,
 }
 
 /// A stored output row.
@@ -159,12 +176,16 @@ pub(super) fn insert_output(
     let n = tx
         .prepare_cached(
             "INSERT INTO outputs (cache_key, document, provider, provider_version, model_digest,
-                 config, pages, status, error, blob, wall_ms, device, run, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                 config, pages, status, error, blob, wall_ms, device, run, created_at,
+                 page_count, cpu_ms, prompt_tokens, completion_tokens, cost_usd)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                     ?15, ?16, ?17, ?18, ?19)
              ON CONFLICT (cache_key) DO UPDATE SET
                  status = excluded.status, error = excluded.error, blob = excluded.blob,
                  wall_ms = excluded.wall_ms, device = excluded.device, run = excluded.run,
-                 created_at = excluded.created_at
+                 created_at = excluded.created_at, page_count = excluded.page_count,
+                 cpu_ms = excluded.cpu_ms, prompt_tokens = excluded.prompt_tokens,
+                 completion_tokens = excluded.completion_tokens, cost_usd = excluded.cost_usd
              WHERE outputs.status = 'error'",
         )?
         .execute(params![
@@ -178,10 +199,15 @@ pub(super) fn insert_output(
             status,
             error,
             blob,
-            o.wall_ms as i64,
+            o.usage.wall_ms as i64,
             o.device,
             o.run.map(|r| r.0),
-            now()
+            now(),
+            o.usage.pages as i64,
+            o.usage.cpu_ms.map(|v| v as i64),
+            o.usage.prompt_tokens.map(|v| v as i64),
+            o.usage.completion_tokens.map(|v| v as i64),
+            o.usage.cost_usd
         ])?;
     Ok(n > 0)
 }
@@ -218,7 +244,7 @@ mod tests {
             config: "{}",
             pages: "all",
             result,
-            wall_ms: 5,
+            usage: crate::store::Usage { wall_ms: 5, ..Default::default() },
             device: "cpu",
             run: None,
         }

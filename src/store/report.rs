@@ -441,3 +441,62 @@ impl Store {
         Ok(out)
     }
 }
+
+/// What one stored output took, for the cost-and-speed columns of a report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageRow {
+    /// Document name.
+    pub document: String,
+    /// Dataset.
+    pub dataset: String,
+    /// Provider id.
+    pub provider: String,
+    /// Provider version.
+    pub provider_version: String,
+    /// Model digest.
+    pub model_digest: String,
+    /// Pages read (the document's pages for outputs stored before they were recorded).
+    pub pages: u64,
+    /// Wall time, ms.
+    pub wall_ms: Option<u64>,
+    /// CPU time, ms.
+    pub cpu_ms: Option<u64>,
+    /// Prompt plus completion tokens.
+    pub tokens: Option<u64>,
+    /// Cost, US dollars.
+    pub cost_usd: Option<f64>,
+}
+
+impl Store {
+    /// The newest successful output of each (document, provider version, model) with what it
+    /// took, under each of the document's names.
+    pub fn output_usage(&self) -> Result<Vec<UsageRow>> {
+        let mut st = self.conn.prepare(
+            "SELECT n.name, ds.name, o.provider, o.provider_version, o.model_digest,
+                    coalesce(o.page_count, d.pages), o.wall_ms, o.cpu_ms,
+                    o.prompt_tokens + o.completion_tokens, o.cost_usd
+             FROM outputs o
+             JOIN documents d ON d.id = o.document
+             JOIN document_names n ON n.document = o.document
+             JOIN datasets ds ON ds.id = n.dataset
+             WHERE o.id IN (SELECT max(id) FROM outputs WHERE status = 'ok'
+                            GROUP BY document, provider, provider_version, model_digest)",
+        )?;
+        let u = |v: Option<i64>| v.map(|x| x.max(0) as u64);
+        let rows = st.query_map([], |r| {
+            Ok(UsageRow {
+                document: r.get(0)?,
+                dataset: r.get(1)?,
+                provider: r.get(2)?,
+                provider_version: r.get(3)?,
+                model_digest: r.get(4)?,
+                pages: u(r.get(5)?).unwrap_or(0),
+                wall_ms: u(r.get(6)?),
+                cpu_ms: u(r.get(7)?),
+                tokens: u(r.get(8)?),
+                cost_usd: r.get(9)?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}

@@ -28,6 +28,8 @@ pub const SHARD_APPLICATION_ID: i32 = 0x4353_4844;
 /// The shard file format this build writes and reads (`PRAGMA user_version`).
 pub const SHARD_FORMAT_VERSION: i64 = 1;
 const SHARD_SCHEMA: &str = include_str!("../../schema/shard/0001_shard.sql");
+/// The shard schema's additions, applied in order when a shard file is made.
+const SHARD_SCHEMA_ADDED: &[&str] = &[include_str!("../../schema/shard/0002_output_usage.sql")];
 
 /// The writing side of a task: its shard file and the documents of its shard.
 pub(super) struct ShardSink {
@@ -147,6 +149,9 @@ fn open_for_write(path: &Path, spec: ShardSpec) -> Result<Connection> {
     let tables: i64 = tx.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))?;
     if app == 0 && tables == 0 {
         tx.execute_batch(SHARD_SCHEMA)?;
+        for added in SHARD_SCHEMA_ADDED {
+            tx.execute_batch(added)?;
+        }
         tx.pragma_update(None, "application_id", SHARD_APPLICATION_ID)?;
         tx.pragma_update(None, "user_version", SHARD_FORMAT_VERSION)?;
         let info = [

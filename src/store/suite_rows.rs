@@ -220,7 +220,7 @@ mod tests {
             config: r#"{"repeat":1}"#,
             pages: "1",
             result: Ok(b"{}"),
-            wall_ms: 0,
+            usage: crate::store::Usage::default(),
             device: "import",
             run: None,
         })

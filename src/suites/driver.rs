@@ -418,7 +418,7 @@ mod tests {
                 config: "{}",
                 pages: "all",
                 result: Ok(b"{}"),
-                wall_ms: 0,
+                usage: crate::store::Usage::default(),
                 device: "import",
                 run: None,
             })

@@ -60,7 +60,7 @@ fn store() -> (tempfile::TempDir, PathBuf, i64) {
                 config: "{}",
                 pages: "all",
                 result: Ok(b"{\"pages\": [], \"blocks\": []}"),
-                wall_ms: 1,
+                usage: corpus::store::Usage { wall_ms: 1, ..Default::default() },
                 device: "cpu",
                 run: Some(run),
             })
@@ -265,7 +265,7 @@ fn the_fast_score_reader_returns_exactly_the_rows_of_the_views() {
             config: "{\"again\": true}",
             pages: "all",
             result: Ok(b"{\"pages\": [], \"blocks\": []}"),
-            wall_ms: 1,
+            usage: corpus::store::Usage { wall_ms: 1, ..Default::default() },
             device: "cpu",
             run: Some(run),
         })

@@ -251,7 +251,7 @@ fn a_retried_failure_supersedes_and_a_corrupt_file_is_refused_whole() {
             config: "{}",
             pages: "all",
             result: Ok(b"{\"pages\":[],\"blocks\":[]}"),
-            wall_ms: 1,
+            usage: corpus::store::Usage { wall_ms: 1, ..Default::default() },
             device: "cpu",
             run: None,
         })

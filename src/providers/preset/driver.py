@@ -5,15 +5,23 @@
 #   after the preset's code is loaded (its imports done): {"ready": true}
 #                                   or, when loading fails: {"ready": false, "error": "..."}
 #   corpus -> worker: {"pdf": PATH, "pages": null | [1-based page, ...], "workdir": DIR}
-#   worker -> corpus: {"ok": true, "output": TEXT, "ms": MS}
-#                  or {"ok": false, "error": "Type: message", "trace": "...", "ms": MS}
+#   worker -> corpus: {"ok": true, "output": TEXT, "ms": MS, "cpu_ms": MS}
+#                  or {"ok": false, "error": "Type: message", "trace": "...", "ms": MS, "cpu_ms": MS}
+# cpu_ms is the CPU time of this process and of the children it waited for (a parser that runs
+# a command), user + system.
 # Parsers print to stdout freely: the protocol runs on a private copy of the original
 # stdout, and file descriptor 1 is pointed at stderr before the preset's code is loaded.
 import json
 import os
+import resource
 import sys
 import time
 import traceback
+
+
+def cpu_seconds():
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def main():
@@ -46,6 +54,7 @@ def main():
             continue
         req = json.loads(line)
         t0 = time.perf_counter()
+        c0 = cpu_seconds()
         try:
             out = parse(req["pdf"], req["pages"], req["workdir"])
             if isinstance(out, (bytes, bytearray)):
@@ -57,6 +66,7 @@ def main():
             reply = {"ok": False, "error": "%s: %s" % (type(e).__name__, e),
                      "trace": traceback.format_exc()[-3000:]}
         reply["ms"] = round((time.perf_counter() - t0) * 1000.0, 3)
+        reply["cpu_ms"] = round((cpu_seconds() - c0) * 1000.0, 3)
         send(reply)
 
 

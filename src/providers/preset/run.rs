@@ -89,6 +89,10 @@ impl PresetProvider {
                     how: How::Command(runner),
                 })
             }
+            RunKind::Endpoint => Err(Error::Usage(format!(
+                "preset {} is a model behind an endpoint: it runs with `corpus ocr --provider {} --base-url URL`, not in a worker",
+                preset.id, preset.id
+            ))),
         }
     }
 
@@ -199,6 +203,7 @@ impl Provider for PresetProvider {
                     proc: None,
                     dir,
                     n: 0,
+                    last_cpu_ms: None,
                 };
                 // Started now, so that code that cannot even load stops the run with its
                 // error instead of being recorded as every document's failure.
@@ -221,6 +226,8 @@ struct PythonEngine {
     proc: Option<WorkerProc>,
     dir: tempfile::TempDir,
     n: u64,
+    /// The CPU time the worker reported for the last document.
+    last_cpu_ms: Option<u64>,
 }
 
 impl PythonEngine {
@@ -284,6 +291,7 @@ impl PythonEngine {
                 line.chars().take(120).collect::<String>()
             )
         })?;
+        self.last_cpu_ms = v["cpu_ms"].as_f64().map(|ms| ms.round() as u64);
         if v["ok"] != Value::Bool(true) {
             let err = v["error"].as_str().unwrap_or("unknown error");
             let trace = v["trace"].as_str().unwrap_or("").trim();
@@ -317,7 +325,12 @@ impl PythonEngine {
 
 impl Engine for PythonEngine {
     fn run(&mut self, pdf: &[u8], pages: &PageSelection) -> std::result::Result<Doc, String> {
+        self.last_cpu_ms = None;
         self.parse_written(pages, &mut |input| std::fs::write(input, pdf))
+    }
+
+    fn outside_cpu_ms(&mut self) -> Option<u64> {
+        self.last_cpu_ms.take()
     }
 
     fn run_reader(

@@ -128,7 +128,12 @@ struct Row {
     model: String,
     n: Option<i64>,
     means: Vec<Mean>,
+    /// What a page took: [`USAGE`]'s columns, where the table has them.
+    usage: Vec<Option<f64>>,
 }
+
+/// The cost-and-speed columns of [`crate::report::with_usage`], shown after the headlines.
+const USAGE: [&str; 4] = ["s/page", "cpu s/page", "tokens/page", "¢/page"];
 
 fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<Option<f64>>> {
     match df.column(name) {
@@ -192,6 +197,9 @@ pub fn leaderboard(
             ])
         })
         .collect::<PolarsResult<_>>()?;
+    let usage: Vec<Vec<Option<f64>>> =
+        USAGE.iter().map(|u| f64s(table, u)).collect::<PolarsResult<_>>()?;
+    let has_usage = USAGE.iter().any(|u| table.column(u).is_ok());
     let mut rows: Vec<Row> = (0..table.height())
         .map(|i| Row {
             provider: providers[i].clone(),
@@ -201,6 +209,7 @@ pub fn leaderboard(
                 .iter()
                 .map(|[v, lo, hi]| Mean { value: v[i], lo: lo[i], hi: hi[i] })
                 .collect(),
+            usage: if has_usage { usage.iter().map(|u| u[i]).collect() } else { Vec::new() },
         })
         .collect();
     // Sorted by the headlines in turn (the first decides; the rest break its ties), then by
@@ -305,6 +314,15 @@ fn board_table(rows: &[Row], metrics: &[String], idx: &[usize], class: &str, bar
             if lower_is_better(m) { "↓" } else { "↑" }
         );
     }
+    if bars && rows.iter().any(|r| !r.usage.is_empty()) {
+        for u in USAGE {
+            let _ = write!(
+                s,
+                r#"<th class="usage" title="what a page took (docs/endpoints.md)">{}</th>"#,
+                esc(u)
+            );
+        }
+    }
     s.push_str("</tr></thead><tbody>");
     // The best value of each column, and the axis of its bars.
     let best: Vec<Option<f64>> = idx
@@ -362,6 +380,17 @@ fn board_table(rows: &[Row], metrics: &[String], idx: &[usize], class: &str, bar
                     format!(r#"<span class="ci">{interval}</span>"#)
                 }
             );
+        }
+        if bars {
+            for (u, v) in USAGE.iter().zip(&r.usage) {
+                let _ = write!(
+                    s,
+                    r#"<td class="n usage" data-usage="{}" data-value="{}">{}</td>"#,
+                    esc(u),
+                    full(*v),
+                    v.map_or("–".into(), |x| format!("{x:.3}"))
+                );
+            }
         }
         s.push_str("</tr>");
     }

@@ -372,6 +372,7 @@ fn index_page(
     )
     .map_err(pe)?;
     drop(stored);
+    let lb = super::with_usage(&lb, cols, &store.output_usage()?).map_err(pe)?;
     s.push_str(r#"<h2 id="leaderboard">Leaderboard</h2>"#);
     let heads = headline_columns(suite, board);
     s.push_str(&board::leaderboard(&lb, board, &heads).map_err(pe)?);

@@ -11,7 +11,12 @@ use crate::progress::NoProgress;
 fn judge(model: &str) -> Judge {
     Judge {
         model: model.into(),
-        sampling: Sampling { temperature: 0.0, top_p: 1.0, max_tokens: 2000 },
+        sampling: Sampling {
+            temperature: 0.0,
+            top_p: 1.0,
+            max_tokens: 2000,
+            repetition_penalty: None,
+        },
         structured: true,
         concurrency: 4,
     }
