@@ -94,13 +94,14 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
     };
     let judge = Judge {
         model: model.to_string(),
-        sampling: a.llm.sampling(2000),
+        sampling: a.llm.sampling(&Default::default(), 2000),
         structured: !a.no_structured,
         concurrency: a.llm.concurrency,
     };
     let kind = if a.suite == "table" { Kind::Table } else { Kind::Formula };
     let client = a.llm.client(base_url, api_key(&[KEY_VAR]));
-    let budget = a.llm.budget();
+    let price = a.llm.price(None);
+    let budget = a.llm.budget(price);
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let bar = super::progress::Bar::new("judge", g.quiet);
 
@@ -127,7 +128,14 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
         for p in &out {
             println!("{}", serde_json::to_string(p)?);
         }
-        report_end(g, asked.asked as u64, asked.cached as u64, &budget, asked.stopped.as_deref());
+        report_end(
+            g,
+            asked.asked as u64,
+            asked.cached as u64,
+            &budget,
+            price.is_some(),
+            asked.stopped.as_deref(),
+        );
         let failed = out.iter().any(|p| p.score.is_none());
         return Ok(if failed { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS });
     }
@@ -175,10 +183,10 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
             "dry run: {} call(s) would be made ({} pair(s) judged before, {} GT {}(s) without a match score 0 without a call); about {p} prompt + {c} completion tokens (prompt chars / 4, 150 per reply); none was made",
             sum.to_ask, sum.cached, sum.missed, a.suite
         );
-        if a.llm.price_in > 0.0 || a.llm.price_out > 0.0 {
+        if let Some(price) = price {
             eprintln!(
                 "estimated cost: {:.4}",
-                (p as f64 * a.llm.price_in + c as f64 * a.llm.price_out) / 1e6
+                (p as f64 * price.prompt + c as f64 * price.completion) / 1e6
             );
         }
         return Ok(ExitCode::SUCCESS);
@@ -188,7 +196,7 @@ pub fn run(g: &GlobalArgs, a: &JudgeArgs) -> anyhow::Result<ExitCode> {
             eprintln!("corpus: {}: {}: {}", f.document, f.provider, f.error);
         }
     }
-    report_end(g, sum.asked, sum.cached, &budget, sum.stopped.as_deref());
+    report_end(g, sum.asked, sum.cached, &budget, price.is_some(), sum.stopped.as_deref());
     let bad = !sum.failures.is_empty() || sum.stopped.is_some();
     Ok(if bad { ExitCode::from(EXIT_SOME_FAILED) } else { ExitCode::SUCCESS })
 }
@@ -198,20 +206,29 @@ fn report_end(
     asked: u64,
     cached: u64,
     budget: &corpus::llm::Budget,
+    priced: bool,
     stopped: Option<&str>,
 ) {
     if g.quiet {
         return;
     }
     let (p, c) = budget.tokens();
-    eprintln!(
-        "{asked} pair(s) sent, {cached} from the cache; {} HTTP request(s), {p} prompt + {c} completion tokens{}",
-        budget.sent(),
-        if budget.price_in > 0.0 || budget.price_out > 0.0 {
-            format!(", cost {:.4}", budget.cost())
+    // Per pair, as the OCR report gives tokens and cents per page.
+    let per_pair = if asked > 0 {
+        let n = asked as f64;
+        let cents = if priced {
+            format!(", {:.4} ¢/pair", budget.cost() * 100.0 / n)
         } else {
             String::new()
-        }
+        };
+        format!(" ({:.0} tokens/pair{cents})", (p + c) as f64 / n)
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "{asked} pair(s) sent, {cached} from the cache; {} HTTP request(s), {p} prompt + {c} completion tokens{}{per_pair}",
+        budget.sent(),
+        if priced { format!(", cost {:.4}", budget.cost()) } else { String::new() }
     );
     if let Some(s) = stopped {
         eprintln!("stopped early: {s}; what arrived is stored, run again to continue");

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use corpus::llm::{Budget, Client, ClientConfig, Sampling};
+use corpus::providers::preset::{Price, SamplingSpec};
 
 /// Options of a model behind an HTTP endpoint.
 #[derive(Args, Debug, Clone)]
@@ -28,21 +29,27 @@ pub struct LlmArgs {
     /// --price-out)
     #[arg(long)]
     pub max_cost: Option<f64>,
-    /// Price per 1M prompt tokens, for --max-cost and the cost printed
-    #[arg(long, default_value_t = 0.0)]
-    pub price_in: f64,
-    /// Price per 1M completion tokens
-    #[arg(long, default_value_t = 0.0)]
-    pub price_out: f64,
-    /// Sampling temperature (part of the cache key)
-    #[arg(long, default_value_t = 0.0)]
-    pub temperature: f64,
-    /// Nucleus sampling top_p (part of the cache key)
-    #[arg(long, default_value_t = 1.0)]
-    pub top_p: f64,
-    /// Most tokens per reply (part of the cache key) [default: 2000 for judge, 8000 for ocr]
+    /// Price in US dollars per 1M prompt tokens, for --max-cost and the cost recorded with
+    /// each output [default: an endpoint preset's, else unknown: no cost recorded]
+    #[arg(long)]
+    pub price_in: Option<f64>,
+    /// Price in US dollars per 1M completion tokens [default: as --price-in]
+    #[arg(long)]
+    pub price_out: Option<f64>,
+    /// Sampling temperature (part of the cache key) [default: an endpoint preset's, else 0]
+    #[arg(long)]
+    pub temperature: Option<f64>,
+    /// Nucleus sampling top_p (part of the cache key) [default: an endpoint preset's, else 1]
+    #[arg(long)]
+    pub top_p: Option<f64>,
+    /// Most tokens per reply (part of the cache key) [default: an endpoint preset's, else
+    /// 2000 for judge and 8000 for ocr]
     #[arg(long)]
     pub max_tokens: Option<u32>,
+    /// vLLM's repetition_penalty (part of the cache key) [default: an endpoint preset's, else
+    /// not sent]
+    #[arg(long)]
+    pub repetition_penalty: Option<f64>,
     /// Seconds to connect
     #[arg(long, default_value_t = 10.0)]
     pub connect_timeout: f64,
@@ -72,7 +79,7 @@ impl LlmArgs {
         if !(self.read_timeout > 0.0 && self.connect_timeout > 0.0) {
             return bad("timeouts must be positive numbers of seconds");
         }
-        if self.max_cost.is_some() && self.price_in == 0.0 && self.price_out == 0.0 {
+        if self.max_cost.is_some() && self.price_in.is_none() && self.price_out.is_none() {
             return bad("--max-cost needs --price-in and/or --price-out (per 1M tokens)");
         }
         Ok(())
@@ -91,17 +98,29 @@ impl LlmArgs {
         Client::new(c)
     }
 
-    /// The caps and prices.
-    pub fn budget(&self) -> Budget {
-        Budget::new(self.max_requests, self.max_cost, self.price_in, self.price_out)
+    /// The prices: the flags where given (one flag alone leaves the other at 0), else
+    /// `default` (an endpoint preset's), else none.
+    pub fn price(&self, default: Option<Price>) -> Option<Price> {
+        match (self.price_in, self.price_out) {
+            (None, None) => default,
+            (i, o) => Some(Price { prompt: i.unwrap_or(0.0), completion: o.unwrap_or(0.0) }),
+        }
     }
 
-    /// The sampling parameters, `max_tokens` defaulting to `default_max_tokens`.
-    pub fn sampling(&self, default_max_tokens: u32) -> Sampling {
+    /// The caps and prices.
+    pub fn budget(&self, price: Option<Price>) -> Budget {
+        let p = price.unwrap_or(Price { prompt: 0.0, completion: 0.0 });
+        Budget::new(self.max_requests, self.max_cost, p.prompt, p.completion)
+    }
+
+    /// The sampling parameters: the flags, else `defaults` (an endpoint preset's), else
+    /// temperature 0, top_p 1 and `default_max_tokens`.
+    pub fn sampling(&self, defaults: &SamplingSpec, default_max_tokens: u32) -> Sampling {
         Sampling {
-            temperature: self.temperature,
-            top_p: self.top_p,
-            max_tokens: self.max_tokens.unwrap_or(default_max_tokens),
+            temperature: self.temperature.or(defaults.temperature).unwrap_or(0.0),
+            top_p: self.top_p.or(defaults.top_p).unwrap_or(1.0),
+            max_tokens: self.max_tokens.or(defaults.max_tokens).unwrap_or(default_max_tokens),
+            repetition_penalty: self.repetition_penalty.or(defaults.repetition_penalty),
         }
     }
 }

@@ -108,6 +108,21 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
             }
             return run_openai(g, a);
         }
+        Entry::Preset(preset) if preset.endpoint.is_some() => {
+            if a.shard.into.is_some() {
+                usage_bail!("--provider {} is not sharded: the server does the work; run it without --shard/--into", preset.id);
+            }
+            if a.prompt.is_some() || a.longest_side.is_some() {
+                usage_bail!("--prompt and --longest-side are for --provider openai; {} uses its model's own prompt and image size", preset.id);
+            }
+            let Some(ep) = corpus::providers::endpoint::Endpoint::of_preset(preset) else {
+                usage_bail!("preset {} has no [endpoint]", preset.id);
+            };
+            // Invariant: the guard above saw [endpoint].
+            let default_model =
+                preset.endpoint.as_ref().map(|e| e.model.clone()).unwrap_or_default();
+            return run_endpoint(g, a, &ep, &default_model);
+        }
         Entry::Command => {
             let (Some(name), Some(version), Some(argv), Some(format)) =
                 (&a.name, &a.tool_version, &a.argv, a.output_format)
@@ -270,18 +285,12 @@ fn run_truth(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
 /// The environment variable the `openai` provider's API key is read from.
 pub const KEY_VAR: &str = "CORPUS_OPENAI_API_KEY";
 
-/// `ocr --provider openai`: pages to a model behind an OpenAI-compatible endpoint, in this
-/// process (the server does the work; requests run `--concurrency` at a time).
+/// `ocr --provider openai`: the generic prompt presets, read as Markdown.
 fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
-    use corpus::providers::openai::{run_openai, OpenAiOptions, Preset};
-    a.llm.check()?;
-    let (model, base_url) = a.llm.target()?;
+    use corpus::providers::openai::Preset;
     let Some(prompt) = a.prompt.as_deref() else {
         usage_bail!("--provider openai needs --prompt olmocr|markdown|FILE");
     };
-    if a.pages != corpus::providers::PageSelection::All {
-        usage_bail!("--pages is not supported with --provider openai: every page is read");
-    }
     let mut preset = Preset::parse(prompt)?;
     if let Some(px) = a.longest_side {
         if !(64..=10_000).contains(&px) {
@@ -289,27 +298,65 @@ fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
         }
         preset.longest_side = px;
     }
+    let Some(model) = a.llm.model.clone() else {
+        usage_bail!("--provider openai needs --model and --base-url");
+    };
+    run_endpoint(g, a, &preset.endpoint(), &model)
+}
+
+/// `ocr --provider P` for an endpoint provider: pages (or regions) to a model behind an
+/// OpenAI-compatible endpoint, in this process (the server does the work; requests run
+/// `--concurrency` at a time). `default_model` is the model id used without `--model`.
+fn run_endpoint(
+    g: &GlobalArgs,
+    a: &OcrArgs,
+    ep: &corpus::providers::endpoint::Endpoint,
+    default_model: &str,
+) -> anyhow::Result<ExitCode> {
+    use corpus::providers::endpoint::{run_endpoint, RunOptions};
+    a.llm.check()?;
+    let model = a.llm.model.as_deref().unwrap_or(default_model);
+    let Some(base_url) = a.llm.base_url.as_deref() else {
+        usage_bail!("--provider {} needs --base-url (the server's URL up to /v1)", ep.id);
+    };
+    if a.pages != corpus::providers::PageSelection::All {
+        usage_bail!("--pages is not supported with --provider {}: every page is read", ep.id);
+    }
+    let price = a.llm.price(ep.price);
     let client = a.llm.client(base_url, super::llm::api_key(&[KEY_VAR]));
-    let budget = a.llm.budget();
+    let budget = a.llm.budget(price);
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ocr", &argv())?;
-    let opts = OpenAiOptions {
+    let opts = RunOptions {
         model,
-        preset,
-        sampling: a.llm.sampling(8000),
+        sampling: a.llm.sampling(&ep.sampling, 8000),
         concurrency: a.llm.concurrency,
         dataset: a.dataset.as_deref(),
         retry_errors: a.retry_errors,
         run: Some(run),
+        price,
     };
-    let bar = super::progress::Bar::new("openai", g.quiet);
-    let (sum, stopped) = run_openai(&mut store, &client, &budget, &opts, &bar)?;
+    let bar = super::progress::Bar::new(&ep.id, g.quiet);
+    let (sum, stopped) = run_endpoint(&mut store, &client, &budget, ep, &opts, &bar)?;
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.failed)?;
+    let (pt, ct) = budget.tokens();
     match a.output.format {
         Format::Json => print_json(&serde_json::json!({"summary": sum, "stopped": stopped,
-            "requests": budget.sent(), "tokens": budget.tokens()}))?,
+            "requests": budget.sent(), "tokens": [pt, ct],
+            "cost_usd": price.map(|_| budget.cost())}))?,
         Format::Table => print_table(
-            &["provider", "documents", "cached", "ran", "ok", "failed", "pages", "requests"],
+            &[
+                "provider",
+                "documents",
+                "cached",
+                "ran",
+                "ok",
+                "failed",
+                "pages",
+                "requests",
+                "tokens",
+                "cost $",
+            ],
             &[vec![
                 sum.provider.clone(),
                 sum.documents.to_string(),
@@ -319,6 +366,8 @@ fn run_openai(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
                 sum.failed.to_string(),
                 sum.pages_ran.to_string(),
                 budget.sent().to_string(),
+                (pt + ct).to_string(),
+                price.map_or_else(|| "-".to_string(), |_| format!("{:.4}", budget.cost())),
             ]],
         )?,
     }

@@ -76,6 +76,7 @@ fn preset_readiness(p: &Preset) -> String {
     }
     match p.kind() {
         RunKind::Command => "yes".into(),
+        RunKind::Endpoint => "needs --base-url (a server running the model)".into(),
         RunKind::Python => match env::locate(p) {
             Ok(Some(_)) => "yes".into(),
             Ok(None) => "installs on first use".into(),
@@ -100,7 +101,9 @@ fn notes(e: &Entry) -> String {
             if p.heavy {
                 n.push("heavy".to_string());
             }
-            if p.needs.is_some() {
+            if p.endpoint.is_some() {
+                n.push("GPU server".to_string());
+            } else if p.needs.is_some() {
                 n.push("needs weights".to_string());
             }
             if !p.source.starts_with("presets/") {
@@ -223,7 +226,11 @@ fn flatten(prefix: &str, v: &Value, rows: &mut Vec<Vec<String>>) {
 
 fn install(g: &GlobalArgs, ids: &[String], all: bool) -> anyhow::Result<ExitCode> {
     let targets: Vec<Entry> = if all {
-        entries().0.into_iter().filter(|e| matches!(e, Entry::Preset(p) if !p.heavy)).collect()
+        entries()
+            .0
+            .into_iter()
+            .filter(|e| matches!(e, Entry::Preset(p) if !p.heavy && p.endpoint.is_none()))
+            .collect()
     } else {
         ids.iter()
             .map(|id| resolve(id).map_err(|e| UsageError(e.to_string())))
@@ -241,6 +248,13 @@ fn install(g: &GlobalArgs, ids: &[String], all: bool) -> anyhow::Result<ExitCode
             eprintln!("{}: {why}", e.id());
             continue;
         };
+        if let Some(ep) = &p.endpoint {
+            eprintln!(
+                "{}: a model behind an endpoint, nothing to install here; start its server on a GPU host ({}) and run `corpus ocr --provider {} --base-url URL`",
+                p.id, ep.server, p.id
+            );
+            continue;
+        }
         let spinner = super::progress::Spinner::new(&p.id, g.quiet);
         let prepared = corpus::providers::preset::run::PresetProvider::prepare(
             p,

@@ -383,15 +383,21 @@ pub struct Sampling {
     pub top_p: f64,
     /// `max_tokens`.
     pub max_tokens: u32,
+    /// `repetition_penalty` (vLLM's and SGLang's extension), where a model's client sends it.
+    pub repetition_penalty: Option<f64>,
 }
 
 impl Sampling {
     /// The canonical text of the parameters, for cache keys.
     pub fn canonical(&self) -> String {
-        format!(
+        let mut s = format!(
             "temperature={};top_p={};max_tokens={}",
             self.temperature, self.top_p, self.max_tokens
-        )
+        );
+        if let Some(r) = self.repetition_penalty {
+            s.push_str(&format!(";repetition_penalty={r}"));
+        }
+        s
     }
 
     /// Adds the parameters to a request body.
@@ -399,6 +405,9 @@ impl Sampling {
         request["temperature"] = json!(self.temperature);
         request["top_p"] = json!(self.top_p);
         request["max_tokens"] = json!(self.max_tokens);
+        if let Some(r) = self.repetition_penalty {
+            request["repetition_penalty"] = json!(r);
+        }
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod builtin;
 pub mod command;
 pub mod empty;
+pub mod endpoint;
 pub mod key;
 pub mod layout;
 pub mod manifest;
@@ -80,6 +81,13 @@ pub trait Engine {
         let mut bytes = Vec::new();
         pdf.read_to_end(&mut bytes).map_err(|e| format!("cannot read the stored PDF: {e}"))?;
         self.run(&bytes, pages)
+    }
+
+    /// CPU time the last run spent in processes this one does not wait for (a Python
+    /// parser's persistent worker), in ms; `None` where there are none or it is unknown.
+    /// Time in this process and in children it waited for is measured by the caller.
+    fn outside_cpu_ms(&mut self) -> Option<u64> {
+        None
     }
 }
 
@@ -166,6 +174,7 @@ impl Entry {
             Entry::Preset(p) => match p.kind() {
                 preset::RunKind::Python => Kind::PythonWorker,
                 preset::RunKind::Command => Kind::Command,
+                preset::RunKind::Endpoint => Kind::Endpoint,
             },
         }
     }

@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use crate::error::{Error, Result};
+use crate::formats::reply::ReplyFormat;
 use crate::formats::ImportFormat;
 
 /// The preset files compiled into this build: (file name under `presets/`, text). A test
@@ -30,12 +31,23 @@ use crate::formats::ImportFormat;
 pub const BUILTIN: &[(&str, &str)] = &[
     ("camelot-lattice.toml", include_str!("../../../presets/camelot-lattice.toml")),
     ("camelot-stream.toml", include_str!("../../../presets/camelot-stream.toml")),
+    ("chandra.toml", include_str!("../../../presets/chandra.toml")),
+    ("deepseek-ocr-2.toml", include_str!("../../../presets/deepseek-ocr-2.toml")),
+    ("deepseek-ocr.toml", include_str!("../../../presets/deepseek-ocr.toml")),
     ("docling.toml", include_str!("../../../presets/docling.toml")),
+    ("dots.ocr.toml", include_str!("../../../presets/dots.ocr.toml")),
+    ("glm-ocr.toml", include_str!("../../../presets/glm-ocr.toml")),
+    ("granite-docling.toml", include_str!("../../../presets/granite-docling.toml")),
     ("kreuzberg.toml", include_str!("../../../presets/kreuzberg.toml")),
+    ("lightonocr-2.toml", include_str!("../../../presets/lightonocr-2.toml")),
     ("markitdown.toml", include_str!("../../../presets/markitdown.toml")),
+    ("mineru-2.5.toml", include_str!("../../../presets/mineru-2.5.toml")),
     ("mineru.toml", include_str!("../../../presets/mineru.toml")),
     ("mutool.toml", include_str!("../../../presets/mutool.toml")),
+    ("nanonets-ocr2.toml", include_str!("../../../presets/nanonets-ocr2.toml")),
+    ("olmocr-2.toml", include_str!("../../../presets/olmocr-2.toml")),
     ("opendataloader.toml", include_str!("../../../presets/opendataloader.toml")),
+    ("paddleocr-vl.toml", include_str!("../../../presets/paddleocr-vl.toml")),
     ("pdf-oxide.toml", include_str!("../../../presets/pdf-oxide.toml")),
     ("pdfalto.toml", include_str!("../../../presets/pdfalto.toml")),
     ("pdfminer.toml", include_str!("../../../presets/pdfminer.toml")),
@@ -102,6 +114,167 @@ pub struct CommandRun {
     pub version: Vec<String>,
 }
 
+/// A vision-language model behind an OpenAI-compatible endpoint (vLLM, SGLang), as its
+/// authors run it: its own prompt, image size, sampling and reply format
+/// (`docs/endpoints.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EndpointRun {
+    /// The model id the authors' server command serves (`rednote-hilab/dots.ocr`); `--model`
+    /// overrides it.
+    pub model: String,
+    /// The authors' command that starts the server, shown by `corpus providers show`.
+    pub server: String,
+    /// The model's trigger prompt, verbatim (one-stage presets; two-stage presets name theirs
+    /// per stage).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// A system message sent before the prompt, where the model's code sends one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub system: Option<String>,
+    /// Where the prompt comes from: file, commit and repository.
+    pub prompt_source: String,
+    /// Whether the reply is read with the model's special tokens kept (`skip_special_tokens:
+    /// false`), where its boxes are written in them (DeepSeek-OCR's `<|det|>`).
+    #[serde(default)]
+    pub keep_special_tokens: bool,
+    /// Whether the prompt text goes before the image (`text-first`, as most chat templates
+    /// in the authors' clients) or after it (`image-first`).
+    #[serde(default)]
+    pub order: PromptOrder,
+    /// The frame of the boxes in the reply; absent where the reply has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boxes: Option<crate::formats::reply::BoxFrame>,
+    /// How the page image is made.
+    pub image: ImageSpec,
+    /// Sampling parameters sent with every request.
+    #[serde(default)]
+    pub sampling: SamplingSpec,
+    /// Prices, US dollars per million tokens, where the model has a published price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub price: Option<Price>,
+    /// The two stages, for a model run layout-first (MinerU2.5, PaddleOCR-VL).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub two_stage: Option<TwoStage>,
+}
+
+/// Whether the prompt text is sent before or after the image.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PromptOrder {
+    /// Image, then text.
+    #[default]
+    ImageFirst,
+    /// Text, then image.
+    TextFirst,
+}
+
+/// How a page image is made for a model: rendered at `dpi` (or to `longest_side` pixels),
+/// then, where `factor` is given, resized as Qwen2-VL's `smart_resize` does (each side a
+/// multiple of `factor`, the area between `min_pixels` and `max_pixels`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ImageSpec {
+    /// Render at this resolution.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dpi: Option<f32>,
+    /// Render so that the longest side is this many pixels.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub longest_side: Option<u32>,
+    /// `smart_resize`'s factor (28 for Qwen2-VL's 14-pixel patches merged 2 × 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub factor: Option<u32>,
+    /// `smart_resize`'s least area.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_pixels: Option<u64>,
+    /// `smart_resize`'s greatest area.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_pixels: Option<u64>,
+    /// Exactly this width and height in pixels, whatever the page's shape (MinerU2.5's
+    /// layout stage: 1036 × 1036).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<[u32; 2]>,
+}
+
+/// Sampling parameters a preset sends (each overridable on the command line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SamplingSpec {
+    /// `temperature`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
+    /// `top_p`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_p: Option<f64>,
+    /// `max_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+    /// `repetition_penalty` (vLLM's extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repetition_penalty: Option<f64>,
+}
+
+/// Prices in US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    /// Per million prompt (input) tokens.
+    pub prompt: f64,
+    /// Per million completion (output) tokens.
+    pub completion: f64,
+}
+
+/// A model run layout-first: regions from a layout stage, then one request per region with
+/// the prompt for its kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TwoStage {
+    /// Where the regions come from.
+    pub layout: LayoutSource,
+    /// The layout stage's prompt, verbatim (`layout = "model"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_prompt: Option<String>,
+    /// The layout stage's image (`layout = "model"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_image: Option<ImageSpec>,
+    /// Why the layout comes from where it does, said plainly (`layout = "corpus-layout"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub layout_note: Option<String>,
+    /// The region prompt for text-like regions, verbatim.
+    pub text_prompt: String,
+    /// The region prompt for tables, verbatim.
+    pub table_prompt: String,
+    /// The region prompt for display formulas, verbatim.
+    pub formula_prompt: String,
+    /// The region prompt for charts, where the model has one (else charts are figures, not
+    /// read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chart_prompt: Option<String>,
+    /// How a table region's reply is written.
+    pub table_reply: TableReply,
+}
+
+/// Where a two-stage model's regions come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LayoutSource {
+    /// The model itself, asked with `layout_prompt` (MinerU2.5).
+    Model,
+    /// corpus's own `layout` detector (where the model's layout detector ships in no
+    /// registry package).
+    CorpusLayout,
+}
+
+/// How a two-stage model writes a table region.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TableReply {
+    /// OTSL tokens (`<fcel>`, `<ecel>`, `<lcel>`, `<ucel>`, `<xcel>`, `<nl>`).
+    Otsl,
+    /// An HTML `<table>`.
+    Html,
+}
+
 /// One preset file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -142,6 +315,9 @@ pub struct Preset {
     /// The command, for a preset run as an external command.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command: Option<CommandRun>,
+    /// The model behind an endpoint, for a vision-language model preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<EndpointRun>,
     /// Where the preset was read from (`presets/pypdf.toml`, or a user file's path).
     #[serde(skip)]
     pub source: String,
@@ -158,6 +334,8 @@ pub enum RunKind {
     Python,
     /// An external command per PDF.
     Command,
+    /// A model behind an OpenAI-compatible endpoint.
+    Endpoint,
 }
 
 impl Preset {
@@ -170,6 +348,22 @@ impl Preset {
             || !p.id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
             return Err(bad(format!("id {:?} must be letters, digits, '-', '_' or '.'", p.id)));
+        }
+        if let Some(ep) = &p.endpoint {
+            if p.python.is_some() || p.command.is_some() {
+                return Err(bad("has [endpoint] and [python] or [command]".into()));
+            }
+            let reply = ReplyFormat::ALL.into_iter().find(|f| f.name() == p.output);
+            let Some(reply) = reply else {
+                let names: Vec<&str> = ReplyFormat::ALL.iter().map(|f| f.name()).collect();
+                return Err(bad(format!(
+                    "output {:?} is not a reply format; reply formats: {}",
+                    p.output,
+                    names.join(", ")
+                )));
+            };
+            check_endpoint(ep, reply).map_err(bad)?;
+            return Ok(p);
         }
         ImportFormat::parse(&p.output).map_err(|e| bad(format!("output: {e}")))?;
         match (&p.python, &p.command) {
@@ -210,14 +404,22 @@ impl Preset {
 
     /// How it runs.
     pub fn kind(&self) -> RunKind {
-        if self.python.is_some() {
+        if self.endpoint.is_some() {
+            RunKind::Endpoint
+        } else if self.python.is_some() {
             RunKind::Python
         } else {
             RunKind::Command
         }
     }
 
-    /// The output format (checked when the preset was read).
+    /// The reply format of an endpoint preset (checked when the preset was read).
+    pub fn reply_format(&self) -> Option<ReplyFormat> {
+        self.endpoint.as_ref()?;
+        ReplyFormat::ALL.into_iter().find(|f| f.name() == self.output)
+    }
+
+    /// The output format of a Python or command preset (checked when the preset was read).
     pub fn format(&self) -> ImportFormat {
         // Invariant: `parse` rejected a preset whose output is not a format name.
         ImportFormat::parse(&self.output).expect("checked by Preset::parse")
@@ -233,8 +435,73 @@ impl Preset {
             "tools": self.tools,
             "python": self.python,
             "command": self.command,
+            "endpoint": self.endpoint.as_ref().map(EndpointRun::decisive),
         });
         blake3::hash(super::key::canonical_json(&v).as_bytes()).to_hex().to_string()
+    }
+}
+
+/// Checks an endpoint preset: a prompt for each stage, an image size, boxes where the reply
+/// format has them.
+fn check_endpoint(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(), String> {
+    let image_ok = |i: &ImageSpec| i.dpi.is_some() || i.longest_side.is_some() || i.size.is_some();
+    if !image_ok(&ep.image) {
+        return Err("[endpoint.image] needs dpi, longest_side or size".into());
+    }
+    if ep.prompt_source.trim().is_empty() {
+        return Err("[endpoint] prompt_source is empty: name the file and commit".into());
+    }
+    match (&ep.prompt, &ep.two_stage) {
+        // An empty prompt: the image alone, as LightOnOCR-2's authors send it.
+        (Some(_), None) => {}
+        (None, Some(ts)) => {
+            match ts.layout {
+                LayoutSource::Model => {
+                    if ts.layout_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
+                        return Err(
+                            "[endpoint.two_stage] layout = \"model\" needs layout_prompt".into()
+                        );
+                    }
+                }
+                LayoutSource::CorpusLayout => {
+                    if ts.layout_note.as_deref().is_none_or(|p| p.trim().is_empty()) {
+                        return Err("[endpoint.two_stage] layout = \"corpus-layout\" needs a layout_note saying why".into());
+                    }
+                }
+            }
+            for (name, p) in [
+                ("text", &ts.text_prompt),
+                ("table", &ts.table_prompt),
+                ("formula", &ts.formula_prompt),
+            ] {
+                if p.trim().is_empty() {
+                    return Err(format!("[endpoint.two_stage] {name}_prompt is empty"));
+                }
+            }
+        }
+        (Some(_), Some(_)) => {
+            return Err("[endpoint] has both prompt and [endpoint.two_stage]".into())
+        }
+        _ => return Err("[endpoint] needs a prompt (or [endpoint.two_stage])".into()),
+    }
+    if reply.has_boxes() && ep.boxes.is_none() && ep.two_stage.is_none() {
+        return Err(format!(
+            "{} replies carry boxes: say their frame in [endpoint] boxes",
+            reply.name()
+        ));
+    }
+    Ok(())
+}
+
+impl EndpointRun {
+    /// What decides the replies (not the server command, the price or the prompt's source).
+    fn decisive(&self) -> serde_json::Value {
+        json!({
+            "prompt": self.prompt, "system": self.system, "order": self.order,
+            "keep_special_tokens": self.keep_special_tokens,
+            "boxes": self.boxes, "image": self.image, "sampling": self.sampling,
+            "two_stage": self.two_stage,
+        })
     }
 }
 
