@@ -280,7 +280,8 @@ pub fn summary(wide: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<Da
 /// scored on, `s/page` (wall seconds), `cpu s/page` (CPU seconds of the worker), `tokens/page`
 /// (prompt + completion, endpoints) and `¢/page` (US cents, endpoints with a price). Each is
 /// a total over a total of pages, and null where any of its outputs did not record it (an
-/// unknown price is no cost, never 0). Rules: `docs/endpoints.md` §Cost and speed.
+/// unknown price is no cost, never 0); a column with no value in any row is left out. Rules:
+/// `docs/endpoints.md` §Cost and speed.
 pub fn with_usage(
     table: &DataFrame,
     cols: &ScoreColumns,
@@ -330,9 +331,13 @@ pub fn with_usage(
         cols_out[2].push(per(s0.3.map(|v| v as f64), 1.0));
         cols_out[3].push(per(s0.4, 100.0));
     }
+    // A column nothing recorded (tokens of parsers on this machine, a store from before
+    // costs were kept) is left out rather than shown empty.
     let mut t = table.clone();
     for (name, v) in ["s/page", "cpu s/page", "tokens/page", "¢/page"].iter().zip(cols_out) {
-        t.with_column(Column::new((*name).into(), v))?;
+        if v.iter().any(Option::is_some) {
+            t.with_column(Column::new((*name).into(), v))?;
+        }
     }
     Ok(t)
 }

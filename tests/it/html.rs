@@ -294,7 +294,11 @@ fn the_leaderboard_leads_with_the_headlines_sorted_with_the_json_reports_interva
         .map(|t| t.value().attr("data-metric").unwrap_or("").to_string())
         .collect();
     assert_eq!(th[..4], ["", "", "", ""]);
-    assert_eq!(th[4..], heads);
+    assert_eq!(th[4..4 + heads.len()], heads);
+    // Then what a page took (class `usage`, no data-metric).
+    let usage = board[0].select(&Selector::parse("thead th.usage").unwrap()).count();
+    assert_eq!(th.len(), 4 + heads.len() + usage, "{th:?}");
+    assert!(usage >= 1, "s/page at least: {th:?}");
 
     for (table, metrics) in [
         ("table.leaderboard", heads.iter().map(|h| h.to_string()).collect::<Vec<_>>()),
@@ -306,6 +310,7 @@ fn the_leaderboard_leads_with_the_headlines_sorted_with_the_json_reports_interva
                 .keys()
                 .filter(|k| {
                     !["provider", "model", "n"].contains(&k.as_str())
+                        && !["s/page", "cpu s/page", "tokens/page", "¢/page"].contains(&k.as_str())
                         && !k.ends_with("_lo")
                         && !k.ends_with("_hi")
                 })

@@ -199,7 +199,7 @@ pub fn leaderboard(
         .collect::<PolarsResult<_>>()?;
     let usage: Vec<Vec<Option<f64>>> =
         USAGE.iter().map(|u| f64s(table, u)).collect::<PolarsResult<_>>()?;
-    let has_usage = USAGE.iter().any(|u| table.column(u).is_ok());
+    let has_usage = USAGE.iter().any(|u| table.column(u).is_ok_and(|c| c.null_count() < c.len()));
     let mut rows: Vec<Row> = (0..table.height())
         .map(|i| Row {
             provider: providers[i].clone(),
@@ -385,7 +385,7 @@ fn board_table(rows: &[Row], metrics: &[String], idx: &[usize], class: &str, bar
             for (u, v) in USAGE.iter().zip(&r.usage) {
                 let _ = write!(
                     s,
-                    r#"<td class="n usage" data-usage="{}" data-value="{}">{}</td>"#,
+                    r#"<td class="n usage" data-usage="{}" data-usage-value="{}">{}</td>"#,
                     esc(u),
                     full(*v),
                     v.map_or("–".into(), |x| format!("{x:.3}"))
