@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use corpus::cdm::CdmEngine;
+use corpus::formats::tables::{read_table, TableFormat};
 use corpus::metrics::cdm::Variant;
 use corpus::metrics::pairwise::{self, Metric};
 use corpus::store::Store;
@@ -30,6 +31,16 @@ pub struct ScoreArgs {
     /// formulas as given)
     #[arg(long, value_parser = super::values::cdm_variant(), default_value = "omnidocbench")]
     cdm: Variant,
+    /// With teds, teds_s and grits: the notation of the `gt` tables, html, markdown (pipe
+    /// tables), latex (`tabular`) or auto (LaTeX where there is a \begin{tabular}, else HTML
+    /// where there is a <table, else Markdown). A pair with a side that is not HTML is read as
+    /// the table suite reads it and scored as the suite scores it; an HTML pair is scored on
+    /// its HTML as given (PubTabNet's and GriTS's own functions)
+    #[arg(long, value_parser = super::values::table_format(), default_value = "auto")]
+    gt_format: Notation,
+    /// With teds, teds_s and grits: the notation of the `pred` tables (as --gt-format)
+    #[arg(long, value_parser = super::values::table_format(), default_value = "auto")]
+    pred_format: Notation,
     /// With --metric cdm, keep renders in this store file (created if absent): a re-run renders
     /// nothing
     #[arg(long, value_name = "DB")]
@@ -41,6 +52,10 @@ pub struct ScoreArgs {
     #[arg(short, long)]
     output: Option<PathBuf>,
 }
+
+/// `--gt-format`/`--pred-format`: a table notation, or `None` for `auto` (detected per line).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Notation(pub Option<TableFormat>);
 
 /// A metric of `corpus score`: one of the pairwise metrics, or CDM.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -145,7 +160,9 @@ pub fn run(g: &GlobalArgs, a: &ScoreArgs) -> anyhow::Result<ExitCode> {
             for item in lines.by_ref() {
                 let (i, line) = item.with_context(|| format!("reading {name}"))?;
                 let (obj, pair) = parse_line(&line);
-                let result = pair.and_then(|(gt, pred)| pairwise::score(m, &gt, &pred));
+                let result = pair.and_then(|(gt, pred)| {
+                    score_pair(m, &gt, &pred, a.gt_format.0, a.pred_format.0)
+                });
                 sink.emit(i, &line, obj, result)?;
             }
         }
@@ -190,6 +207,44 @@ pub fn run(g: &GlobalArgs, a: &ScoreArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// Scores one pair: a table metric on a pair with a side that is not HTML reads both sides
+/// as the table suite reads them (`formats::tables`) and scores them as it does
+/// (`metrics::table::score_pair`); anything else goes to the pairwise metric as given.
+fn score_pair(
+    m: Metric,
+    gt: &str,
+    pred: &str,
+    gt_format: Option<TableFormat>,
+    pred_format: Option<TableFormat>,
+) -> Result<(f64, Value), String> {
+    use corpus::metrics::table::TableScores;
+    let pick: fn(&TableScores) -> f64 = match m {
+        Metric::Teds => |s| s.teds,
+        Metric::TedsS => |s| s.teds_s,
+        Metric::Grits => |s| s.grits_con.f,
+        Metric::Edit => return pairwise::score(m, gt, pred),
+    };
+    let gf = gt_format.unwrap_or_else(|| TableFormat::detect(gt));
+    let pf = pred_format.unwrap_or_else(|| TableFormat::detect(pred));
+    if gf == TableFormat::Html && pf == TableFormat::Html {
+        return pairwise::score(m, gt, pred);
+    }
+    let g = read_table(gt, Some(gf)).map_err(|e| format!("gt ({}): {e}", gf.name()))?;
+    let p = read_table(pred, Some(pf)).map_err(|e| format!("pred ({}): {e}", pf.name()))?;
+    let s = corpus::metrics::table::score_pair(&g, &p);
+    let score = pick(&s);
+    let mut trace = serde_json::json!({
+        "gt_format": gf.name(), "pred_format": pf.name(),
+        "gt_grid": [g.rows, g.cols], "pred_grid": [p.rows, p.cols],
+        "read_as": "the table suite's readers and scores",
+    });
+    if m == Metric::Grits {
+        trace["grits_top"] = serde_json::json!({"p": s.grits_top.precision, "r": s.grits_top.recall, "f": s.grits_top.f});
+        trace["grits_con"] = serde_json::json!({"p": s.grits_con.precision, "r": s.grits_con.recall, "f": s.grits_con.f});
+    }
+    Ok((score, trace))
 }
 
 /// The line's object (when it is one) and its `gt` and `pred`, or what is wrong with it.

@@ -94,6 +94,14 @@ pub fn score_metric() -> impl TypedValueParser<Value = super::score::ScoreMetric
     })
 }
 
+/// `--gt-format`, `--pred-format`: a table notation, or `auto` (detected per line).
+pub fn table_format() -> impl TypedValueParser<Value = super::score::Notation> {
+    use corpus::formats::tables::TableFormat;
+    let mut names: Vec<&'static str> = vec!["auto"];
+    names.extend(TableFormat::ALL.map(TableFormat::name));
+    PossibleValuesParser::new(names).map(|s| super::score::Notation(TableFormat::parse(&s).ok()))
+}
+
 /// `--cdm`: the official CDM variants.
 pub fn cdm_variant() -> impl TypedValueParser<Value = corpus::metrics::cdm::Variant> {
     use corpus::metrics::cdm::Variant;

@@ -28,6 +28,7 @@ pub mod pdf_parse_bench;
 pub mod peerread;
 pub mod reply;
 pub mod s2orc;
+pub mod tables;
 pub mod tei;
 pub mod text;
 pub mod unstructured;
