@@ -8,7 +8,7 @@ use clap::Args;
 use corpus::cdm::CdmEngine;
 use corpus::metrics::cdm::Variant;
 use corpus::report::correlate::{
-    correlate, correlate_study, read_ratings, read_study, Correlation, Study,
+    agreement, correlate, correlate_study, read_ratings, read_study, Agreement, Correlation, Study,
 };
 use corpus::store::Store;
 
@@ -22,11 +22,23 @@ pub struct CorrelateArgs {
     /// optionally `provider`)
     #[arg(long, required_unless_present = "study", conflicts_with = "study")]
     ratings: Option<PathBuf>,
-    /// A study file instead of the store: a JSON array of pairs with human ratings and
-    /// recorded metric and judge scores (pdf-parse-bench's formulas-dev.json); every recorded
-    /// score, and corpus's own edit similarity, is correlated with the mean human score
+    /// A study file instead of the store: pdf-parse-bench's formula study (formulas-dev.json,
+    /// a JSON array of pairs) or table study (tables-dev.json, ground-truth tables with their
+    /// extractions), with human ratings and recorded metric and judge scores; every recorded
+    /// score, and corpus's own (edit similarity; for tables the table suite's TEDS, TEDS-S,
+    /// GriTS, SCORE and value accuracy of each pair), is correlated with the mean human score.
+    /// For tables, each recorded metric is also compared with corpus's of the same definition
+    /// (the share of pairs within 1e-6), printed to standard error and in JSON
     #[arg(long)]
     study: Option<PathBuf>,
+    /// With a table study: print, for each recorded metric, how often corpus's value of the
+    /// same definition equals it (|diff| <= 1e-6) instead of the correlations
+    #[arg(long, requires = "study")]
+    agreement: bool,
+    /// With --study: the judges' prompt variant whose recorded scores are read (a score
+    /// without a variant is always read)
+    #[arg(long, requires = "study", default_value = "tuned")]
+    prompt_variant: String,
     /// With --study: another column, NAME=FILE, FILE being JSON lines with `id` and `value`
     /// (what `corpus judge --pairs` prints); may be repeated
     #[arg(long, requires = "study")]
@@ -47,10 +59,14 @@ pub struct CorrelateArgs {
     output: OutputArgs,
 }
 
-fn study_rows(a: &CorrelateArgs, path: &std::path::Path) -> anyhow::Result<Vec<Correlation>> {
+fn study_rows(
+    a: &CorrelateArgs,
+    path: &std::path::Path,
+) -> anyhow::Result<(Vec<Correlation>, Vec<Agreement>)> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut study = read_study(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let mut study = read_study(&text, &a.prompt_variant)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     for spec in &a.column {
         let Some((name, file)) = spec.split_once('=') else {
             return Err(super::UsageError(format!("--column {spec:?}: expected NAME=FILE")).into());
@@ -76,7 +92,7 @@ fn study_rows(a: &CorrelateArgs, path: &std::path::Path) -> anyhow::Result<Vec<C
     if let Some(variant) = a.cdm {
         add_cdm_column(&mut study, variant, path);
     }
-    Ok(correlate_study(&study))
+    Ok((correlate_study(&study), agreement(&study)))
 }
 
 /// Scores every pair of the study with CDM and adds the column; failures are named, not 0.
@@ -101,7 +117,22 @@ fn add_cdm_column(study: &mut Study, variant: Variant, path: &std::path::Path) {
 /// Runs `corpus correlate`: Pearson, Spearman and Kendall τ-b per stored metric.
 pub fn run(g: &GlobalArgs, a: &CorrelateArgs) -> anyhow::Result<ExitCode> {
     let rows = if let Some(path) = &a.study {
-        study_rows(a, path)?
+        let (rows, agree) = study_rows(a, path)?;
+        if a.agreement {
+            if agree.is_empty() {
+                usage_bail!("--agreement: {} is not a table study (no recorded table metrics beside corpus's)", path.display());
+            }
+            return print_agreement(&agree, a);
+        }
+        if !g.quiet {
+            for r in &agree {
+                eprintln!(
+                    "corpus: {} equals {} on {} of {} pairs (|diff| <= 1e-6; largest diff {:.4})",
+                    r.corpus, r.recorded, r.equal, r.n, r.max_diff
+                );
+            }
+        }
+        rows
     } else {
         let path = a.ratings.as_ref().expect("clap requires --ratings without --study");
         let text =
@@ -132,6 +163,34 @@ pub fn run(g: &GlobalArgs, a: &CorrelateArgs) -> anyhow::Result<ExitCode> {
             if !g.quiet && a.study.is_none() && rows.iter().all(|r| r.n == 0) {
                 eprintln!("No rated document has a stored {} score.", a.suite);
             }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The agreement table of a table study.
+fn print_agreement(rows: &[Agreement], a: &CorrelateArgs) -> anyhow::Result<ExitCode> {
+    match a.output.format {
+        Format::Json => print_json(&rows)?,
+        Format::Table => {
+            let cells: Vec<Vec<String>> = rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.recorded.clone(),
+                        r.corpus.clone(),
+                        r.n.to_string(),
+                        r.equal.to_string(),
+                        format!("{:.1}%", 100.0 * r.equal as f64 / r.n.max(1) as f64),
+                        format!("{:.4}", r.max_diff),
+                        format!("{:+.4}", r.mean_diff),
+                    ]
+                })
+                .collect();
+            print_table(
+                &["recorded", "corpus", "n", "equal", "share", "max_diff", "mean_diff"],
+                &cells,
+            )?;
         }
     }
     Ok(ExitCode::SUCCESS)
