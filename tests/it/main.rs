@@ -26,4 +26,5 @@ mod shared;
 mod slurm;
 mod synth;
 mod table;
+mod table_study;
 mod util;
