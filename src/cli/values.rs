@@ -19,17 +19,15 @@ pub fn import_format() -> impl TypedValueParser<Value = ImportFormat> {
 
 /// `eval --suite`: the suites this build runs.
 pub fn suite() -> PossibleValuesParser {
-    PossibleValuesParser::new(corpus::suites::SUITES.iter().copied())
+    PossibleValuesParser::new(corpus::suites::names())
 }
 
 /// `--suite` where stored scores are read: the suites, and the names some of them store
 /// under (`olmocr-exact` for `eval --suite olmocr --math exact`, `olmocr-mathml` for math
 /// rendered without a browser, `formula-unimernet` for `eval --suite formula --cdm unimernet`).
 pub fn stored_suite() -> PossibleValuesParser {
-    let mut ids: Vec<&'static str> = corpus::suites::SUITES.to_vec();
-    ids.push(corpus::suites::olmocr::SUITE_EXACT);
-    ids.push(corpus::suites::olmocr::SUITE_MATHML);
-    ids.push(corpus::suites::formula::SUITE_UNIMERNET);
+    let ids: Vec<&'static str> =
+        corpus::suites::Suite::ALL.iter().flat_map(|s| s.stored_names().iter().copied()).collect();
     PossibleValuesParser::new(ids)
 }
 

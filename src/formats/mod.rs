@@ -42,6 +42,7 @@ use std::path::PathBuf;
 use crate::doc::{Doc, Page};
 use crate::paper::{self, Paper};
 
+listed_enum! {
 /// An outside format: a file layout that some other tool or benchmark writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -98,56 +99,56 @@ pub enum Format {
     /// MinerU2.5's layout reply: boxed, labelled regions ([`reply::mineru_vlm`]).
     MineruLayout,
 }
+}
 
-/// The one table of format names and media types: the name is what `--truth` and `--format`
-/// take and what the store's `truths.format` column holds; the media type is what the store
-/// records for a truth blob of the format.
-const FORMATS: [(Format, &str, &str); 25] = [
-    (Format::PeerRead, "peerread", "application/json"),
-    (Format::GrobidTei, "grobid-tei", "application/xml"),
-    (Format::S2orc, "s2orc", "application/json"),
-    (Format::Jats, "jats", "application/xml"),
-    (Format::Docling, "docling", "application/json"),
-    (Format::OmniDocBench, "omnidocbench", "application/json"),
-    (Format::OlmocrBench, "olmocr-bench", "application/json"),
-    (Format::LatexTables, "latex-tables", "application/json"),
-    (Format::PdfParseBench, "pdf-parse-bench", "application/json"),
-    (Format::Icdar2013, "icdar2013", "application/xml"),
-    (Format::Markdown, "markdown", "text/markdown"),
-    (Format::Text, "text", "text/plain"),
-    (Format::Alto, "alto", "application/xml"),
-    (Format::UnstructuredJson, "unstructured-json", "application/json"),
-    (Format::OpenDataLoaderJson, "opendataloader-json", "application/json"),
-    (Format::Mineru, "mineru", "application/json"),
-    (Format::PaddleJson, "paddleocr-json", "application/json"),
-    (Format::MarkerJson, "marker-json", "application/json"),
-    (Format::OlmocrJsonl, "olmocr-jsonl", "application/jsonl"),
-    (Format::DotsOcrJson, "dots-ocr-json", "application/json"),
-    (Format::DeepseekGrounding, "deepseek-grounding", "text/markdown"),
-    (Format::OlmocrMarkdown, "olmocr-markdown", "text/markdown"),
-    (Format::ChandraHtml, "chandra-html", "text/html"),
-    (Format::DocTags, "doctags", "text/plain"),
-    (Format::MineruLayout, "mineru-layout", "text/plain"),
-];
+/// The one table of format names and media types, as an exhaustive `match` (a new format does
+/// not compile until it has both): the name is what `--truth` and `--format` take and what the
+/// store's `truths.format` column holds; the media type is what the store records for a truth
+/// blob of the format.
+fn name_and_media(f: Format) -> (&'static str, &'static str) {
+    match f {
+        Format::PeerRead => ("peerread", "application/json"),
+        Format::GrobidTei => ("grobid-tei", "application/xml"),
+        Format::S2orc => ("s2orc", "application/json"),
+        Format::Jats => ("jats", "application/xml"),
+        Format::Docling => ("docling", "application/json"),
+        Format::OmniDocBench => ("omnidocbench", "application/json"),
+        Format::OlmocrBench => ("olmocr-bench", "application/json"),
+        Format::LatexTables => ("latex-tables", "application/json"),
+        Format::PdfParseBench => ("pdf-parse-bench", "application/json"),
+        Format::Icdar2013 => ("icdar2013", "application/xml"),
+        Format::Markdown => ("markdown", "text/markdown"),
+        Format::Text => ("text", "text/plain"),
+        Format::Alto => ("alto", "application/xml"),
+        Format::UnstructuredJson => ("unstructured-json", "application/json"),
+        Format::OpenDataLoaderJson => ("opendataloader-json", "application/json"),
+        Format::Mineru => ("mineru", "application/json"),
+        Format::PaddleJson => ("paddleocr-json", "application/json"),
+        Format::MarkerJson => ("marker-json", "application/json"),
+        Format::OlmocrJsonl => ("olmocr-jsonl", "application/jsonl"),
+        Format::DotsOcrJson => ("dots-ocr-json", "application/json"),
+        Format::DeepseekGrounding => ("deepseek-grounding", "text/markdown"),
+        Format::OlmocrMarkdown => ("olmocr-markdown", "text/markdown"),
+        Format::ChandraHtml => ("chandra-html", "text/html"),
+        Format::DocTags => ("doctags", "text/plain"),
+        Format::MineruLayout => ("mineru-layout", "text/plain"),
+    }
+}
 
 impl Format {
-    fn row(self) -> &'static (Format, &'static str, &'static str) {
-        FORMATS.iter().find(|(f, _, _)| *f == self).expect("every format is in the table")
-    }
-
     /// Returns the format's name (`grobid-tei`).
     pub fn name(self) -> &'static str {
-        self.row().1
+        name_and_media(self).0
     }
 
     /// Returns the media type of the format's files (`application/xml`).
     pub fn media_type(self) -> &'static str {
-        self.row().2
+        name_and_media(self).1
     }
 
     /// Returns the format of a name, if any format has it.
     pub fn from_name(name: &str) -> Option<Format> {
-        FORMATS.iter().find(|(_, n, _)| *n == name).map(|(f, _, _)| *f)
+        Format::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
@@ -231,7 +232,10 @@ impl FormatError {
     }
 }
 
-/// A ground-truth format that `ingest --truth` understands.
+listed_enum! {
+/// A ground-truth format that `ingest --truth` understands: one registry, its `ALL` written
+/// once with the enum (a new format is wired when every `match` on it compiles and
+/// `every_truth_format_has_a_reader_test_and_a_media_type` passes; recipe: CONTRIBUTING.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TruthFormat {
     /// PeerRead / science-parse JSON: `<name>.pdf.json` beside the PDF or in a sibling
@@ -273,25 +277,12 @@ pub enum TruthFormat {
     /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
     Icdar2013,
 }
+}
 
 /// The parts of a GROBID truth, in the order their fields take precedence when merged.
 pub const TEI_PARTS: [&str; 4] = ["full", "header", "fulltext", "references"];
 
 impl TruthFormat {
-    /// Every format.
-    pub const ALL: [TruthFormat; 10] = [
-        TruthFormat::PeerRead,
-        TruthFormat::GrobidTei,
-        TruthFormat::S2orc,
-        TruthFormat::Jats,
-        TruthFormat::Docling,
-        TruthFormat::OmniDocBench,
-        TruthFormat::OlmocrBench,
-        TruthFormat::LatexTables,
-        TruthFormat::PdfParseBench,
-        TruthFormat::Icdar2013,
-    ];
-
     /// Returns the outside format.
     pub fn format(self) -> Format {
         match self {
@@ -315,14 +306,18 @@ impl TruthFormat {
 
     /// Returns whether the paper suite reads this format.
     pub fn is_paper(self) -> bool {
-        matches!(
-            self,
+        match self {
             TruthFormat::PeerRead
-                | TruthFormat::GrobidTei
-                | TruthFormat::S2orc
-                | TruthFormat::Jats
-                | TruthFormat::Docling
-        )
+            | TruthFormat::GrobidTei
+            | TruthFormat::S2orc
+            | TruthFormat::Jats
+            | TruthFormat::Docling => true,
+            TruthFormat::OmniDocBench
+            | TruthFormat::OlmocrBench
+            | TruthFormat::LatexTables
+            | TruthFormat::PdfParseBench
+            | TruthFormat::Icdar2013 => false,
+        }
     }
 
     /// Parses a format name.
@@ -353,7 +348,16 @@ impl TruthFormat {
                 .and_then(|t| pdf_parse_bench::complexity_attribute(&t))
                 .map(|c| vec![("complexity".to_string(), c)])
                 .unwrap_or_default(),
-            _ => Vec::new(),
+            // The other truths carry no document attributes of their own (OmniDocBench's come
+            // with its pages at ingest, not from one truth file).
+            TruthFormat::PeerRead
+            | TruthFormat::GrobidTei
+            | TruthFormat::S2orc
+            | TruthFormat::Jats
+            | TruthFormat::Docling
+            | TruthFormat::OmniDocBench
+            | TruthFormat::OlmocrBench
+            | TruthFormat::Icdar2013 => Vec::new(),
         }
     }
 
@@ -584,15 +588,48 @@ mod tests {
 
     #[test]
     fn every_format_has_one_name_and_a_media_type() {
-        for (f, name, media) in FORMATS {
-            assert_eq!(Format::from_name(name), Some(f));
-            assert_eq!(media_type_of(name), media);
+        let mut names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
+        for f in Format::ALL {
+            assert_eq!(Format::from_name(f.name()), Some(f));
+            assert_eq!(media_type_of(f.name()), f.media_type());
         }
+        let n = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), n, "two formats share a name");
         for f in TruthFormat::ALL {
             assert_eq!(TruthFormat::parse(f.format().name()), Some(f));
         }
         assert_eq!(media_type_of("s2orc"), "application/json");
         assert_eq!(media_type_of("nope"), "application/octet-stream");
+    }
+
+    /// The file of each truth format's reader; each has unit tests, and its media type is a
+    /// real one. A format added to the registry fails to compile here until it is named.
+    fn reader_file(f: TruthFormat) -> &'static str {
+        match f {
+            TruthFormat::PeerRead => "peerread.rs",
+            TruthFormat::GrobidTei => "tei.rs",
+            TruthFormat::S2orc => "s2orc.rs",
+            TruthFormat::Jats => "jats.rs",
+            TruthFormat::Docling => "docling.rs",
+            TruthFormat::OmniDocBench => "omnidocbench.rs",
+            TruthFormat::OlmocrBench => "../metrics/olmocr.rs",
+            TruthFormat::LatexTables => "latex_table.rs",
+            TruthFormat::PdfParseBench => "pdf_parse_bench.rs",
+            TruthFormat::Icdar2013 => "icdar2013.rs",
+        }
+    }
+
+    #[test]
+    fn every_truth_format_has_a_reader_test_and_a_media_type() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/formats");
+        for f in TruthFormat::ALL {
+            let src = std::fs::read_to_string(dir.join(reader_file(f))).unwrap();
+            assert!(src.contains("#[test]"), "{}: its reader has no test", f.as_str());
+            assert_ne!(media_type_of(f.as_str()), "application/octet-stream", "{}", f.as_str());
+            assert_eq!(TruthFormat::parse(f.as_str()), Some(f));
+        }
     }
 
     #[test]

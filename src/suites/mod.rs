@@ -29,5 +29,150 @@ pub struct EvalFailure {
     pub error: String,
 }
 
-/// The suites this build has.
-pub const SUITES: &[&str] = &["paper", "omnidoc", "olmocr", "table", "formula"];
+listed_enum! {
+    /// The suites this build has: the one registry `eval`, `report`, `gate`, `correlate` and
+    /// the HTML report read. A suite added here is not wired until every `match` on it says
+    /// what it does (the compiler), and its rule document, `--help` and GT-vs-GT test name it
+    /// (`every_suite_is_documented_rendered_and_checked` below). Recipe: CONTRIBUTING.md.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum Suite {
+        /// GROBID-style paper metrics against paper truths ([`paper`]).
+        Paper,
+        /// OmniDocBench v1.5's end-to-end evaluation ([`omnidoc`]).
+        Omnidoc,
+        /// olmOCR-bench's unit tests ([`olmocr`]).
+        Olmocr,
+        /// Tables against LaTeX or ICDAR 2013 truths ([`table`]).
+        Table,
+        /// Display formulas against LaTeX truths, CDM and edit similarity ([`formula`]).
+        Formula,
+    }
+}
+
+impl Suite {
+    /// Its name, as typed and as stored (each suite module's `SUITE`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Suite::Paper => paper::SUITE,
+            Suite::Omnidoc => omnidoc::SUITE,
+            Suite::Olmocr => olmocr::SUITE,
+            Suite::Table => table::SUITE,
+            Suite::Formula => formula::SUITE,
+        }
+    }
+
+    /// The suite named `name`.
+    pub fn parse(name: &str) -> Option<Suite> {
+        Suite::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Every name its scores are stored under: its own, and the variants a run may store
+    /// instead (`olmocr-exact` without KaTeX, `formula-unimernet` for UniMERNet's CDM).
+    pub fn stored_names(self) -> &'static [&'static str] {
+        match self {
+            Suite::Paper => &[paper::SUITE],
+            Suite::Omnidoc => &[omnidoc::SUITE],
+            Suite::Olmocr => &[olmocr::SUITE, olmocr::SUITE_EXACT, olmocr::SUITE_MATHML],
+            Suite::Table => &[table::SUITE],
+            Suite::Formula => &[formula::SUITE, formula::SUITE_UNIMERNET],
+        }
+    }
+
+    /// The suite whose scores are stored under `name`.
+    pub fn of_stored(name: &str) -> Option<Suite> {
+        Suite::ALL.into_iter().find(|s| s.stored_names().contains(&name))
+    }
+
+    /// The truth formats it scores.
+    pub fn formats(self) -> &'static [crate::formats::TruthFormat] {
+        match self {
+            Suite::Paper => &paper::FORMATS,
+            Suite::Omnidoc => &[crate::formats::TruthFormat::OmniDocBench],
+            Suite::Olmocr => &[crate::formats::TruthFormat::OlmocrBench],
+            Suite::Table => &table::FORMATS,
+            Suite::Formula => &formula::FORMATS,
+        }
+    }
+
+    /// The metric ids it stores per document (olmOCR-bench adds `pass:<test>` and
+    /// `group_score:<group>` ids named by the data).
+    pub fn metric_ids(self) -> &'static [&'static str] {
+        match self {
+            Suite::Paper => &crate::metrics::paper::METRIC_IDS,
+            Suite::Omnidoc => &omnidoc::METRIC_IDS,
+            Suite::Olmocr => &["pass_rate", "overall"],
+            Suite::Table => &table::METRIC_IDS,
+            Suite::Formula => &formula::METRIC_IDS,
+        }
+    }
+
+    /// Its rule document, under `docs/`.
+    pub fn rules(self) -> &'static str {
+        match self {
+            Suite::Paper => "docs/paper-suite.md",
+            Suite::Omnidoc => "docs/omnidocbench.md",
+            Suite::Olmocr => "docs/olmocr-bench.md",
+            Suite::Table => "docs/table-metrics.md",
+            Suite::Formula => "docs/formula-suite.md",
+        }
+    }
+
+    /// Whether `eval` scores one provider at a time (`--provider` required).
+    pub fn one_provider(self) -> bool {
+        match self {
+            Suite::Paper | Suite::Olmocr => false,
+            Suite::Omnidoc | Suite::Table | Suite::Formula => true,
+        }
+    }
+}
+
+/// The suites' names, in registry order (`--suite` values).
+pub fn names() -> Vec<&'static str> {
+    Suite::ALL.iter().map(|s| s.name()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every suite has its rule document, which names it and its metrics; its truth formats
+    /// are named there too; the HTML leaderboard has headlines for it; and the GT-vs-GT test
+    /// runs it. A suite added to the registry fails here until all of that is written.
+    #[test]
+    fn every_suite_is_documented_rendered_and_checked() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let gt_vs_gt =
+            std::fs::read_to_string(root.join("tests/it/gt_vs_gt.rs")).unwrap_or_default();
+        for s in Suite::ALL {
+            let doc = std::fs::read_to_string(root.join(s.rules()))
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", s.name(), s.rules()));
+            assert!(doc.contains(s.name()), "{} does not name the suite {}", s.rules(), s.name());
+            for m in s.metric_ids() {
+                assert!(doc.contains(m), "{}: metric {m} is not in {}", s.name(), s.rules());
+            }
+            for f in s.formats() {
+                assert!(
+                    doc.contains(f.as_str()),
+                    "{}: truth format {} is not in {}",
+                    s.name(),
+                    f.as_str(),
+                    s.rules()
+                );
+            }
+            assert!(
+                !crate::report::html::headline_metrics(s.name()).is_empty(),
+                "{}: no leaderboard headlines",
+                s.name()
+            );
+            assert!(
+                gt_vs_gt.contains(&format!("\"{}\"", s.name())),
+                "{}: tests/it/gt_vs_gt.rs does not run it",
+                s.name()
+            );
+            for n in s.stored_names() {
+                assert_eq!(Suite::of_stored(n), Some(s));
+            }
+            assert_eq!(Suite::parse(s.name()), Some(s));
+        }
+    }
+}

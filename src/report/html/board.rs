@@ -13,7 +13,7 @@ use polars::prelude::*;
 
 use super::escape::{esc, num};
 use crate::metrics::lower_is_better;
-use crate::suites::{formula, olmocr, omnidoc, paper, table};
+use crate::suites::{formula, omnidoc, table, Suite};
 
 /// The table suite's headlines. The suite names none of its own, so they are chosen here:
 /// TEDS (structure and content, the metric every table benchmark leads with: PubTabNet,
@@ -82,13 +82,13 @@ const _: () = assert!(all_in(&FORMULA_HEADLINE, &formula::METRIC_IDS));
 /// is followed by every `group_score:<group>` the store holds ([`headline_columns`]). A suite
 /// not named here has none, and its leaderboard leads with its first metric.
 pub fn headline_metrics(suite: &str) -> &'static [&'static str] {
-    match suite {
-        paper::SUITE => &crate::metrics::paper::HEADLINE,
-        table::SUITE => &TABLE_HEADLINE,
-        omnidoc::SUITE => &OMNIDOC_HEADLINE,
-        olmocr::SUITE | olmocr::SUITE_EXACT | olmocr::SUITE_MATHML => &OLMOCR_HEADLINE,
-        formula::SUITE | formula::SUITE_UNIMERNET => &FORMULA_HEADLINE,
-        _ => &[],
+    let Some(s) = Suite::of_stored(suite) else { return &[] };
+    match s {
+        Suite::Paper => &crate::metrics::paper::HEADLINE,
+        Suite::Table => &TABLE_HEADLINE,
+        Suite::Omnidoc => &OMNIDOC_HEADLINE,
+        Suite::Olmocr => &OLMOCR_HEADLINE,
+        Suite::Formula => &FORMULA_HEADLINE,
     }
 }
 
@@ -404,7 +404,7 @@ mod tests {
 
     #[test]
     fn each_suite_names_its_headlines_and_absent_ones_are_skipped() {
-        for suite in crate::suites::SUITES {
+        for suite in crate::suites::names() {
             assert!(!headline_metrics(suite).is_empty(), "{suite}");
         }
         assert_eq!(headline_metrics("paper"), crate::metrics::paper::HEADLINE);
