@@ -22,10 +22,17 @@
 //! digest), the render settings with the libpdfium digest, and the sampling parameters. The
 //! API key, the base URL and the prices are not in it.
 
+mod image;
+mod stages;
+
 use std::time::Instant;
 
+use self::image::{data_url, decode_png, render_sized};
+pub use self::image::{image_header, image_size, smart_resize};
+use self::stages::{detect_on, detect_regions, region_prompt, region_round};
+
 use base64::Engine as _;
-use pdfium_render::prelude::{PdfDocument, PdfRenderConfig, Pdfium};
+use pdfium_render::prelude::{PdfDocument, Pdfium};
 use serde_json::{json, Value};
 
 use super::key::{canonical_json, CacheKey, PageSelection};
@@ -144,153 +151,6 @@ pub struct RunOptions<'a> {
     pub run: Option<RunId>,
     /// Prices per million tokens (the preset's unless overridden); `None`: no cost recorded.
     pub price: Option<Price>,
-}
-
-/// Qwen2-VL's `smart_resize`: the image size closest to `height` × `width` whose sides are
-/// multiples of `factor` and whose area lies in `[min_pixels, max_pixels]` (Python's
-/// `round`, half to even, as the model's image processor rounds).
-pub fn smart_resize(
-    height: u32,
-    width: u32,
-    factor: u32,
-    min_pixels: u64,
-    max_pixels: u64,
-) -> (u32, u32) {
-    let f = factor.max(1) as f64;
-    let (h, w) = (height.max(1) as f64, width.max(1) as f64);
-    let round_even = |x: f64| {
-        let r = x.round();
-        if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-            r - 1.0
-        } else {
-            r
-        }
-    };
-    let mut hb = f.max(round_even(h / f) * f);
-    let mut wb = f.max(round_even(w / f) * f);
-    if hb * wb > max_pixels as f64 {
-        let beta = (h * w / max_pixels as f64).sqrt();
-        hb = f.max((h / beta / f).floor() * f);
-        wb = f.max((w / beta / f).floor() * f);
-    } else if hb * wb < min_pixels as f64 {
-        let beta = (min_pixels as f64 / (h * w)).sqrt();
-        hb = (h * beta / f).ceil() * f;
-        wb = (w * beta / f).ceil() * f;
-    }
-    (hb as u32, wb as u32)
-}
-
-/// The pixel size a page of `page` points is shown at under `spec`: rendered at `dpi` (or
-/// to `longest_side`), then resized as `smart_resize` says where the spec has a factor.
-pub fn image_size(spec: &ImageSpec, page: Page) -> (u32, u32) {
-    if let Some([w, h]) = spec.size {
-        return (w.max(1), h.max(1));
-    }
-    let (w, h) = (page.width.max(1.0), page.height.max(1.0));
-    let scale = match (spec.dpi, spec.longest_side) {
-        (Some(dpi), _) => dpi / 72.0,
-        (None, Some(px)) => px as f32 / w.max(h),
-        (None, None) => 2.0,
-    };
-    let (pw, ph) = (((w * scale).round() as u32).max(1), ((h * scale).round() as u32).max(1));
-    match spec.factor {
-        Some(f) => {
-            let (hb, wb) = smart_resize(
-                ph,
-                pw,
-                f,
-                spec.min_pixels.unwrap_or(56 * 56),
-                spec.max_pixels.unwrap_or(28 * 28 * 1280),
-            );
-            (wb, hb)
-        }
-        None => (pw, ph),
-    }
-}
-
-/// Renders a page at exactly `width` × `height` pixels.
-fn render_sized(
-    page: &pdfium_render::prelude::PdfPage<'_>,
-    width: u32,
-    height: u32,
-) -> Result<Bgr, String> {
-    let cfg = PdfRenderConfig::new()
-        .set_fixed_size(width as i32, height as i32)
-        .set_format(pdfium_render::prelude::PdfBitmapFormat::BGRA);
-    let bmp = page.render_with_config(&cfg).map_err(|e| format!("rendering failed: {e}"))?;
-    let (w, h) = (bmp.width() as usize, bmp.height() as usize);
-    let raw = bmp.as_raw_bytes();
-    if w == 0 || h == 0 || raw.len() < w * h * 4 {
-        return Err(format!("rendering gave a {w}x{h} bitmap of {} bytes", raw.len()));
-    }
-    Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
-}
-
-/// The media type and pixel size of a page image stored as a document (PNG, JPEG), or
-/// `None` for anything else (a PDF).
-pub fn image_header(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
-    let be16 = |i: usize| Some(u16::from_be_bytes(bytes.get(i..i + 2)?.try_into().ok()?) as u32);
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        let be32 = |i: usize| Some(u32::from_be_bytes(bytes.get(i..i + 4)?.try_into().ok()?));
-        return Some(("image/png", be32(16)?, be32(20)?));
-    }
-    if !bytes.starts_with(&[0xff, 0xd8]) {
-        return None;
-    }
-    // JPEG: walk the markers to the first start-of-frame, which holds the size.
-    let mut i = 2;
-    while i + 9 < bytes.len() {
-        if bytes[i] != 0xff {
-            return None;
-        }
-        let m = bytes[i + 1];
-        if m == 0xff {
-            i += 1;
-            continue;
-        }
-        let len = be16(i + 2)? as usize;
-        if (0xc0..=0xcf).contains(&m) && !matches!(m, 0xc4 | 0xc8 | 0xcc) {
-            return Some(("image/jpeg", be16(i + 7)?, be16(i + 5)?));
-        }
-        i += 2 + len;
-    }
-    None
-}
-
-/// Decodes a PNG page image (8-bit gray, RGB or RGBA).
-fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
-    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
-    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
-    let mut reader = dec.read_info().map_err(|e| format!("PNG: {e}"))?;
-    let mut buf = vec![0; reader.output_buffer_size().ok_or("PNG: too large")?];
-    let info = reader.next_frame(&mut buf).map_err(|e| format!("PNG: {e}"))?;
-    let (w, h) = (info.width as usize, info.height as usize);
-    let px = &buf[..info.buffer_size()];
-    let ch = match info.color_type {
-        png::ColorType::Grayscale => 1,
-        png::ColorType::GrayscaleAlpha => 2,
-        png::ColorType::Rgb => 3,
-        png::ColorType::Rgba => 4,
-        png::ColorType::Indexed => return Err("PNG: indexed colours left after expansion".into()),
-    };
-    let rgb: Vec<u8> = px
-        .chunks_exact(ch)
-        .flat_map(|p| if ch < 3 { [p[0], p[0], p[0]] } else { [p[0], p[1], p[2]] })
-        .collect();
-    Ok(Bgr::from_rgb(w, h, &rgb))
-}
-
-/// Encodes an image as a PNG data URL.
-fn data_url(img: &Bgr) -> Result<String, String> {
-    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, img.width as u32, img.height as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header().map_err(|e| format!("PNG encoding: {e}"))?;
-    w.write_image_data(&rgb).map_err(|e| format!("PNG encoding: {e}"))?;
-    w.finish().map_err(|e| format!("PNG encoding: {e}"))?;
-    Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&out)))
 }
 
 /// A reply: its text, how it ended, its tokens.
@@ -596,56 +456,6 @@ fn open_document(
     Ok(job)
 }
 
-/// The block kind of each label of corpus's layout detector (CDLA's ten classes).
-fn cdla_kind(label: &str) -> Option<BlockKind> {
-    Some(match label {
-        "text" => BlockKind::Paragraph,
-        "title" => BlockKind::Heading,
-        "figure" => BlockKind::Figure,
-        "figure_caption" | "table_caption" => BlockKind::Caption,
-        "table" => BlockKind::Table,
-        "header" => BlockKind::PageHeader,
-        "footer" => BlockKind::PageFooter,
-        "reference" => BlockKind::Reference,
-        "equation" => BlockKind::Formula,
-        _ => return None,
-    })
-}
-
-/// Regions of a page by corpus's layout detector, in page points, top to bottom then left to
-/// right.
-fn detect_regions(
-    det: &mut super::layout::Pipeline,
-    page: &pdfium_render::prelude::PdfPage<'_>,
-    size: Page,
-) -> Result<Vec<RegionState>, String> {
-    let img = super::layout::render(page, 2.0)?;
-    detect_on(det, &img, size)
-}
-
-/// Regions of a page image by corpus's layout detector, in the page's units.
-fn detect_on(
-    det: &mut super::layout::Pipeline,
-    img: &Bgr,
-    size: Page,
-) -> Result<Vec<RegionState>, String> {
-    let labels = det.labels();
-    let found = det.detect(img).map_err(|e| e.to_string())?;
-    let mut out = Vec::new();
-    for d in found {
-        let label = labels.get(d.class).cloned().unwrap_or_default();
-        let Some(kind) = cdla_kind(&label) else {
-            return Err(format!("the layout model gave a label corpus does not know: {label:?}"));
-        };
-        let sx = size.width / img.width as f32;
-        let sy = size.height / img.height as f32;
-        let b = BBox::new(d.bbox[0] * sx, d.bbox[1] * sy, d.bbox[2] * sx, d.bbox[3] * sy);
-        out.push(RegionState { bbox: b, kind, label, got: None });
-    }
-    out.sort_by(|a, b| a.bbox.y0.total_cmp(&b.bbox.y0).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
-    Ok(out)
-}
-
 /// Queues the first request of every page that has no stored reply: the page itself, or its
 /// layout stage.
 fn first_round(
@@ -738,164 +548,6 @@ fn page_image(
     let img = render_sized(&page, w, h)?;
     let url = data_url(&img)?;
     Ok((img, url))
-}
-
-/// The prompt for a region of `kind`, or `None` for a region that is not read (a figure
-/// without a chart prompt).
-fn region_prompt<'a>(ts: &'a TwoStage, r: &RegionState) -> Option<&'a str> {
-    match r.kind {
-        BlockKind::Table => Some(&ts.table_prompt),
-        BlockKind::Formula => Some(&ts.formula_prompt),
-        BlockKind::Figure => match r.label.as_str() {
-            "chart" => ts.chart_prompt.as_deref(),
-            _ => None,
-        },
-        BlockKind::Title
-        | BlockKind::Heading
-        | BlockKind::Paragraph
-        | BlockKind::ListItem
-        | BlockKind::Caption
-        | BlockKind::PageHeader
-        | BlockKind::PageFooter
-        | BlockKind::Footnote
-        | BlockKind::Reference
-        | BlockKind::Code => Some(&ts.text_prompt),
-    }
-}
-
-/// Reads each two-stage page's layout reply into regions, and queues a request for every
-/// region without a stored reply.
-fn region_round(
-    store: &Store,
-    pdfium: &Pdfium,
-    ctx: &Ctx<'_>,
-    batch: &mut [DocJob],
-) -> crate::error::Result<Vec<Ask>> {
-    let ep = ctx.ep;
-    let Some(ts) = &ep.two_stage else { return Ok(Vec::new()) };
-    let mut asks = Vec::new();
-    for (d, job) in batch.iter_mut().enumerate() {
-        if job.pdf.is_empty() {
-            continue;
-        }
-        // Regions from the model's layout reply.
-        for i in 0..job.pages.len() {
-            let st = &mut job.pages[i];
-            if st.regions.is_some() {
-                continue;
-            }
-            let Some(g) = &st.got else { continue };
-            let (iw, ih) = g
-                .image
-                .unwrap_or_else(|| image_size(&ts.layout_image.unwrap_or(ep.image), st.size));
-            let seen = Seen { image_width: iw, image_height: ih, page: st.size };
-            match reply::mineru_vlm::read_layout(&g.text) {
-                Ok(regions) => {
-                    let frame = ep.boxes.unwrap_or(BoxFrame::Normalized(1000.0));
-                    st.regions = Some(
-                        regions
-                            .into_iter()
-                            // MinerU's `list` and `equation_block` only hold regions that come
-                            // on their own; MinerU reads none of them (pictures stay figures).
-                            .filter(|r| {
-                                r.label == "image" || !reply::mineru_vlm::is_container(&r.label)
-                            })
-                            .map(|r| RegionState {
-                                bbox: reply::to_page(r.bbox, frame, &seen).0,
-                                kind: r.kind,
-                                label: r.label,
-                                got: None,
-                            })
-                            .collect(),
-                    );
-                }
-                Err(e) => job.errors.push((i, format!("layout reply: {e}"))),
-            }
-        }
-        let page_image: Option<Bgr> = match job.image {
-            None => None,
-            Some(("image/png", _, _)) => match decode_png(&job.pdf) {
-                Ok(img) => Some(img),
-                Err(e) => {
-                    job.errors.push((0, e));
-                    continue;
-                }
-            },
-            Some((mime, _, _)) => {
-                job.errors.push((
-                    0,
-                    format!(
-                        "regions of a {mime} page image cannot be cut out (PNG and PDF pages can)"
-                    ),
-                ));
-                continue;
-            }
-        };
-        let doc = if page_image.is_some() {
-            None
-        } else {
-            match super::pdfium::open(pdfium, &job.pdf) {
-                Ok(doc) => Some(doc),
-                Err(e) => {
-                    job.errors.push((0, format!("pdfium cannot open it: {e}")));
-                    continue;
-                }
-            }
-        };
-        for i in 0..job.pages.len() {
-            let size = job.pages[i].size;
-            let Some(regions) = job.pages[i].regions.as_mut() else { continue };
-            let mut page_img: Option<Bgr> = page_image.clone();
-            for (k, r) in regions.iter_mut().enumerate() {
-                let Some(prompt) = region_prompt(ts, r) else { continue };
-                let part = format!(
-                    "region:{k}:{:.1},{:.1},{:.1},{:.1}",
-                    r.bbox.x0, r.bbox.y0, r.bbox.x1, r.bbox.y1
-                );
-                let key = reply_key(ctx.config_text, &job.row.hash, i, &part);
-                if let Some(g) = cached(store, &key)? {
-                    r.got = Some(g);
-                    continue;
-                }
-                if page_img.is_none() {
-                    let (w, h) = image_size(&ep.image, size);
-                    let rendered = doc
-                        .as_ref()
-                        .ok_or_else(|| "no PDF".to_string())
-                        .and_then(|doc| {
-                            doc.pages().get(i as i32).map_err(|e| format!("pdfium: {e}"))
-                        })
-                        .and_then(|p| render_sized(&p, w, h));
-                    match rendered {
-                        Ok(img) => page_img = Some(img),
-                        Err(e) => {
-                            job.errors.push((i, e));
-                            break;
-                        }
-                    }
-                }
-                let Some(img) = page_img.as_ref() else { break };
-                let (sx, sy) = (img.width as f32 / size.width, img.height as f32 / size.height);
-                let x0 = ((r.bbox.x0 * sx).floor().max(0.0) as usize).min(img.width - 1);
-                let y0 = ((r.bbox.y0 * sy).floor().max(0.0) as usize).min(img.height - 1);
-                let x1 = ((r.bbox.x1 * sx).ceil() as usize).clamp(x0 + 1, img.width);
-                let y1 = ((r.bbox.y1 * sy).ceil() as usize).clamp(y0 + 1, img.height);
-                let crop = img.crop(x0, y0, x1, y1);
-                match data_url(&crop) {
-                    Ok(url) => asks.push(Ask {
-                        doc: d,
-                        page: i,
-                        region: Some(k),
-                        key,
-                        image: (crop.width as u32, crop.height as u32),
-                        request: request(ctx.opts.model, ep, prompt, &url, &ctx.opts.sampling),
-                    }),
-                    Err(e) => job.errors.push((i, e)),
-                }
-            }
-        }
-    }
-    Ok(asks)
 }
 
 /// Sends the requests, `concurrency` at a time, storing each reply as it arrives.
@@ -1127,36 +779,6 @@ fn finish_document(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn smart_resize_matches_qwen2_vl() {
-        // Hand-computed with the image processor's rule.
-        assert_eq!(smart_resize(2200, 1700, 28, 3136, 11_289_600), (2212, 1708));
-        // Too big: scaled down to fit max_pixels, sides floored to the factor.
-        let (h, w) = smart_resize(4000, 3000, 28, 3136, 1_003_520);
-        assert!(h * w <= 1_003_520 && h % 28 == 0 && w % 28 == 0, "{h}x{w}");
-        assert_eq!((h, w), (1148, 840));
-        // Too small: scaled up to min_pixels, sides ceiled.
-        assert_eq!(smart_resize(20, 20, 28, 3136, 11_289_600), (56, 56));
-        // Half rounds to even: 42/28 = 1.5 -> 2; 70/28 = 2.5 -> 2.
-        assert_eq!(smart_resize(42, 70, 28, 0, u64::MAX), (56, 56));
-    }
-
-    #[test]
-    fn image_sizes_follow_the_spec() {
-        let letter = Page { width: 612.0, height: 792.0 };
-        let dpi = ImageSpec { dpi: Some(200.0), ..ImageSpec::default() };
-        assert_eq!(image_size(&dpi, letter), (1700, 2200));
-        let long = ImageSpec { longest_side: Some(1288), ..ImageSpec::default() };
-        assert_eq!(image_size(&long, letter), (995, 1288));
-        let qwen = ImageSpec {
-            factor: Some(28),
-            min_pixels: Some(3136),
-            max_pixels: Some(11_289_600),
-            ..dpi
-        };
-        assert_eq!(image_size(&qwen, letter), (1708, 2212));
-    }
 
     #[test]
     fn math_delimiters_are_removed() {

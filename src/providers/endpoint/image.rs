@@ -1,0 +1,194 @@
+//! Page images as the models are shown them: the size a preset asks for (DPI, longest side,
+//! an exact size, Qwen2-VL's `smart_resize`), rendered by pdfium at that size, encoded as a
+//! PNG data URL; and page images stored as the document (OmniDocBench's PNG and JPEG pages).
+//! Rules: `docs/endpoints.md` §Pages and images.
+
+use base64::Engine as _;
+use pdfium_render::prelude::PdfRenderConfig;
+
+use crate::doc::Page;
+use crate::providers::layout::image::Bgr;
+use crate::providers::preset::ImageSpec;
+
+/// Qwen2-VL's `smart_resize`: the image size closest to `height` × `width` whose sides are
+/// multiples of `factor` and whose area lies in `[min_pixels, max_pixels]` (Python's
+/// `round`, half to even, as the model's image processor rounds).
+pub fn smart_resize(
+    height: u32,
+    width: u32,
+    factor: u32,
+    min_pixels: u64,
+    max_pixels: u64,
+) -> (u32, u32) {
+    let f = factor.max(1) as f64;
+    let (h, w) = (height.max(1) as f64, width.max(1) as f64);
+    let round_even = |x: f64| {
+        let r = x.round();
+        if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+            r - 1.0
+        } else {
+            r
+        }
+    };
+    let mut hb = f.max(round_even(h / f) * f);
+    let mut wb = f.max(round_even(w / f) * f);
+    if hb * wb > max_pixels as f64 {
+        let beta = (h * w / max_pixels as f64).sqrt();
+        hb = f.max((h / beta / f).floor() * f);
+        wb = f.max((w / beta / f).floor() * f);
+    } else if hb * wb < min_pixels as f64 {
+        let beta = (min_pixels as f64 / (h * w)).sqrt();
+        hb = (h * beta / f).ceil() * f;
+        wb = (w * beta / f).ceil() * f;
+    }
+    (hb as u32, wb as u32)
+}
+
+/// The pixel size a page of `page` points is shown at under `spec`: rendered at `dpi` (or
+/// to `longest_side`), then resized as `smart_resize` says where the spec has a factor.
+pub fn image_size(spec: &ImageSpec, page: Page) -> (u32, u32) {
+    if let Some([w, h]) = spec.size {
+        return (w.max(1), h.max(1));
+    }
+    let (w, h) = (page.width.max(1.0), page.height.max(1.0));
+    let scale = match (spec.dpi, spec.longest_side) {
+        (Some(dpi), _) => dpi / 72.0,
+        (None, Some(px)) => px as f32 / w.max(h),
+        (None, None) => 2.0,
+    };
+    let (pw, ph) = (((w * scale).round() as u32).max(1), ((h * scale).round() as u32).max(1));
+    match spec.factor {
+        Some(f) => {
+            let (hb, wb) = smart_resize(
+                ph,
+                pw,
+                f,
+                spec.min_pixels.unwrap_or(56 * 56),
+                spec.max_pixels.unwrap_or(28 * 28 * 1280),
+            );
+            (wb, hb)
+        }
+        None => (pw, ph),
+    }
+}
+
+/// Renders a page at exactly `width` × `height` pixels.
+pub(super) fn render_sized(
+    page: &pdfium_render::prelude::PdfPage<'_>,
+    width: u32,
+    height: u32,
+) -> Result<Bgr, String> {
+    let cfg = PdfRenderConfig::new()
+        .set_fixed_size(width as i32, height as i32)
+        .set_format(pdfium_render::prelude::PdfBitmapFormat::BGRA);
+    let bmp = page.render_with_config(&cfg).map_err(|e| format!("rendering failed: {e}"))?;
+    let (w, h) = (bmp.width() as usize, bmp.height() as usize);
+    let raw = bmp.as_raw_bytes();
+    if w == 0 || h == 0 || raw.len() < w * h * 4 {
+        return Err(format!("rendering gave a {w}x{h} bitmap of {} bytes", raw.len()));
+    }
+    Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
+}
+
+/// The media type and pixel size of a page image stored as a document (PNG, JPEG), or
+/// `None` for anything else (a PDF).
+pub fn image_header(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
+    let be16 = |i: usize| Some(u16::from_be_bytes(bytes.get(i..i + 2)?.try_into().ok()?) as u32);
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        let be32 = |i: usize| Some(u32::from_be_bytes(bytes.get(i..i + 4)?.try_into().ok()?));
+        return Some(("image/png", be32(16)?, be32(20)?));
+    }
+    if !bytes.starts_with(&[0xff, 0xd8]) {
+        return None;
+    }
+    // JPEG: walk the markers to the first start-of-frame, which holds the size.
+    let mut i = 2;
+    while i + 9 < bytes.len() {
+        if bytes[i] != 0xff {
+            return None;
+        }
+        let m = bytes[i + 1];
+        if m == 0xff {
+            i += 1;
+            continue;
+        }
+        let len = be16(i + 2)? as usize;
+        if (0xc0..=0xcf).contains(&m) && !matches!(m, 0xc4 | 0xc8 | 0xcc) {
+            return Some(("image/jpeg", be16(i + 7)?, be16(i + 5)?));
+        }
+        i += 2 + len;
+    }
+    None
+}
+
+/// Decodes a PNG page image (8-bit gray, RGB or RGBA).
+pub(super) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
+    let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = dec.read_info().map_err(|e| format!("PNG: {e}"))?;
+    let mut buf = vec![0; reader.output_buffer_size().ok_or("PNG: too large")?];
+    let info = reader.next_frame(&mut buf).map_err(|e| format!("PNG: {e}"))?;
+    let (w, h) = (info.width as usize, info.height as usize);
+    let px = &buf[..info.buffer_size()];
+    let ch = match info.color_type {
+        png::ColorType::Grayscale => 1,
+        png::ColorType::GrayscaleAlpha => 2,
+        png::ColorType::Rgb => 3,
+        png::ColorType::Rgba => 4,
+        png::ColorType::Indexed => return Err("PNG: indexed colours left after expansion".into()),
+    };
+    let rgb: Vec<u8> = px
+        .chunks_exact(ch)
+        .flat_map(|p| if ch < 3 { [p[0], p[0], p[0]] } else { [p[0], p[1], p[2]] })
+        .collect();
+    Ok(Bgr::from_rgb(w, h, &rgb))
+}
+
+/// Encodes an image as a PNG data URL.
+pub(super) fn data_url(img: &Bgr) -> Result<String, String> {
+    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, img.width as u32, img.height as u32);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(|e| format!("PNG encoding: {e}"))?;
+    w.write_image_data(&rgb).map_err(|e| format!("PNG encoding: {e}"))?;
+    w.finish().map_err(|e| format!("PNG encoding: {e}"))?;
+    Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&out)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::doc::Page;
+
+    #[test]
+    fn smart_resize_matches_qwen2_vl() {
+        // Hand-computed with the image processor's rule.
+        assert_eq!(smart_resize(2200, 1700, 28, 3136, 11_289_600), (2212, 1708));
+        // Too big: scaled down to fit max_pixels, sides floored to the factor.
+        let (h, w) = smart_resize(4000, 3000, 28, 3136, 1_003_520);
+        assert!(h * w <= 1_003_520 && h % 28 == 0 && w % 28 == 0, "{h}x{w}");
+        assert_eq!((h, w), (1148, 840));
+        // Too small: scaled up to min_pixels, sides ceiled.
+        assert_eq!(smart_resize(20, 20, 28, 3136, 11_289_600), (56, 56));
+        // Half rounds to even: 42/28 = 1.5 -> 2; 70/28 = 2.5 -> 2.
+        assert_eq!(smart_resize(42, 70, 28, 0, u64::MAX), (56, 56));
+    }
+
+    #[test]
+    fn image_sizes_follow_the_spec() {
+        let letter = Page { width: 612.0, height: 792.0 };
+        let dpi = ImageSpec { dpi: Some(200.0), ..ImageSpec::default() };
+        assert_eq!(image_size(&dpi, letter), (1700, 2200));
+        let long = ImageSpec { longest_side: Some(1288), ..ImageSpec::default() };
+        assert_eq!(image_size(&long, letter), (995, 1288));
+        let qwen = ImageSpec {
+            factor: Some(28),
+            min_pixels: Some(3136),
+            max_pixels: Some(11_289_600),
+            ..dpi
+        };
+        assert_eq!(image_size(&qwen, letter), (1708, 2212));
+    }
+}
