@@ -11,7 +11,7 @@
 #                         [--skip-layout]
 #
 # Start the server first with the authors' command (`corpus providers show PRESET` prints it;
-# README "GPU parsers"). Without a GPU or a server this script says so and exits 2: nothing in
+# docs/guide/gpu-parsers.md). Without a GPU or a server this script says so and exits 2: nothing in
 # CI runs it. Env: CORPUS_BIN (a built corpus; default: build it), DATA (default
 # ../shared/data relative to the repository).
 set -euo pipefail

@@ -237,17 +237,16 @@ mod tests {
         super::Cli::command().debug_assert();
     }
 
-    /// Every command's `--help`, at a fixed width, in the order `corpus help` lists them.
-    fn help_tree() -> String {
-        fn walk(cmd: &mut clap::Command, path: &str, out: &mut String) {
+    /// Every command's `--help`, at a fixed width, in the order `corpus help` lists them: the
+    /// command's full name (`corpus providers show`) and its long help.
+    fn help_pages() -> Vec<(String, String)> {
+        fn walk(cmd: &mut clap::Command, path: &str, out: &mut Vec<(String, String)>) {
             let name = if path.is_empty() {
                 cmd.get_name().to_string()
             } else {
                 format!("{path} {}", cmd.get_name())
             };
-            out.push_str(&format!("===== {name} --help\n"));
-            out.push_str(&cmd.render_long_help().to_string());
-            out.push('\n');
+            out.push((name.clone(), cmd.render_long_help().to_string()));
             for sub in cmd.get_subcommands_mut() {
                 if !sub.is_hide_set() && sub.get_name() != "help" {
                     walk(sub, &name, out);
@@ -256,9 +255,86 @@ mod tests {
         }
         let mut cmd = super::Cli::command().term_width(100);
         cmd.build();
-        let mut out = String::new();
+        let mut out = Vec::new();
         walk(&mut cmd, "", &mut out);
         out
+    }
+
+    /// The whole `--help` tree as one text file (`tests/snapshots/help.txt`).
+    fn help_tree() -> String {
+        let mut out = String::new();
+        for (name, help) in help_pages() {
+            out.push_str(&format!("===== {name} --help\n"));
+            out.push_str(&help);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The same tree as Markdown (`docs/reference/cli.md`): a note that says the file is
+    /// generated and by what, a contents list, then one `##` section per command and
+    /// subcommand with its help in a code block (trailing spaces trimmed; the fence is longer
+    /// than any run of backticks in the help).
+    fn help_markdown() -> String {
+        let pages = help_pages();
+        let slug = |name: &str| name.replace(' ', "-");
+        let mut out = String::from(
+            "# Command-line reference\n\n\
+             **Generated; do not edit.** This file is written by the test\n\
+             `help_tree_markdown_matches_docs_reference_cli` in `src/cli/mod.rs` from clap's long\n\
+             `--help` of every command and subcommand, at a width of 100 columns (the same text as\n\
+             `tests/snapshots/help.txt`). The test fails when the file is stale; after a deliberate\n\
+             change to the command line, rewrite both files with\n\n\
+             ```\nCORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree\n```\n\n\
+             The user guide is [`docs/guide/`](../guide/README.md).\n\n## Contents\n\n",
+        );
+        for (name, _) in &pages {
+            let depth = name.matches(' ').count();
+            let indent = "  ".repeat(depth.saturating_sub(1));
+            out.push_str(&format!("{indent}- [`{name}`](#{})\n", slug(name)));
+        }
+        for (name, help) in &pages {
+            let mut longest = 0;
+            let mut run = 0;
+            for c in help.chars() {
+                run = if c == '`' { run + 1 } else { 0 };
+                longest = longest.max(run);
+            }
+            let fence = "`".repeat((longest + 1).max(3));
+            out.push_str(&format!("\n## `{name}`\n\n{fence}text\n"));
+            for line in help.trim_end().lines() {
+                out.push_str(line.trim_end());
+                out.push('\n');
+            }
+            out.push_str(&fence);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// Compares `have` with the committed file at `rel` (from the repository root), or
+    /// rewrites the file when `CORPUS_UPDATE_SNAPSHOTS=1`.
+    fn check_snapshot(rel: &str, have: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(rel);
+        if std::env::var("CORPUS_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, have).unwrap();
+            return;
+        }
+        let want = std::fs::read_to_string(&path).unwrap_or_default();
+        if have != want {
+            let first = have
+                .lines()
+                .zip(want.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or_else(|| have.lines().count().min(want.lines().count()));
+            panic!(
+                "the --help tree differs from {} (first different line: {}); if the change is \
+                 meant, rewrite it with CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree",
+                path.display(),
+                first + 1
+            );
+        }
     }
 
     /// A snapshot of the whole `--help` tree (`tests/snapshots/help.txt`): a change to any
@@ -266,24 +342,14 @@ mod tests {
     /// with `CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree`.
     #[test]
     fn help_tree_matches_its_snapshot() {
-        let path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/help.txt");
-        let have = help_tree();
-        if std::env::var("CORPUS_UPDATE_SNAPSHOTS").is_ok_and(|v| v == "1") {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &have).unwrap();
-            return;
-        }
-        let want = std::fs::read_to_string(&path).unwrap_or_default();
-        if have != want {
-            let first = have.lines().zip(want.lines()).position(|(a, b)| a != b);
-            panic!(
-                "the --help tree differs from {} (first different line: {:?}); if the change is \
-                 meant, rewrite it with CORPUS_UPDATE_SNAPSHOTS=1 cargo test --bin corpus help_tree",
-                path.display(),
-                first.map(|i| i + 1)
-            );
-        }
+        check_snapshot("tests/snapshots/help.txt", &help_tree());
+    }
+
+    /// The command-line reference (`docs/reference/cli.md`) is the `--help` tree rendered as
+    /// Markdown, checked and rewritten like the snapshot above.
+    #[test]
+    fn help_tree_markdown_matches_docs_reference_cli() {
+        check_snapshot("docs/reference/cli.md", &help_markdown());
     }
 
     /// The options every command takes are listed under their own heading, once.
