@@ -8,7 +8,7 @@ use corpus::metrics::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;
-use corpus::suites::{formula, olmocr, omnidoc, paper, table, EvalFailure};
+use corpus::suites::{formula, olmocr, omnidoc, paper, table, EvalFailure, Suite};
 
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
@@ -74,8 +74,10 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let store = &mut store;
     let bar = super::progress::Bar::new("eval", g.quiet);
     let dataset = a.dataset.as_deref();
-    match a.suite.as_str() {
-        omnidoc::SUITE => {
+    // Invariant: clap took only a registry name (`values::suite`).
+    let suite = Suite::parse(&a.suite).expect("--suite is one of the registry's");
+    match suite {
+        Suite::Omnidoc => {
             let Some(provider) = a.provider.as_deref() else {
                 usage_bail!("--suite omnidoc scores one provider: give --provider");
             };
@@ -84,23 +86,25 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             let sum = omnidoc::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
-        olmocr::SUITE => {
+        Suite::Olmocr => {
             let sum = eval_olmocr(g, a, store, run, dataset, &bar)?;
             finish(g, a, store, run, &sum)
         }
-        formula::SUITE => {
+        Suite::Formula => {
             let Some(provider) = a.provider.as_deref() else {
                 usage_bail!("--suite formula scores one provider: give --provider");
             };
             if provider == corpus::providers::truth::ID {
-                corpus::providers::truth::materialize_pdf_parse_bench(store, dataset, Some(run))?;
+                let formats = formula::FORMATS;
+                let keep = |f| formats.contains(&f);
+                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
             }
             let opts =
                 formula::FormulaOptions { provider, dataset, variant: a.cdm, run: Some(run) };
             let sum = formula::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
-        table::SUITE => {
+        Suite::Table => {
             let Some(provider) = a.provider.as_deref() else {
                 usage_bail!("--suite table scores one provider: give --provider");
             };
@@ -108,9 +112,10 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             let sum = table::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
-        _ => {
+        Suite::Paper => {
             if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
-                corpus::providers::truth::materialize(store, dataset, Some(run))?;
+                let keep = corpus::formats::TruthFormat::is_paper;
+                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
             }
             let opts =
                 paper::EvalOptions { provider: a.provider.as_deref(), dataset, run: Some(run) };

@@ -258,26 +258,92 @@ fn print_failures(sum: &corpus::providers::runner::OcrSummary, retry: &str) {
     }
 }
 
-/// `ocr --provider truth`: stores each paper truth as a Doc (in this process; no PDF is read).
+/// `ocr --provider truth`: stores each truth, of every format a suite scores, as a Doc (in
+/// this process; no PDF is read but ICDAR 2013's, for its page sizes). Prints per format the
+/// truths rendered, cached and failed, and the olmOCR-bench tests the renderings do not pass;
+/// says so when there is no truth to render.
 fn run_truth(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
+    use corpus::providers::truth::{materialize, ADAPTER_VERSION};
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let run = store.start_run("ocr", &argv())?;
-    let c = corpus::providers::truth::materialize(&mut store, a.dataset.as_deref(), Some(run))?;
-    let counts = serde_json::json!({"provider": "truth", "cached": c.cached, "ran": c.written + c.failed,
-        "ok": c.written, "failed": c.failed});
+    let m = materialize(&mut store, a.dataset.as_deref(), Some(run))?;
+    let c = m.totals();
+    let nothing = (m.truths() == 0).then(|| match a.dataset.as_deref() {
+        Some(d) => format!("nothing to do: dataset {d} has no truth (ingest one with --truth)"),
+        None => "nothing to do: the store has no truth (ingest one with --truth)".to_string(),
+    });
+    let counts = serde_json::json!({"provider": "truth", "version": ADAPTER_VERSION,
+        "cached": c.cached, "ran": c.written + c.failed, "ok": c.written, "failed": c.failed,
+        "unrendered_tests": m.unrendered(), "formats": m.formats, "note": nothing});
     store.finish_run(run, &counts, c.failed)?;
     match a.output.format {
         Format::Json => print_json(&counts)?,
-        Format::Table => print_table(
-            &["provider", "cached", "ran", "ok", "failed"],
-            &[vec![
-                "truth".into(),
-                c.cached.to_string(),
-                (c.written + c.failed).to_string(),
-                c.written.to_string(),
-                c.failed.to_string(),
-            ]],
-        )?,
+        Format::Table => match &nothing {
+            Some(note) => println!("{note}"),
+            None => {
+                let mut rows: Vec<Vec<String>> = m
+                    .formats
+                    .iter()
+                    .map(|f| {
+                        let by_type: Vec<String> =
+                            f.unrendered.iter().map(|(k, t)| format!("{k} {}", t.len())).collect();
+                        let unrendered: usize = f.unrendered.values().map(Vec::len).sum();
+                        let unrendered = if by_type.is_empty() {
+                            unrendered.to_string()
+                        } else {
+                            format!("{unrendered} ({})", by_type.join(", "))
+                        };
+                        vec![
+                            f.format.to_string(),
+                            f.truths.to_string(),
+                            f.counts.written.to_string(),
+                            f.counts.cached.to_string(),
+                            f.counts.failed.to_string(),
+                            unrendered,
+                        ]
+                    })
+                    .collect();
+                rows.push(vec![
+                    "total".into(),
+                    m.truths().to_string(),
+                    c.written.to_string(),
+                    c.cached.to_string(),
+                    c.failed.to_string(),
+                    m.unrendered().to_string(),
+                ]);
+                print_table(
+                    &[
+                        "truth format",
+                        "truths",
+                        "rendered",
+                        "cached",
+                        "failed",
+                        "tests not rendered",
+                    ],
+                    &rows,
+                )?;
+            }
+        },
+    }
+    if !g.quiet {
+        for f in &m.formats {
+            for e in &f.failures {
+                eprintln!(
+                    "corpus: {} truth of {} ({}): {}",
+                    f.format, e.document, e.dataset, e.error
+                );
+            }
+            for (kind, tests) in &f.unrendered {
+                let ids: Vec<String> =
+                    tests.iter().map(|t| format!("{} ({})", t.id, t.document)).collect();
+                eprintln!(
+                    "{}: {} {kind} test(s) the truth cannot render as Markdown that passes them: {}",
+                    f.format,
+                    tests.len(),
+                    ids.join(", ")
+                );
+            }
+        }
     }
     Ok(if c.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
 }

@@ -1,134 +1,1097 @@
-//! The `truth` provider: a document's own ground truth as a [`Doc`](crate::doc::Doc), so that
-//! scoring the truth against itself (which must give 1.0 everywhere) is one command.
+//! The `truth` provider: a document's own ground truth as a [`Doc`], so that scoring the truth
+//! against itself (which must give each suite's best value on every metric) is two commands,
+//! `corpus ocr --provider truth` and `corpus eval --suite S --provider truth`.
 //!
-//! It runs in the calling process, since it reads the store rather than the PDF. Its cache key
-//! uses the truth's content digest as the model digest, so a changed truth gives a new output.
+//! It runs in the calling process, since it reads the store rather than the PDF (ICDAR 2013
+//! truths excepted: their boxes need the PDF's page sizes). Its cache key uses the truth's
+//! content digest as the model digest, so a changed truth gives a new output. Every truth
+//! format a suite scores is rendered ([`TruthFormat::ALL`]):
 //!
-//! The Doc is [`paper::to_doc`] of the truth as its reader gives it, and the suite scores the
-//! truth as [`paper::canonical`] (that Doc read back by the linearizer), so the two sides are
-//! one paper by construction, whatever the truth holds.
+//! - **Papers** (PeerRead, GROBID TEI, S2ORC, JATS, Docling): [`paper::to_doc`] of the truth
+//!   as its reader gives it; the suite scores the truth as [`paper::canonical`] (that Doc read
+//!   back by the linearizer), so the two sides are one paper by construction.
+//! - **pdf-parse-bench and latex-tables**: the truth written as Markdown
+//!   ([`pdf_parse_bench::to_markdown`]: formulas with their delimiters, as the formula suite
+//!   reads them) kept as the Doc's Markdown, and blocks in the truth's order whose table blocks
+//!   carry exactly the GT tables the table suite reads.
+//! - **ICDAR 2013**: one table block per GT region, on its page, its box the region's turned
+//!   into the Doc's frame (top-left origin, points, the PDF's own page heights), so the table
+//!   suite finds every region with IoU 1; a table's first region carries its cells.
+//! - **OmniDocBench**: blocks from `layout_dets` in `order`, kinds by category, boxes from
+//!   `poly` (the page image's pixels are the Doc's points, as for every page-image document);
+//!   the Doc's Markdown is what the omnidoc suite reads: the text of every block of its text
+//!   pool (the ignored categories too, which the suite matches and does not score), blocks
+//!   that `truncated` relations join written as one, display formulas as their `$$…$$` LaTeX
+//!   and tables as their HTML, in `order`.
+//! - **olmOCR-bench**: one output per tested page (`pages = "N"`), Markdown written from the
+//!   page's tests: the texts of `present`, `order`, `format` and `footnote` tests in an order
+//!   that keeps every `order` pair, each `math` formula as display math, each `table` test as a
+//!   small table whose cells stand in the relations the test names. The tests are then run on
+//!   that Markdown (the runner's own code, math by exact match), with the baseline the suite
+//!   adds for a PDF without one: a test the rendering does not pass (an `absent` text another
+//!   test needs, a page whose tests name no text for the baseline to find, …) is reported by
+//!   type and id, never dropped silently.
+//!
+//! A truth that cannot be rendered is stored as a failed output with its reason and counted.
+//! olmOCR-bench outputs record [`OLMOCR_DIGEST`] as their model digest instead of the truth's,
+//! so that the olmocr suite takes a dataset's pages as one system.
 
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
 use serde_json::json;
 
-use super::key::CacheKey;
+use super::key::{CacheKey, PageSelection};
+use crate::doc::{BBox, Block, BlockKind, Doc, Page, Table};
 use crate::error::Result;
+use crate::formats::omnidocbench::{self as odb, LayoutDet};
+use crate::formats::pdf_parse_bench::{self, FormulaKind, GtTable, TruthItem};
 use crate::formats::TruthFormat;
+use crate::metrics::olmocr::{default_baseline, load_tests, Test};
 use crate::paper;
 use crate::store::{NewOutput, RunId, Store};
-use crate::truth::truth_groups;
+use crate::truth::{truth_groups, TruthGroup};
 
 /// The provider id.
 pub const ID: &str = "truth";
 
 /// Bump when the Doc made from a truth changes (2: reference blocks carry their fields,
-/// headings their levels, and the Doc the paper's authors and keywords).
-pub const ADAPTER_VERSION: u32 = 2;
+/// headings their levels, and the Doc the paper's authors and keywords; 3: every truth format
+/// is rendered, table blocks carry the GT tables themselves).
+pub const ADAPTER_VERSION: u32 = 3;
 
-/// What [`materialize`] did: (outputs already stored, outputs written, failures).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// The model digest recorded with olmOCR-bench truth outputs (their cache key holds the
+/// truth's digest): one for every document, since the olmocr suite takes a provider's outputs
+/// with one model digest (and config) as one system.
+pub const OLMOCR_DIGEST: &str = "olmocr-bench";
+
+/// Outputs already stored, written now, and truths that failed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct TruthCounts {
-    /// Truth outputs already in the store.
+    /// Truths whose outputs were all in the store already.
     pub cached: u64,
-    /// Truth outputs written now.
+    /// Truths rendered and stored now.
     pub written: u64,
-    /// Truths that could not be turned into a Doc (recorded as failures).
+    /// Truths that could not be rendered (stored as failed outputs, with the reason).
     pub failed: u64,
 }
 
-/// Stores a `truth` output for every paper-suite truth (optionally of one dataset) that does
-/// not have one yet.
+/// A truth that could not be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TruthFailure {
+    /// The document's name in the truth's dataset.
+    pub document: String,
+    /// The dataset.
+    pub dataset: String,
+    /// Why.
+    pub error: String,
+}
+
+/// An olmOCR-bench test the rendered Markdown does not pass.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Unrendered {
+    /// The document's name in the truth's dataset.
+    pub document: String,
+    /// The test's id.
+    pub id: String,
+    /// The test's explanation of its failure on the rendering.
+    pub why: String,
+}
+
+/// What [`materialize`] did with the truths of one format.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct FormatCounts {
+    /// The truth format's name.
+    pub format: &'static str,
+    /// Truths of the format.
+    pub truths: u64,
+    /// Cached, written and failed truths.
+    #[serde(flatten)]
+    pub counts: TruthCounts,
+    /// The truths that could not be rendered.
+    pub failures: Vec<TruthFailure>,
+    /// olmOCR-bench: the tests the rendering does not pass, by test type.
+    pub unrendered: BTreeMap<String, Vec<Unrendered>>,
+}
+
+/// What [`materialize`] did, per truth format (formats without truths left out).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Materialized {
+    /// Per format, in [`TruthFormat::ALL`] order.
+    pub formats: Vec<FormatCounts>,
+}
+
+impl Materialized {
+    /// The counts over every format.
+    pub fn totals(&self) -> TruthCounts {
+        self.formats.iter().fold(TruthCounts::default(), |t, f| TruthCounts {
+            cached: t.cached + f.counts.cached,
+            written: t.written + f.counts.written,
+            failed: t.failed + f.counts.failed,
+        })
+    }
+
+    /// Truths of every format.
+    pub fn truths(&self) -> u64 {
+        self.formats.iter().map(|f| f.truths).sum()
+    }
+
+    /// olmOCR-bench tests the renderings do not pass.
+    pub fn unrendered(&self) -> usize {
+        self.formats.iter().flat_map(|f| f.unrendered.values()).map(Vec::len).sum()
+    }
+}
+
+/// Stores a `truth` output for every truth (optionally of one dataset) of every format that
+/// does not have one yet.
 pub fn materialize(
     store: &mut Store,
     dataset: Option<&str>,
     run: Option<RunId>,
-) -> Result<TruthCounts> {
-    materialize_with(store, dataset, run, TruthFormat::is_paper, |store, g| {
-        g.read_paper(store).map(|p| paper::to_doc(&p))
-    })
+) -> Result<Materialized> {
+    materialize_where(store, dataset, run, |_| true)
 }
 
-/// Stores a `truth` output for every `pdf-parse-bench` truth (optionally of one dataset) that
-/// does not have one yet: the truth written as Markdown
-/// ([`crate::formats::pdf_parse_bench::to_markdown`]) and read back by the Markdown importer,
-/// so the Doc keeps that Markdown, formulas and their delimiters included, as an imported
-/// Markdown output would.
-pub fn materialize_pdf_parse_bench(
-    store: &mut Store,
-    dataset: Option<&str>,
-    run: Option<RunId>,
-) -> Result<TruthCounts> {
-    use crate::formats::{pdf_parse_bench, ImportFormat};
-    materialize_with(
-        store,
-        dataset,
-        run,
-        |f| f == TruthFormat::PdfParseBench,
-        |store, g| {
-            let part =
-                g.parts.first().ok_or_else(|| crate::Error::Usage("truth has no file".into()))?;
-            let bytes = store.blob(&part.blob)?.ok_or_else(|| {
-                crate::Error::Usage(format!("truth blob {} is missing from the store", part.blob))
-            })?;
-            let bad = |msg: String| crate::Error::BadInput {
-                path: format!("truth pdf-parse-bench of document {}", g.document).into(),
-                msg,
-            };
-            let items = pdf_parse_bench::read_items(&bytes).map_err(|e| bad(e.to_string()))?;
-            let md = pdf_parse_bench::to_markdown(&items);
-            ImportFormat::Markdown
-                .read(md.as_bytes(), 0)
-                .map(|p| p.doc)
-                .map_err(|e| bad(e.to_string()))
-        },
-    )
-}
-
-fn materialize_with(
+/// [`materialize`] for the truth formats `keep` accepts (a suite's).
+pub fn materialize_where(
     store: &mut Store,
     dataset: Option<&str>,
     run: Option<RunId>,
     keep: impl Fn(TruthFormat) -> bool,
-    make: impl Fn(&Store, &crate::truth::TruthGroup) -> Result<crate::doc::Doc>,
-) -> Result<TruthCounts> {
-    let mut counts = TruthCounts::default();
-    let groups = truth_groups(store, dataset, keep)?;
+) -> Result<Materialized> {
+    let groups = truth_groups(store, dataset, &keep)?;
+    let mut per: BTreeMap<usize, FormatCounts> = BTreeMap::new();
+    let mut pdfium: Option<std::result::Result<super::pdfium::Pdfium, String>> = None;
     for g in groups {
         let Some(pdf_hash) = store.document_hash(g.document)? else { continue };
+        let slot = TruthFormat::ALL.iter().position(|f| *f == g.format).unwrap_or(usize::MAX);
+        let fc = per
+            .entry(slot)
+            .or_insert_with(|| FormatCounts { format: g.format.as_str(), ..Default::default() });
+        fc.truths += 1;
+        let name = store.name_in(g.document, &g.dataset)?.unwrap_or_default();
         let digest = g.digest();
         let config = json!({"dataset": g.dataset, "format": g.format.as_str()});
-        let key =
-            CacheKey::builder(ID, ADAPTER_VERSION, &digest, &pdf_hash).config(&config).compute();
-        if store.output_status(key.as_str())?.as_deref() == Some("ok") {
-            counts.cached += 1;
+        let key = |pages: &PageSelection| {
+            CacheKey::builder(ID, ADAPTER_VERSION, &digest, &pdf_hash)
+                .config(&config)
+                .pages(pages)
+                .compute()
+        };
+        let cached = |store: &Store, pages: &PageSelection| -> Result<bool> {
+            Ok(store.output_status(key(pages).as_str())?.as_deref() == Some("ok"))
+        };
+        // olmOCR-bench renders (cheaply) even when cached: its unrendered tests are reported.
+        if g.format != TruthFormat::OlmocrBench && cached(store, &PageSelection::All)? {
+            fc.counts.cached += 1;
             continue;
         }
         let t0 = std::time::Instant::now();
-        let doc = make(store, &g);
-        let json = match &doc {
-            Ok(d) => Ok(serde_json::to_vec(d)?),
-            Err(e) => Err(e.to_string()),
+        let rendered = render(store, &g, &name, &mut pdfium)?;
+        let put = |store: &mut Store,
+                   pages: &PageSelection,
+                   doc: std::result::Result<&Doc, &str>|
+         -> Result<()> {
+            let json = match doc {
+                Ok(d) => Ok(serde_json::to_vec(d)?),
+                Err(e) => Err(e.to_string()),
+            };
+            store.put_output(&NewOutput {
+                cache_key: key(pages).as_str(),
+                document: g.document,
+                provider: ID,
+                provider_version: &ADAPTER_VERSION.to_string(),
+                model_digest: if g.format == TruthFormat::OlmocrBench {
+                    OLMOCR_DIGEST
+                } else {
+                    &digest
+                },
+                config: &super::key::canonical_json(&config),
+                pages: &pages.to_string(),
+                result: json.as_ref().map(Vec::as_slice).map_err(String::as_str),
+                usage: crate::store::Usage {
+                    wall_ms: t0.elapsed().as_millis() as u64,
+                    ..Default::default()
+                },
+                device: "cpu",
+                run,
+            })?;
+            Ok(())
         };
-        store.put_output(&NewOutput {
-            cache_key: key.as_str(),
-            document: g.document,
-            provider: ID,
-            provider_version: &ADAPTER_VERSION.to_string(),
-            model_digest: &digest,
-            config: &super::key::canonical_json(&config),
-            pages: "all",
-            result: json.as_ref().map(Vec::as_slice).map_err(String::as_str),
-            usage: crate::store::Usage {
-                wall_ms: t0.elapsed().as_millis() as u64,
-                ..Default::default()
-            },
-            device: "cpu",
-            run,
-        })?;
-        if json.is_ok() {
-            counts.written += 1;
-        } else {
-            counts.failed += 1;
+        match rendered {
+            Err(e) => {
+                put(store, &PageSelection::All, Err(&e))?;
+                fc.counts.failed += 1;
+                fc.failures.push(TruthFailure {
+                    document: name,
+                    dataset: g.dataset.clone(),
+                    error: e,
+                });
+            }
+            Ok(Rendered { pages, unrendered }) => {
+                let mut wrote = false;
+                for (sel, doc) in &pages {
+                    if !cached(store, sel)? {
+                        put(store, sel, Ok(doc))?;
+                        wrote = true;
+                    }
+                }
+                if wrote {
+                    fc.counts.written += 1;
+                } else {
+                    fc.counts.cached += 1;
+                }
+                for (kind, u) in unrendered {
+                    fc.unrendered.entry(kind).or_default().push(u);
+                }
+            }
         }
     }
-    Ok(counts)
+    Ok(Materialized { formats: per.into_values().collect() })
+}
+
+/// A truth rendered: its outputs (page selection, Doc) and, for olmOCR-bench, the tests the
+/// rendering does not pass (type, test).
+struct Rendered {
+    pages: Vec<(PageSelection, Doc)>,
+    unrendered: Vec<(String, Unrendered)>,
+}
+
+impl Rendered {
+    fn one(doc: Doc) -> Rendered {
+        Rendered { pages: vec![(PageSelection::All, doc)], unrendered: Vec::new() }
+    }
+}
+
+/// A truth's parts as (part, bytes).
+type Parts = Vec<(String, Vec<u8>)>;
+
+/// The truth's parts as (part, bytes).
+fn parts(store: &Store, g: &TruthGroup) -> Result<std::result::Result<Parts, String>> {
+    let mut out = Vec::new();
+    for p in &g.parts {
+        match store.blob(&p.blob)? {
+            Some(b) => out.push((p.part.clone(), b)),
+            None => return Ok(Err(format!("truth blob {} is missing from the store", p.blob))),
+        }
+    }
+    Ok(Ok(out))
+}
+
+/// Renders one truth; the inner error is why it cannot be rendered.
+fn render(
+    store: &Store,
+    g: &TruthGroup,
+    name: &str,
+    pdfium: &mut Option<std::result::Result<super::pdfium::Pdfium, String>>,
+) -> Result<std::result::Result<Rendered, String>> {
+    if g.format.is_paper() {
+        return Ok(g
+            .read_paper(store)
+            .map(|p| Rendered::one(paper::to_doc(&p)))
+            .map_err(|e| e.to_string()));
+    }
+    let parts = match parts(store, g)? {
+        Ok(p) => p,
+        Err(e) => return Ok(Err(e)),
+    };
+    let part = |n: &str| parts.iter().find(|(p, _)| p == n).map(|(_, b)| b.as_slice());
+    Ok(match g.format {
+        TruthFormat::LatexTables | TruthFormat::PdfParseBench => match part("") {
+            Some(b) => pdf_parse_bench_doc(b, g.format).map(Rendered::one),
+            None => Err("no truth file".into()),
+        },
+        TruthFormat::Icdar2013 => match (part("reg"), part("str")) {
+            (Some(reg), Some(st)) => {
+                let sizes = match page_sizes(store, g.document, pdfium)? {
+                    Ok(s) => s,
+                    Err(e) => return Ok(Err(format!("reading the PDF's page sizes: {e}"))),
+                };
+                icdar2013_doc(reg, st, &sizes).map(Rendered::one)
+            }
+            _ => Err("needs both the reg and the str part".into()),
+        },
+        TruthFormat::OmniDocBench => match parts.first() {
+            Some((_, b)) => omnidoc_doc(b).map(Rendered::one),
+            None => Err("no truth file".into()),
+        },
+        TruthFormat::OlmocrBench => {
+            let mut tests = Vec::new();
+            for (p, b) in &parts {
+                let text = std::str::from_utf8(b).map_err(|e| format!("group {p}: not UTF-8: {e}"));
+                match text.and_then(|t| load_tests(t).map_err(|e| format!("group {p}: {e}"))) {
+                    Ok(t) => tests.extend(t),
+                    Err(e) => return Ok(Err(e)),
+                }
+            }
+            Ok(olmocr_pages(&tests, name))
+        }
+        // Paper formats returned above.
+        _ => Err(format!("{} is not a truth format the provider renders", g.format.as_str())),
+    })
+}
+
+/// The PDF's page sizes, pdfium bound once per call of [`materialize`].
+fn page_sizes(
+    store: &Store,
+    document: i64,
+    pdfium: &mut Option<std::result::Result<super::pdfium::Pdfium, String>>,
+) -> Result<std::result::Result<Vec<Page>, String>> {
+    let Some(hash) = store.document_hash(document)? else {
+        return Ok(Err("the document is missing from the store".into()));
+    };
+    let Some(bytes) = store.blob(&hash)? else {
+        return Ok(Err("the PDF is missing from the store".into()));
+    };
+    let bound = pdfium.get_or_insert_with(|| super::pdfium::bind().map_err(|e| e.to_string()));
+    Ok(match bound {
+        Ok(p) => super::pdfium::page_sizes(p, &bytes).map_err(|e| e.to_string()),
+        Err(e) => Err(e.clone()),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// pdf-parse-bench and latex-tables
+
+/// A pdf-parse-bench truth (either folder) or a latex-tables truth as a Doc: its Markdown
+/// ([`pdf_parse_bench::to_markdown`], formulas with their delimiters) kept as the Doc's, and
+/// one block per paragraph, display formula and table in the truth's order, the table blocks
+/// carrying the GT tables the table suite reads for the format.
+pub fn pdf_parse_bench_doc(bytes: &[u8], format: TruthFormat) -> std::result::Result<Doc, String> {
+    let tables: Vec<GtTable> = match format {
+        TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes),
+        _ => pdf_parse_bench::read_tables(bytes),
+    }
+    .map_err(|e| e.to_string())?;
+    // A latex-tables truth is read for its tables only: items of other types are left out.
+    let items = match pdf_parse_bench::read_items(bytes) {
+        Ok(items) => items,
+        Err(_) if format == TruthFormat::LatexTables => {
+            tables.iter().cloned().map(TruthItem::Table).collect()
+        }
+        Err(e) => return Err(e.to_string()),
+    };
+    let mut blocks = Vec::new();
+    let mut para = String::new();
+    let flush = |para: &mut String, blocks: &mut Vec<Block>| {
+        if !para.trim().is_empty() {
+            blocks.push(Block::new(BlockKind::Paragraph, 0, BBox::default(), para.as_str()));
+        }
+        para.clear();
+    };
+    let mut gt = tables.iter();
+    for it in &items {
+        match it {
+            TruthItem::Text(t) => push_words(&mut para, t),
+            TruthItem::Formula(f) if f.kind == FormulaKind::Inline => {
+                push_words(&mut para, &f.source)
+            }
+            TruthItem::Formula(f) => {
+                flush(&mut para, &mut blocks);
+                let src = f.source.trim();
+                let mut b = Block::new(BlockKind::Formula, 0, BBox::default(), src);
+                b.latex = Some(src.trim_matches('$').trim().to_string());
+                blocks.push(b);
+            }
+            TruthItem::Table(_) => {
+                flush(&mut para, &mut blocks);
+                let Some(t) = gt.next() else {
+                    return Err("the truth's items hold more tables than its reader gives".into());
+                };
+                blocks.push(table_block(0, BBox::default(), Some(&t.table)));
+            }
+        }
+    }
+    flush(&mut para, &mut blocks);
+    if gt.next().is_some() {
+        return Err("the truth's reader gives more tables than its items hold".into());
+    }
+    let markdown = Some(pdf_parse_bench::to_markdown(&items));
+    Ok(Doc { pages: Vec::new(), blocks, markdown, meta: None })
+}
+
+/// Appends trimmed text to a paragraph, a space between (as `to_markdown` joins them).
+fn push_words(para: &mut String, t: &str) {
+    if !para.is_empty() {
+        para.push(' ');
+    }
+    para.push_str(t.trim());
+}
+
+/// A table block carrying `table` (its text the cells flattened), or an empty one.
+fn table_block(page: u32, bbox: BBox, table: Option<&Table>) -> Block {
+    let text = table.map(Table::flat_text).unwrap_or_default();
+    let mut b = Block::new(BlockKind::Table, page, bbox, text);
+    b.table = table.cloned();
+    b
+}
+
+// ---------------------------------------------------------------------------------------------
+// ICDAR 2013
+
+/// An ICDAR 2013 truth as a Doc on pages of the given sizes (points): one table block per
+/// region of the region file, in its order, the region's box turned into the Doc's frame with
+/// its page's height; the first region of each table carries the table's cells from the
+/// structure file (the `n`-th `<table>` of one file is the `n`-th of the other; a table of the
+/// region file beyond the structure file's has no cells). Fails when the structure file has
+/// more tables than the region file: such a table has no place on a page.
+pub fn icdar2013_doc(reg: &[u8], st: &[u8], sizes: &[Page]) -> std::result::Result<Doc, String> {
+    let truth = crate::formats::icdar2013::read_truth(reg, st).map_err(|e| e.to_string())?;
+    let reg_text = std::str::from_utf8(reg).map_err(|e| format!("reg: {e}"))?;
+    let xml = roxmltree::Document::parse(reg_text).map_err(|e| format!("reg: {e}"))?;
+    let element =
+        |n: &roxmltree::Node<'_, '_>, tag: &str| n.is_element() && n.tag_name().name() == tag;
+    let per_table: Vec<usize> = xml
+        .root_element()
+        .children()
+        .filter(|t| element(t, "table"))
+        .map(|t| t.children().filter(|r| element(r, "region")).count())
+        .collect();
+    if truth.tables.len() > per_table.len() {
+        return Err(format!(
+            "the structure file has {} tables and the region file {}: a table without a region \
+             has no place on a page",
+            truth.tables.len(),
+            per_table.len()
+        ));
+    }
+    let mut blocks = Vec::new();
+    let mut regions = truth.regions.iter();
+    let mut tables = truth.tables.iter();
+    for n in per_table {
+        let table = tables.next();
+        for k in 0..n {
+            let r = regions.next().ok_or("fewer regions than the region file's tables hold")?;
+            let Some(size) = sizes.get(r.page as usize) else {
+                return Err(format!(
+                    "a region is on page {} of a PDF of {} pages",
+                    r.page + 1,
+                    sizes.len()
+                ));
+            };
+            let [x0, y0, x1, y1] = r.to_top_left(f64::from(size.height));
+            let bbox = BBox::new(x0 as f32, y0 as f32, x1 as f32, y1 as f32);
+            blocks.push(table_block(r.page, bbox, table.filter(|_| k == 0)));
+        }
+    }
+    Ok(Doc { pages: sizes.to_vec(), blocks, markdown: None, meta: None })
+}
+
+// ---------------------------------------------------------------------------------------------
+// OmniDocBench
+
+/// The categories of the omnidoc suite's text pool (`TEXT_CATEGORIES` of
+/// `suites::omnidoc::matching`), the ignored ones among them.
+const ODB_TEXT: [&str; 16] = [
+    "text_block",
+    "title",
+    "code_txt",
+    "code_txt_caption",
+    "reference",
+    "equation_caption",
+    "figure_caption",
+    "figure_footnote",
+    "table_caption",
+    "table_footnote",
+    "code_algorithm",
+    "code_algorithm_caption",
+    "header",
+    "footer",
+    "page_footnote",
+    "page_number",
+];
+
+/// The block kind of an OmniDocBench category; `None` for blocks that are not content
+/// (`abandon`, the masks).
+fn odb_kind(category: &str) -> Option<BlockKind> {
+    Some(match category {
+        "title" => BlockKind::Heading,
+        "text_block" => BlockKind::Paragraph,
+        "equation_isolated" => BlockKind::Formula,
+        "table" => BlockKind::Table,
+        "figure" => BlockKind::Figure,
+        "header" => BlockKind::PageHeader,
+        "footer" | "page_number" => BlockKind::PageFooter,
+        "page_footnote" | "figure_footnote" | "table_footnote" => BlockKind::Footnote,
+        "code_txt" | "code_algorithm" => BlockKind::Code,
+        "reference" => BlockKind::Reference,
+        c if c.ends_with("_caption") => BlockKind::Caption,
+        c if c == "abandon" || c.ends_with("_mask") => return None,
+        _ => BlockKind::Paragraph,
+    })
+}
+
+/// A display formula as Markdown the omnidoc suite reads back as the truth's LaTeX: `$$…$$`
+/// (its `latex` as given, else wrapped so). The suite joins a `$$…$$` formula to one line while
+/// the truth's keeps its line breaks, so a formula written over several lines goes between
+/// single `$` on lines of their own, a paragraph the suite takes whole, line breaks kept
+/// (`docs/omnidocbench.md` §2, step 7).
+fn odb_formula(latex: &str) -> String {
+    let inner = latex.trim().trim_matches('$').trim();
+    if inner.contains('\n') {
+        let lines: Vec<&str> = inner.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+        format!("$\n{}\n$", lines.join("\n"))
+    } else if latex.trim().starts_with("$$") && latex.trim().ends_with("$$") {
+        latex.trim().to_string()
+    } else {
+        format!("$$\n{inner}\n$$")
+    }
+}
+
+/// One page of an OmniDocBench truth as a Doc (see the module docs): blocks from its
+/// `layout_dets` in `order`, and the Markdown the omnidoc suite reads. Fails on a table
+/// without HTML (the suite scores a LaTeX table as missed).
+pub fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
+    let page = odb::read_page(bytes).map_err(|e| e.to_string())?;
+    let order = |d: &LayoutDet| d.order.unwrap_or(0.0);
+    // Blocks: every content block, in order (blocks without one last).
+    let mut dets: Vec<&LayoutDet> = page.layout_dets.iter().collect();
+    dets.sort_by(|a, b| {
+        (a.order.is_none(), order(a))
+            .partial_cmp(&(b.order.is_none(), order(b)))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let mut blocks = Vec::new();
+    for d in &dets {
+        let Some(kind) = odb_kind(&d.category_type) else { continue };
+        let bbox = poly_box(&d.poly);
+        let mut b = Block::new(kind, 0, bbox, d.text.as_deref().unwrap_or("").trim());
+        match kind {
+            BlockKind::Heading => b.level = Some(1),
+            BlockKind::Formula => {
+                let src = d.latex.as_deref().unwrap_or("");
+                b.text = src.trim().to_string();
+                b.latex = Some(src.trim().trim_matches('$').trim().to_string());
+            }
+            BlockKind::Table => {
+                let t = d
+                    .html
+                    .as_deref()
+                    .and_then(|h| crate::formats::html::tables(h).into_iter().next());
+                b = table_block(0, bbox, t.as_ref());
+            }
+            _ => {}
+        }
+        blocks.push(b);
+    }
+    // Markdown: the suite's elements (truncated chains joined), in order.
+    let mut elements: Vec<(Option<f64>, String)> = Vec::new();
+    let chains = truncated_chains(&page);
+    let in_chain: std::collections::HashSet<i64> = chains.iter().flatten().copied().collect();
+    let scored = |c: &str| ODB_TEXT.contains(&c) || c == "equation_isolated" || c == "table";
+    for (i, d) in page.layout_dets.iter().enumerate() {
+        if d.anno_id.is_some_and(|id| in_chain.contains(&id)) || !scored(&d.category_type) {
+            continue;
+        }
+        let md = match d.category_type.as_str() {
+            "equation_isolated" => odb_formula(d.latex.as_deref().unwrap_or("")),
+            "table" => match d.html.as_deref().filter(|h| h.contains("<table")) {
+                Some(h) => h.trim().to_string(),
+                None => {
+                    return Err(format!(
+                        "table {i} has no HTML (the omnidoc suite counts a LaTeX table as missed)"
+                    ))
+                }
+            },
+            "title" => format!("# {}", d.text.as_deref().unwrap_or("").trim()),
+            _ => d.text.as_deref().unwrap_or("").trim().to_string(),
+        };
+        elements.push((d.order, md));
+    }
+    let by_id: HashMap<i64, &LayoutDet> =
+        page.layout_dets.iter().filter_map(|d| Some((d.anno_id?, d))).collect();
+    for chain in &chains {
+        let mut members: Vec<&LayoutDet> =
+            chain.iter().filter_map(|id| by_id.get(id).copied()).collect();
+        members.sort_by(|a, b| {
+            a.order.unwrap_or(f64::NEG_INFINITY).total_cmp(&b.order.unwrap_or(f64::NEG_INFINITY))
+        });
+        let Some(first) = members.first() else { continue };
+        if !scored(&first.category_type) {
+            continue;
+        }
+        let text: String = members.iter().map(|b| b.text.as_deref().unwrap_or("")).collect();
+        let text = if first.category_type == "title" {
+            format!("# {}", text.trim())
+        } else {
+            text.trim().to_string()
+        };
+        elements.push((first.order, text));
+    }
+    elements.sort_by(|a, b| {
+        let k = |o: Option<f64>| (o.is_none(), o.unwrap_or(0.0));
+        k(a.0).partial_cmp(&k(b.0)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let parts: Vec<String> =
+        elements.into_iter().map(|(_, m)| m).filter(|m| !m.trim().is_empty()).collect();
+    let mut markdown = parts.join("\n\n");
+    markdown.push('\n');
+    let pages = match (page.page_info.width, page.page_info.height) {
+        (Some(w), Some(h)) => vec![Page { width: w as f32, height: h as f32 }],
+        _ => Vec::new(),
+    };
+    Ok(Doc { pages, blocks, markdown: Some(markdown), meta: None })
+}
+
+/// The smallest box holding a polygon `[x1, y1, …]` (a default box without points).
+fn poly_box(poly: &[f64]) -> BBox {
+    let xs = poly.iter().step_by(2);
+    let ys = poly.iter().skip(1).step_by(2);
+    let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
+    let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| (a.min(y), b.max(y)));
+    if x0.is_finite() && y0.is_finite() {
+        BBox::new(x0 as f32, y0 as f32, x1 as f32, y1 as f32)
+    } else {
+        BBox::default()
+    }
+}
+
+/// The `anno_id`s that `truncated` relations join, one list per chain, grouped as the suite's
+/// `get_page_elements` groups them.
+fn truncated_chains(page: &odb::Page) -> Vec<Vec<i64>> {
+    let mut groups: Vec<Vec<i64>> = Vec::new();
+    for r in page.extra.relation.iter().filter(|r| r.relation_type == "truncated") {
+        let mut found = false;
+        for g in groups.iter_mut() {
+            if g.contains(&r.source_anno_id) || g.contains(&r.target_anno_id) {
+                g.push(r.source_anno_id);
+                g.push(r.target_anno_id);
+                found = true;
+            }
+        }
+        if !found {
+            groups.push(vec![r.source_anno_id, r.target_anno_id]);
+        }
+    }
+    groups
+}
+
+// ---------------------------------------------------------------------------------------------
+// olmOCR-bench
+
+/// A table test's cells as rows of (text, heading): the cell with each neighbour the test
+/// names on its side, headings in the top row and the left column, empty cells between.
+fn table_rows(t: &crate::metrics::olmocr::TableTest) -> Vec<Vec<String>> {
+    let has = |s: &str| !s.is_empty();
+    // Rows: top heading, up, cell, down; columns: left heading, left, cell, right.
+    let row_c = usize::from(has(&t.top_heading)) + usize::from(has(&t.up));
+    let col_c = usize::from(has(&t.left_heading)) + usize::from(has(&t.left));
+    let rows = row_c + 1 + usize::from(has(&t.down));
+    let cols = col_c + 1 + usize::from(has(&t.right));
+    let mut grid = vec![vec![String::new(); cols]; rows];
+    grid[row_c][col_c] = t.cell.clone();
+    if has(&t.top_heading) {
+        grid[0][col_c] = t.top_heading.clone();
+    }
+    if has(&t.up) {
+        grid[row_c - 1][col_c] = t.up.clone();
+    }
+    if has(&t.down) {
+        grid[row_c + 1][col_c] = t.down.clone();
+    }
+    if has(&t.left_heading) {
+        grid[row_c][0] = t.left_heading.clone();
+    }
+    if has(&t.left) {
+        grid[row_c][col_c - 1] = t.left.clone();
+    }
+    if has(&t.right) {
+        grid[row_c][col_c + 1] = t.right.clone();
+    }
+    grid
+}
+
+/// A table test as a table: a Markdown pipe table (its top row and left column are headings),
+/// or an HTML one (`th` there) where the test ignores Markdown tables or a cell holds a `|`.
+fn table_markdown(t: &crate::metrics::olmocr::TableTest) -> String {
+    let grid = table_rows(t);
+    if !t.ignore_markdown_tables && grid.iter().flatten().all(|c| !c.contains('|')) {
+        let line = |r: &[String]| format!("| {} |", r.join(" | "));
+        let mut out = vec![line(&grid[0]), format!("|{}", " --- |".repeat(grid[0].len()))];
+        out.extend(grid[1..].iter().map(|r| line(r)));
+        return out.join("\n");
+    }
+    let esc = |s: &str| s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;");
+    let mut out = String::from("<table>");
+    for (r, row) in grid.iter().enumerate() {
+        out.push_str("<tr>");
+        for (c, cell) in row.iter().enumerate() {
+            let tag = if r == 0 || c == 0 { "th" } else { "td" };
+            out.push_str(&format!("<{tag}>{}</{tag}>", esc(cell)));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+    out
+}
+
+/// The Markdown sections of one page: texts in an order that keeps the `order` pairs,
+/// formulas, tables.
+fn page_sections(tests: &[&Test]) -> [Vec<String>; 3] {
+    // Texts: nodes in first-seen order, `order` tests as edges; `first_n` texts first,
+    // `last_n` ones last.
+    let mut nodes: Vec<(String, i8)> = Vec::new();
+    let mut edges: Vec<(usize, usize)> = Vec::new();
+    let node = |s: String, rank: i8, nodes: &mut Vec<(String, i8)>| -> usize {
+        match nodes.iter().position(|(n, _)| *n == s) {
+            Some(i) => {
+                if nodes[i].1 == 0 {
+                    nodes[i].1 = rank;
+                }
+                i
+            }
+            None => {
+                nodes.push((s, rank));
+                nodes.len() - 1
+            }
+        }
+    };
+    let mut formulas = Vec::new();
+    let mut tables = Vec::new();
+    for t in tests {
+        match t {
+            Test::Present(p) => {
+                let rank = if p.first_n.is_some_and(|n| n != 0) {
+                    -1
+                } else if p.last_n.is_some_and(|n| n != 0) {
+                    1
+                } else {
+                    0
+                };
+                node(p.text.trim().to_string(), rank, &mut nodes);
+            }
+            Test::Order(o) => {
+                let a = node(o.before.trim().to_string(), 0, &mut nodes);
+                let b = node(o.after.trim().to_string(), 0, &mut nodes);
+                edges.push((a, b));
+            }
+            Test::Format(f) => {
+                let text = f.text.trim();
+                let s = match f.format.as_str() {
+                    "heading" => format!("# {text}"),
+                    "bold" => format!("**{text}**"),
+                    _ => format!("*{text}*"),
+                };
+                node(s, 0, &mut nodes);
+            }
+            Test::Footnote(f) => {
+                let before = f.appears_before_marker.as_deref().unwrap_or("").trim();
+                let after = f.appears_after_marker.as_deref().unwrap_or("").trim();
+                let s = format!("{before}[^{}] {after}", f.marker);
+                node(s.trim().to_string(), 0, &mut nodes);
+            }
+            Test::Math(m) => {
+                let s = format!("\\[{}\\]", m.math);
+                if !formulas.contains(&s) {
+                    formulas.push(s);
+                }
+            }
+            Test::Table(t) => tables.push(table_markdown(t)),
+            Test::Absent(_) | Test::Baseline(_) => {}
+        }
+    }
+    // Kahn's algorithm, the lowest (rank, first seen) ready node first; a cycle's nodes go
+    // last in first-seen order (the tests that need the cycle fail and are reported).
+    let n = nodes.len();
+    let mut indeg = vec![0usize; n];
+    for &(_, b) in &edges {
+        indeg[b] += 1;
+    }
+    let mut done = vec![false; n];
+    let mut texts = Vec::with_capacity(n);
+    loop {
+        let next = (0..n).filter(|&i| !done[i] && indeg[i] == 0).min_by_key(|&i| (nodes[i].1, i));
+        let Some(i) = next.or_else(|| (0..n).find(|&i| !done[i])) else { break };
+        done[i] = true;
+        for &(a, b) in &edges {
+            if a == i && !done[b] {
+                indeg[b] = indeg[b].saturating_sub(1);
+            }
+        }
+        texts.push(nodes[i].0.clone());
+    }
+    [texts, formulas, tables]
+}
+
+/// The section orders tried, texts first.
+const SECTION_ORDERS: [[usize; 3]; 6] =
+    [[0, 1, 2], [0, 2, 1], [1, 2, 0], [2, 1, 0], [1, 0, 2], [2, 0, 1]];
+
+/// Renders an olmOCR-bench truth's tests (of the document named `name`): one Doc per tested
+/// page, and the tests (the suite's added baseline included) that its Markdown does not pass.
+fn olmocr_pages(tests: &[Test], name: &str) -> Rendered {
+    let mut all: Vec<Test> = tests.to_vec();
+    if !all.iter().any(|t| matches!(t, Test::Baseline(_))) {
+        all.push(default_baseline(&format!("{name}.pdf")));
+    }
+    let mut by_page: BTreeMap<i64, Vec<&Test>> = BTreeMap::new();
+    for t in &all {
+        by_page.entry(t.base().page).or_default().push(t);
+    }
+    let mut out = Rendered { pages: Vec::new(), unrendered: Vec::new() };
+    for (page, tests) in by_page {
+        let sections = page_sections(&tests);
+        let mut best: Option<(String, Vec<(&Test, String)>)> = None;
+        for order in SECTION_ORDERS {
+            let parts: Vec<&String> = order.iter().flat_map(|&s| &sections[s]).collect();
+            let mut md = parts.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n\n");
+            if !md.is_empty() {
+                md.push('\n');
+            }
+            let failing: Vec<(&Test, String)> = tests
+                .iter()
+                .filter_map(|t| {
+                    let (ok, why) = t.run(&md);
+                    (!ok).then_some((*t, why))
+                })
+                .collect();
+            if best.as_ref().is_none_or(|(_, f)| failing.len() < f.len()) {
+                best = Some((md, failing));
+            }
+        }
+        let Some((md, failing)) = best else { continue };
+        for (t, mut why) in failing {
+            if md.is_empty() {
+                why = format!("the page's tests name no text to write ({why})");
+            }
+            let u = Unrendered { document: name.to_string(), id: t.base().id.clone(), why };
+            out.unrendered.push((t.type_name().to_string(), u));
+        }
+        let index = u32::try_from(page - 1).unwrap_or(0);
+        let mut doc = crate::formats::markdown::read_markdown(&md, index);
+        doc.markdown = Some(md);
+        let sel = PageSelection::Pages(vec![u32::try_from(page).unwrap_or(1)]);
+        out.pages.push((sel, doc));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::formats::icdar2013::tests::{REG, STR};
+    use crate::formats::pdf_parse_bench::tests::TRUTH;
+    use crate::suites::table::{predicted_tables, score_document, METRIC_IDS};
+
+    /// Every document-level table metric the suite defines is 1.
+    fn tables_score_one(gt: &[GtTable], doc: &Doc) {
+        let r = score_document(gt, &predicted_tables(doc));
+        for id in METRIC_IDS {
+            if let Some(v) = r.metric(id) {
+                assert_eq!(v, 1.0, "{id}");
+            }
+        }
+    }
+
+    #[test]
+    fn latex_tables_carry_the_gt_tables_and_keep_the_truth_markdown() {
+        let doc = pdf_parse_bench_doc(TRUTH.as_bytes(), TruthFormat::LatexTables).unwrap();
+        let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
+        assert_eq!(kinds, [BlockKind::Table, BlockKind::Paragraph, BlockKind::Table]);
+        let gt = pdf_parse_bench::read_truth(TRUTH.as_bytes()).unwrap();
+        assert_eq!(doc.blocks[0].table.as_ref(), Some(&gt[0].table));
+        assert_eq!(doc.blocks[2].text, gt[1].table.flat_text());
+        tables_score_one(&gt, &doc);
+        let items = pdf_parse_bench::read_items(TRUTH.as_bytes()).unwrap();
+        assert_eq!(doc.markdown, Some(pdf_parse_bench::to_markdown(&items)));
+        // A type latex-tables does not read: its tables still render.
+        let odd = r#"[{"type": "figure", "data": "x"},
+            {"type": "table", "data": "\\begin{tabular}{l} a \\\\ \\end{tabular}"}]"#;
+        let doc = pdf_parse_bench_doc(odd.as_bytes(), TruthFormat::LatexTables).unwrap();
+        assert_eq!(predicted_tables(&doc).len(), 1);
+        assert!(pdf_parse_bench_doc(odd.as_bytes(), TruthFormat::PdfParseBench).is_err());
+    }
+
+    #[test]
+    fn pdf_parse_bench_formulas_keep_their_delimiters() {
+        let truth = r#"[{"type": "text", "data": "Let"}, {"type": "inline-formula", "data": "$x_{1}$"},
+            {"type": "text", "data": "be. "}, {"type": "display-formula", "data": "$$E=mc^{2}$$"},
+            {"type": "table", "data": "\\begin{tabular}{ll} p & 1 \\\\ \\end{tabular}"},
+            {"type": "text", "data": "End."}]"#;
+        let doc = pdf_parse_bench_doc(truth.as_bytes(), TruthFormat::PdfParseBench).unwrap();
+        let md = "Let $x_{1}$ be.\n\n$$E=mc^{2}$$\n\n";
+        assert!(doc.markdown.as_deref().unwrap().starts_with(md), "{:?}", doc.markdown);
+        let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
+        let want =
+            [BlockKind::Paragraph, BlockKind::Formula, BlockKind::Table, BlockKind::Paragraph];
+        assert_eq!(kinds, want);
+        assert_eq!(doc.blocks[0].text, "Let $x_{1}$ be.");
+        assert_eq!(doc.blocks[1].latex.as_deref(), Some("E=mc^{2}"));
+        tables_score_one(&pdf_parse_bench::read_tables(truth.as_bytes()).unwrap(), &doc);
+    }
+
+    #[test]
+    fn icdar_regions_are_table_blocks_in_the_doc_frame() {
+        let sizes = [Page { width: 612.0, height: 792.0 }, Page { width: 612.0, height: 600.0 }];
+        // Two tables of one region each (pages 1 and 2); the structure file has the first.
+        let doc = icdar2013_doc(REG.as_bytes(), STR.as_bytes(), &sizes).unwrap();
+        assert_eq!(doc.pages, sizes);
+        assert_eq!(doc.blocks.len(), 2);
+        assert_eq!((doc.blocks[0].page, doc.blocks[1].page), (0, 1));
+        assert_eq!(doc.blocks[0].bbox, BBox::new(100.0, 192.0, 300.0, 292.0));
+        assert_eq!(doc.blocks[1].bbox, BBox::new(100.0, 400.0, 200.0, 500.0));
+        assert!(doc.blocks[1].table.is_none());
+        let truth = crate::formats::icdar2013::read_truth(REG.as_bytes(), STR.as_bytes()).unwrap();
+        let boxes: Vec<(u32, BBox)> = doc.blocks.iter().map(|b| (b.page, b.bbox)).collect();
+        let heights: Vec<f32> = doc.pages.iter().map(|p| p.height).collect();
+        let d = crate::suites::icdar2013::detect(&truth.regions, &boxes, &heights);
+        assert_eq!(d.found, [(0, 0, 1.0), (1, 1, 1.0)]);
+        let gt: Vec<GtTable> = truth
+            .tables
+            .into_iter()
+            .map(|table| GtTable { table, complexity: None, source: None })
+            .collect();
+        tables_score_one(&gt, &doc);
+
+        // One table over two pages: two boxes, the cells on the first.
+        let two = r#"<document><table id='1'>
+            <region id='1' page='1'><bounding-box x1='10' y1='20' x2='30' y2='40'/></region>
+            <region id='2' page='2'><bounding-box x1='10' y1='500' x2='30' y2='580'/></region>
+            </table></document>"#;
+        let doc = icdar2013_doc(two.as_bytes(), STR.as_bytes(), &sizes).unwrap();
+        assert_eq!(predicted_tables(&doc).len(), 1);
+        assert_eq!(doc.blocks[1].bbox, BBox::new(10.0, 20.0, 30.0, 100.0));
+        // A structure table without a region, a region beyond the PDF: failures that say so.
+        let none = "<document></document>";
+        let e = icdar2013_doc(none.as_bytes(), STR.as_bytes(), &sizes).unwrap_err();
+        assert!(e.contains("without a region"), "{e}");
+        let e = icdar2013_doc(REG.as_bytes(), STR.as_bytes(), &sizes[..1]).unwrap_err();
+        assert!(e.contains("page 2 of a PDF of 1 pages"), "{e}");
+    }
+
+    /// A page with a title, a paragraph split over three blocks (one of them related twice,
+    /// which the suite's join repeats), a one-line and a three-line display formula, a table,
+    /// an ignored header, a figure and an `abandon` block.
+    const ODB_PAGE: &str = r#"{"layout_dets": [
+        {"category_type": "title", "poly": [10, 10, 200, 10, 200, 30, 10, 30], "order": 1,
+         "anno_id": 1, "text": "Introduction"},
+        {"category_type": "text_block", "order": 2, "anno_id": 2,
+         "text": "First part with $x^{2}$ of a"},
+        {"category_type": "text_block", "order": 3, "anno_id": 3, "text": " paragraph split"},
+        {"category_type": "equation_isolated", "order": 4, "anno_id": 5,
+         "latex": "$$\na+b=c\n$$"},
+        {"category_type": "text_block", "order": 5, "anno_id": 4, "text": " over three blocks."},
+        {"category_type": "equation_isolated", "order": 6, "anno_id": 6,
+         "latex": "$$\n\\begin{aligned}\na&=b \\\\\nc&=d\n\\end{aligned}\n$$"},
+        {"category_type": "table", "order": 7, "anno_id": 7, "poly": [0, 100, 50, 100, 50, 150, 0, 150],
+         "html": "<table><tr><td>Name</td><td>Value</td></tr><tr><td>a</td><td>1.5</td></tr></table>",
+         "latex": "\\begin{tabular}{ll}Name&Value\\\\a&1.5\\end{tabular}"},
+        {"category_type": "header", "order": null, "anno_id": 8, "text": "Journal of Tests"},
+        {"category_type": "figure", "order": 8, "anno_id": 9},
+        {"category_type": "abandon", "anno_id": 10, "text": "scribble"},
+        {"category_type": "text_block", "order": 9, "anno_id": 11, "text": "Closing words."}
+      ],
+      "extra": {"relation": [
+        {"source_anno_id": 2, "target_anno_id": 3, "relation_type": "truncated"},
+        {"source_anno_id": 3, "target_anno_id": 4, "relation_type": "truncated"},
+        {"source_anno_id": 7, "target_anno_id": 8, "relation_type": "parent_son"}]},
+      "page_info": {"image_path": "imgs/p.pdf_1.jpg", "width": 1000, "height": 800,
+        "page_attribute": {"language": "english"}}}"#;
+
+    #[test]
+    fn omnidoc_pages_score_best_in_the_suite() {
+        use crate::suites::omnidoc::matching::MatchMethod;
+        use crate::suites::omnidoc::metrics::evaluate;
+        let doc = omnidoc_doc(ODB_PAGE.as_bytes()).unwrap();
+        assert_eq!(doc.pages, [Page { width: 1000.0, height: 800.0 }]);
+        let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
+        use BlockKind::*;
+        let want = [
+            Heading, Paragraph, Paragraph, Formula, Paragraph, Formula, Table, Figure, Paragraph,
+            PageHeader,
+        ];
+        assert_eq!(kinds, want);
+        assert_eq!(doc.blocks[0].bbox, BBox::new(10.0, 10.0, 200.0, 30.0));
+        assert_eq!(doc.blocks[3].latex.as_deref(), Some("a+b=c"));
+        assert_eq!(doc.blocks[6].table.as_ref().map(|t| (t.rows, t.cols)), Some((2, 2)));
+        let md = doc.markdown.clone().unwrap();
+        let joined =
+            "First part with $x^{2}$ of a paragraph split paragraph split over three blocks.";
+        assert!(md.contains(joined), "{md}");
+        assert!(md.contains("$\n\\begin{aligned}\na&=b \\\\\nc&=d\n\\end{aligned}\n$\n"), "{md}");
+        assert!(md.contains("$$\na+b=c\n$$") && md.contains("Journal of Tests"), "{md}");
+        assert!(!md.contains("scribble"), "{md}");
+
+        let page = odb::read_page(ODB_PAGE.as_bytes()).unwrap();
+        let preds = [(page.stem().to_string(), md)].into_iter().collect();
+        let teds = |p: &str, g: &str, s: bool| crate::metrics::teds::teds(p, g, s);
+        let r = evaluate(std::slice::from_ref(&page), &preds, MatchMethod::Quick, Some(&teds));
+        for (what, el, n) in [
+            ("text", &r.text_block, 3),
+            ("formula", &r.display_formula, 2),
+            ("table", &r.table, 1),
+            ("order", &r.reading_order, 1),
+        ] {
+            assert_eq!(el.samples.len(), n, "{what}");
+            let e = &el.edit;
+            assert_eq!(
+                (e.all_page_avg, e.edit_whole, e.edit_sample_avg),
+                (0.0, 0.0, 0.0),
+                "{what}"
+            );
+        }
+        assert_eq!((r.table.teds, r.table.teds_structure), (Some(1.0), Some(1.0)));
+
+        let no_html = ODB_PAGE.replace("\"html\"", "\"_html\"");
+        let e = omnidoc_doc(no_html.as_bytes()).unwrap_err();
+        assert!(e.contains("has no HTML"), "{e}");
+    }
+
+    fn tests_of(lines: &[&str]) -> Vec<Test> {
+        load_tests(&lines.join("\n")).unwrap()
+    }
+
+    #[test]
+    fn olmocr_tests_render_as_markdown_that_passes_them_or_are_named() {
+        let tests = tests_of(&[
+            r#"{"pdf": "a.pdf", "page": 1, "id": "p1", "type": "present", "text": "Hello world"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "o1", "type": "order", "before": "Second line", "after": "Third line"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "o2", "type": "order", "before": "First line", "after": "Second line"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "m1", "type": "math", "math": "a^{2}+b^{2}=c^{2}"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "t1", "type": "table", "cell": "3.32T", "left": "3.71T", "right": "9T", "up": "12.2B", "down": "3.7B", "top_heading": "Words", "left_heading": "Source"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "t2", "type": "table", "cell": "a | b", "up": "c", "ignore_markdown_tables": true}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "t3", "type": "table", "cell": "Year Ended"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "f1", "type": "format", "text": "Bold words", "format": "bold"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "n1", "type": "footnote", "marker": "1", "appears_before_marker": "as the study shows", "appears_after_marker": "See the appendix"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "a1", "type": "absent", "text": "SECRET"}"#,
+            r#"{"pdf": "a.pdf", "page": 1, "id": "a2", "type": "absent", "text": "Hello"}"#,
+            r#"{"pdf": "a.pdf", "page": 2, "id": "a3", "type": "absent", "text": "Running footer"}"#,
+        ]);
+        let r = olmocr_pages(&tests, "a");
+        let pages: Vec<String> = r.pages.iter().map(|(p, _)| p.to_string()).collect();
+        assert_eq!(pages, ["1", "2"]);
+        // `a2` wants absent a text `p1` wants present: the one test not rendered.
+        let named: Vec<(&str, &str)> =
+            r.unrendered.iter().map(|(k, u)| (k.as_str(), u.id.as_str())).collect();
+        assert_eq!(named, [("absent", "a2")]);
+        let md = r.pages[0].1.markdown.as_deref().unwrap();
+        let first = md.find("First line").unwrap();
+        assert!(first < md.find("Second line").unwrap(), "{md}");
+        assert!(md.contains("\\[a^{2}+b^{2}=c^{2}\\]") && md.contains("<th>a | b</th>"), "{md}");
+        for t in tests.iter().filter(|t| t.base().page == 1 && t.base().id != "a2") {
+            assert_eq!(t.run(md), (true, String::new()), "{}: {md}", t.base().id);
+        }
+        assert_eq!(r.pages[1].1.markdown.as_deref(), Some(""));
+        assert!(r.pages[0].1.blocks.iter().all(|b| b.page == 0));
+
+        // A page whose tests name no text: the baseline the suite adds cannot pass, and says so.
+        let tests = tests_of(&[
+            r#"{"pdf": "b.pdf", "page": 1, "id": "b1", "type": "absent", "text": "Header"}"#,
+        ]);
+        let r = olmocr_pages(&tests, "b");
+        assert_eq!(r.unrendered.len(), 1);
+        let (kind, u) = &r.unrendered[0];
+        assert_eq!(
+            (kind.as_str(), u.id.as_str(), u.document.as_str()),
+            ("baseline", "b.pdf_baseline", "b")
+        );
+        assert!(u.why.starts_with("the page's tests name no text"), "{}", u.why);
+        // Two `order` tests in a circle: one of them cannot pass.
+        let tests = tests_of(&[
+            r#"{"pdf": "c.pdf", "page": 1, "id": "c1", "type": "order", "before": "Alpha one", "after": "Beta two"}"#,
+            r#"{"pdf": "c.pdf", "page": 1, "id": "c2", "type": "order", "before": "Beta two", "after": "Alpha one"}"#,
+        ]);
+        let r = olmocr_pages(&tests, "c");
+        assert_eq!(r.unrendered.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["order"]);
+    }
 }

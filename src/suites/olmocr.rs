@@ -319,7 +319,8 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
             .page_outputs(self.opts.provider)?
             .into_iter()
             .filter(|o| {
-                by_doc.contains_key(&o.document) && o.provider != crate::providers::truth::ID
+                by_doc.contains_key(&o.document)
+                    && (o.provider != crate::providers::truth::ID || renders_tests(o))
             })
             .collect();
         let mut cands: BTreeMap<Candidate, HashMap<i64, Repeats>> = BTreeMap::new();
@@ -509,6 +510,14 @@ impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
         }
         Ok(summary)
     }
+}
+
+/// Whether a `truth` output is the current rendering of olmOCR-bench tests (the truth
+/// provider renders other formats too, which are no candidate here).
+fn renders_tests(o: &PageOutput) -> bool {
+    let config: Value = serde_json::from_str(&o.config).unwrap_or(Value::Null);
+    config["format"] == TruthFormat::OlmocrBench.as_str()
+        && o.provider_version == crate::providers::truth::ADAPTER_VERSION.to_string()
 }
 
 /// The text a test of `page` (one-based) sees in an output with page selection `pages`.

@@ -152,7 +152,7 @@ fn broken_links(root: &Path, files: &[PathBuf]) -> Vec<String> {
     };
     let mut problems = Vec::new();
     for file in files {
-        let text = std::fs::read_to_string(root.join(&file)).unwrap();
+        let text = std::fs::read_to_string(root.join(file)).unwrap();
         let this = read_page(&text);
         for (line, dest) in &this.links {
             let at = format!("{}:{line}: link `{dest}`", file.display());

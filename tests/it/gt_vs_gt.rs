@@ -1,0 +1,332 @@
+//! Ground truth against itself (issue 36): for every suite, on the shared data, `corpus ocr
+//! --provider truth` then `corpus eval --suite S --provider truth` gives every metric its best
+//! value (1, or 0 for an edit distance), each failure naming the metric and the document. A
+//! few documents per set where the sets are large; CDM only where TeX is here (as in
+//! `formula.rs`). Two bounds come from the metrics themselves, not from the rendering, and are
+//! asserted as such: GriTS-Top of an ICDAR 2013 table with holes (grid slots no cell covers:
+//! `grits.py` scores a hole 0 even against a hole), and olmOCR-bench tests the truth cannot
+//! write as Markdown, which the `ocr` output names and which are then exactly the failing ones.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::{corpus, json, run, sample_dir, shared_data};
+
+const EPS: f64 = 1e-9;
+
+/// `ocr --provider truth` on the whole store: it succeeds, renders every truth it has (none
+/// failed), and returns its JSON summary.
+fn ocr_truth(db: &Path) -> Value {
+    let out = run(corpus(db).args(["ocr", "--provider", "truth", "--format", "json"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = json(&out);
+    for f in s["formats"].as_array().unwrap() {
+        assert_eq!(f["failed"], 0, "{}: {f}", f["format"]);
+        assert_eq!(f["written"], f["truths"], "{}: {f}", f["format"]);
+    }
+    s
+}
+
+fn eval(db: &Path, suite: &str, extra: &[&str]) -> Value {
+    let out = run(corpus(db)
+        .args(["eval", "--suite", suite, "--provider", "truth", "--format", "json"])
+        .args(extra));
+    assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+    json(&out)
+}
+
+fn ingest(db: &Path, truth: &str, dataset: &str, dir: &Path) {
+    let out = run(corpus(db)
+        .args(["ingest", "--truth", truth, "--dataset", dataset, "--format", "json"])
+        .arg(dir));
+    let s = json(&out);
+    assert!(out.status.success(), "{s}");
+    assert!(s["truths_added"].as_u64().unwrap() > 0, "{truth} {}: {s}", dir.display());
+}
+
+/// Asserts `got` is `want` within [`EPS`], naming what.
+fn best(what: &str, got: Option<f64>, want: f64) {
+    let got = got.unwrap_or_else(|| panic!("{what}: no value, want {want}"));
+    assert!((got - want).abs() < EPS, "{what}: {got}, want {want}");
+}
+
+/// `[[id, value], ...]` as pairs.
+fn pairs(v: &Value) -> Vec<(String, Option<f64>)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p[0].as_str().unwrap().to_string(), p[1].as_f64()))
+        .collect()
+}
+
+/// Copies the first `n` PDFs of a pdf-parse-bench folder with their truths.
+fn first_pdfs(src: &Path, dst: &Path, n: usize) {
+    for sub in ["pdfs", "ground_truth"] {
+        std::fs::create_dir_all(dst.join(sub)).unwrap();
+    }
+    let mut pdfs: Vec<_> = std::fs::read_dir(src.join("pdfs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pdf"))
+        .collect();
+    pdfs.sort();
+    for p in pdfs.into_iter().take(n) {
+        let stem = p.file_stem().unwrap().to_string_lossy().to_string();
+        std::fs::copy(&p, dst.join("pdfs").join(format!("{stem}.pdf"))).unwrap();
+        let gt = format!("{stem}.json");
+        std::fs::copy(src.join("ground_truth").join(&gt), dst.join("ground_truth").join(&gt))
+            .unwrap();
+    }
+}
+
+#[test]
+fn truth_with_nothing_to_render_says_so() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let out = run(corpus(&db).args(["ocr", "--provider", "truth"]));
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("nothing to do"), "{text}");
+    let out = run(corpus(&db).args(["ocr", "--provider", "truth", "--format", "json"]));
+    let s = json(&out);
+    assert!(s["note"].as_str().unwrap().contains("no truth"), "{s}");
+    assert_eq!(s["formats"], serde_json::json!([]));
+}
+
+/// GROBID's hand-corrected TEI, S2ORC JSON, Docling JSON and the sample's JATS: 1 on every
+/// paper metric a truth defines.
+#[test]
+fn paper_truths_score_one() {
+    let (Some(gold), Some(s2orc), Some(docling)) =
+        (shared_data("grobid-gold/pdf"), shared_data("s2orc"), shared_data("docling/pdf"))
+    else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    ingest(&db, "grobid-tei", "grobid", &gold);
+    ingest(&db, "s2orc", "s2orc", &s2orc);
+    ingest(&db, "docling", "docling", &docling);
+    ingest(&db, "jats", "jats", &sample_dir());
+    let o = ocr_truth(&db);
+    let formats: BTreeSet<&str> =
+        o["formats"].as_array().unwrap().iter().map(|f| f["format"].as_str().unwrap()).collect();
+    assert_eq!(formats, ["docling", "grobid-tei", "jats", "s2orc"].into_iter().collect());
+    let s = eval(&db, "paper", &[]);
+    assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
+    let rows = s["rows"].as_array().unwrap();
+    assert_eq!(rows.len() as u64, o["ok"].as_u64().unwrap(), "one row per truth");
+    for r in rows {
+        let doc = format!("{} ({})", r["document"], r["dataset"]);
+        for (m, v) in pairs(&r["metrics"]).into_iter().filter(|(_, v)| v.is_some()) {
+            best(&format!("paper {m} of {doc}"), v, 1.0);
+        }
+    }
+}
+
+/// The share of a table's grid slots some cell covers: GriTS-Top's best for it (a slot no cell
+/// covers scores 0 whatever it is compared with).
+fn covered_share(t: &corpus::doc::Table) -> f64 {
+    let mut slots = BTreeSet::new();
+    for c in &t.cells {
+        for r in c.row..c.row + c.row_span.max(1) {
+            for k in c.col..c.col + c.col_span.max(1) {
+                slots.insert((r, k));
+            }
+        }
+    }
+    let rows = t.cells.iter().map(|c| c.row + c.row_span.max(1)).max().unwrap_or(0);
+    let cols = t.cells.iter().map(|c| c.col + c.col_span.max(1)).max().unwrap_or(0);
+    let all = (rows * cols) as usize;
+    if all == 0 {
+        1.0
+    } else {
+        slots.len() as f64 / all as f64
+    }
+}
+
+/// pdf-parse-bench's LaTeX tables (the first 8) and ICDAR 2013's EU set: TEDS, GriTS, value
+/// accuracy, SCORE and detection all 1 (every region found with IoU 1), but GriTS-Top on
+/// ICDAR tables with holes, which is their covered share.
+#[test]
+fn table_truths_score_one() {
+    let (Some(tables), Some(icdar)) =
+        (shared_data("pdf-parse-bench/tables"), shared_data("icdar2013/eu"))
+    else {
+        return;
+    };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let few = d.path().join("tables");
+    first_pdfs(&tables, &few, 8);
+    ingest(&db, "latex-tables", "pptables", &few.join("pdfs"));
+    ingest(&db, "icdar2013", "icdar", &icdar);
+    ocr_truth(&db);
+    let s = eval(&db, "table", &[]);
+    assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
+    let rows = s["rows"].as_array().unwrap();
+    let icdar_docs = rows.iter().filter(|r| r["document"].as_str().unwrap().starts_with("eu-"));
+    assert_eq!((rows.len(), icdar_docs.count()), (8 + 27, 27));
+    for r in rows {
+        let doc = r["document"].as_str().unwrap();
+        assert_eq!(r["matched"], r["gt_tables"], "{doc}");
+        assert_eq!(r["pred_tables"], r["gt_tables"], "{doc}");
+        let top = if doc.starts_with("eu-") {
+            let reg = std::fs::read(icdar.join(format!("{doc}-reg.xml"))).unwrap();
+            let st = std::fs::read(icdar.join(format!("{doc}-str.xml"))).unwrap();
+            let t = corpus::formats::icdar2013::read_truth(&reg, &st).unwrap();
+            t.tables.iter().map(covered_share).sum::<f64>() / t.tables.len() as f64
+        } else {
+            1.0
+        };
+        for (m, v) in pairs(&r["values"]) {
+            let want = if m.starts_with("grits_top") { top } else { 1.0 };
+            best(&format!("table {m} of {doc}"), v, want);
+        }
+    }
+    // Every region of every ICDAR page is found, with IoU 1.
+    let out = run(corpus(&db).args([
+        "sql",
+        "--format",
+        "json",
+        "SELECT document, trace FROM v_scores WHERE suite = 'table' AND provider = 'truth' \
+         AND metric = 'det_r' AND document LIKE 'eu-%'",
+    ]));
+    let found = json(&out);
+    assert_eq!(found.as_array().unwrap().len(), 27);
+    for r in found.as_array().unwrap() {
+        let t: Value = serde_json::from_str(r["trace"].as_str().unwrap()).unwrap();
+        let ious: Vec<f64> =
+            t["found"].as_array().unwrap().iter().map(|f| f["iou"].as_f64().unwrap()).collect();
+        assert_eq!(ious.len() as u64, t["gt_regions"].as_u64().unwrap(), "{}", r["document"]);
+        for iou in ious {
+            best(&format!("region IoU of {}", r["document"]), Some(iou), 1.0);
+        }
+    }
+}
+
+/// pdf-parse-bench's formulas (the first 3 pages): every formula found, equal, CDM 1 (with TeX).
+#[test]
+fn formula_truths_score_one() {
+    let Some(data) = shared_data("pdf-parse-bench/formulas") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let few = d.path().join("formulas");
+    first_pdfs(&data, &few, 3);
+    ingest(&db, "pdf-parse-bench", "ppformulas", &few.join("pdfs"));
+    ocr_truth(&db);
+    let tex = crate::cdm::tex_ready(corpus::metrics::cdm::Variant::OmniDocBench);
+    let s = eval(&db, "formula", &[]);
+    assert_eq!((s["documents"].as_u64(), s["scored"].as_u64()), (Some(3), Some(3)), "{s}");
+    let mut groups = vec![("all".to_string(), &s["formulas"])];
+    groups.extend(s["by_type"].as_object().unwrap().iter().map(|(k, v)| (k.clone(), v)));
+    for (what, g) in groups {
+        assert_eq!(g["found"], g["formulas"], "{what}");
+        if tex {
+            assert_eq!(g["cdm_errors"], 0, "{what}");
+        }
+        for (m, v) in pairs(&g["values"]) {
+            if tex || !m.starts_with("cdm") {
+                best(&format!("formula {m} of {what} formulas"), v, 1.0);
+            }
+        }
+    }
+    for r in s["rows"].as_array().unwrap() {
+        for (m, v) in pairs(&r["values"]).into_iter().filter(|(_, v)| v.is_some()) {
+            if tex || !m.starts_with("cdm") {
+                best(&format!("formula {m} of {}", r["document"]), v, 1.0);
+            }
+        }
+    }
+}
+
+/// OmniDocBench's demo: every edit distance 0, TEDS, CDM (with TeX) and ExpRate 1, `overall`
+/// 100, over the run and on every page.
+#[test]
+fn omnidoc_truths_score_best() {
+    let Some(data) = shared_data("omnidocbench") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let demo = data.join("demo_data/omnidocbench_demo/OmniDocBench_demo.json");
+    ingest(&db, "omnidocbench", "omnidoc", &demo);
+    ocr_truth(&db);
+    let tex = crate::cdm::tex_ready(corpus::metrics::cdm::Variant::OmniDocBench);
+    let s = eval(&db, "omnidoc", &[]);
+    assert_eq!((s["pages"].as_u64(), s["scored"].as_u64()), (Some(18), Some(18)), "{s}");
+    let needs_cdm =
+        |m: &str| m.starts_with("formula_cdm") || m == "formula_exprate" || m == "overall";
+    let want = |m: &str| match m {
+        m if m.ends_with("_edit") || m.starts_with("text_edit") => 0.0,
+        "overall" => 100.0,
+        _ => 1.0,
+    };
+    for (m, v) in pairs(&s["figures"]) {
+        if tex || !needs_cdm(&m) {
+            best(&format!("omnidoc {m} of the run"), v, want(&m));
+        }
+    }
+    let out = run(corpus(&db).args([
+        "sql",
+        "--format",
+        "json",
+        "SELECT document, metric, value FROM v_scores WHERE suite = 'omnidoc' \
+         AND provider = 'truth' AND value IS NOT NULL",
+    ]));
+    let rows = json(&out);
+    assert!(rows.as_array().unwrap().len() > 18 * 5, "{rows}");
+    for r in rows.as_array().unwrap() {
+        let m = r["metric"].as_str().unwrap();
+        if tex || !needs_cdm(m) {
+            best(&format!("omnidoc {m} of {}", r["document"]), r["value"].as_f64(), want(m));
+        }
+    }
+}
+
+/// olmOCR-bench's sample: every test the truth renders passes, and the ones it cannot render
+/// (the baselines the suite adds to pages whose tests are all `absent`: nothing to write) are
+/// exactly the failing ones, named by `ocr`.
+#[test]
+fn olmocr_truths_pass_every_test_they_render() {
+    let Some(dir) = shared_data("olmocr-bench/sample_data") else { return };
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    ingest(&db, "olmocr-bench", "olmocr", &dir);
+    let o = ocr_truth(&db);
+    let f = o["formats"].as_array().unwrap().iter().find(|f| f["format"] == "olmocr-bench");
+    let unrendered = &f.unwrap()["unrendered"];
+    let mut named = BTreeSet::new();
+    for (kind, tests) in unrendered.as_object().unwrap() {
+        assert_eq!(kind, "baseline", "{unrendered}");
+        for t in tests.as_array().unwrap() {
+            assert!(t["why"].as_str().unwrap().contains("name no text"), "{t}");
+            named.insert(t["id"].as_str().unwrap().to_string());
+        }
+    }
+    assert_eq!(named.len(), 7, "{unrendered}");
+    assert_eq!(o["unrendered_tests"], 7);
+
+    let s = eval(&db, "olmocr", &["--math", "exact"]);
+    let cands = s["candidates"].as_array().unwrap();
+    assert_eq!(
+        cands.len(),
+        1,
+        "one system, the truth (suites/olmocr.rs must take its outputs): {s}"
+    );
+    let c = &cands[0];
+    assert_eq!((c["provider"].as_str(), c["documents"].as_u64()), (Some("truth"), Some(21)));
+    let tests = c["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 120);
+    let mut failing = BTreeSet::new();
+    for t in tests {
+        let id = t["id"].as_str().unwrap();
+        if t["passed"] == false {
+            failing.insert(id.to_string());
+        }
+        if !named.contains(id) {
+            assert_eq!(t["value"], 1.0, "olmocr {} test {id} of {}: {t}", t["kind"], t["document"]);
+        }
+    }
+    assert_eq!(failing, named);
+}
