@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cross-checks the Rust TEDS / TEDS-S (src/metrics/teds.rs) against a
+# Cross-checks the Rust TEDS / TEDS-S (src/metrics/teds/) against a
 # harness of PubTabNet's metric.py on lxml + apted + python-Levenshtein (what OmniDocBench runs),
 # over the pairs of bench/gen_table_pairs.py, then compares speed on the 30x10 and 60x20 pairs.
 #

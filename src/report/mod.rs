@@ -6,6 +6,7 @@
 //! skip nulls, so a metric missing for a document is never averaged as 0; a group whose
 //! values are all null stays null.
 
+mod compare;
 pub mod correlate;
 pub mod gate;
 pub mod html;
@@ -15,6 +16,7 @@ use polars::prelude::*;
 
 use crate::store::ScoreColumns;
 
+pub use compare::{compare, paired_rows, paired_table, PairedRow};
 pub use render::{render, Rendered, ReportFormat};
 
 /// A `provider[@version]` selector for `--compare`.
@@ -451,6 +453,11 @@ fn group_columns(by: &By) -> &'static [&'static str] {
     }
 }
 
+/// The columns `names` of a frame, cast to strings.
+fn string_columns(df: &DataFrame, names: &[&str]) -> PolarsResult<Vec<StringChunked>> {
+    names.iter().map(|n| Ok(df.column(n)?.cast(&DataType::String)?.str()?.clone())).collect()
+}
+
 /// Joins the values of `names` in row `i` of string columns into one key.
 fn row_key(cols: &[StringChunked], i: usize) -> String {
     let mut k = String::new();
@@ -480,11 +487,8 @@ pub fn summary_ci(
     let table = summary(wide, metrics, by)?;
     let with_ci = ci.is_some();
     let key_names = group_columns(by);
-    let strs = |df: &DataFrame, names: &[&str]| -> PolarsResult<Vec<StringChunked>> {
-        names.iter().map(|n| Ok(df.column(n)?.cast(&DataType::String)?.str()?.clone())).collect()
-    };
     // Each group's rows of the wide frame (one per document), and their datasets.
-    let wide_keys = strs(wide, key_names)?;
+    let wide_keys = string_columns(wide, key_names)?;
     let datasets = wide.column("dataset")?.str()?.clone();
     let mut groups: std::collections::HashMap<String, Vec<usize>> = Default::default();
     for i in 0..wide.height() {
@@ -498,7 +502,7 @@ pub fn summary_ci(
         })
         .collect::<PolarsResult<_>>()?;
     // Stored intervals by (provider, model, dataset, document) and metric.
-    let doc_keys = strs(wide, &["provider", "model", "dataset", "document"])?;
+    let doc_keys = string_columns(wide, &["provider", "model", "dataset", "document"])?;
     let fixed: std::collections::HashMap<(String, &str), crate::metrics::stats::Interval> = stored
         .iter()
         .map(|s| {
@@ -599,8 +603,23 @@ pub fn summary_ci(
         }
         intervals.insert((*key).clone(), got);
     }
+    interval_columns(&table, metrics, by, with_ci, &intervals, &overrides)
+}
+
+/// [`summary_ci`]'s last step: the summary's columns with the headline overrides put in and,
+/// with `with_ci`, each metric's `_lo` and `_hi` columns after it, the rows looked up by
+/// their group key.
+fn interval_columns(
+    table: &DataFrame,
+    metrics: &[String],
+    by: &By,
+    with_ci: bool,
+    intervals: &std::collections::HashMap<String, Vec<Option<crate::metrics::stats::Interval>>>,
+    overrides: &std::collections::HashMap<String, (&str, Option<f64>)>,
+) -> PolarsResult<DataFrame> {
+    let key_names = group_columns(by);
     // The summary's rows, looked up by the same key.
-    let table_keys = strs(&table, key_names)?;
+    let table_keys = string_columns(table, key_names)?;
     let avg_only = matches!(by, By::Document);
     let documents = if avg_only { Some(table.column("document")?.str()?.clone()) } else { None };
     let row_intervals: Vec<Option<&Vec<Option<crate::metrics::stats::Interval>>>> = (0..table
@@ -817,170 +836,6 @@ fn interleave_avg(rows: &DataFrame, avg: &DataFrame) -> PolarsResult<DataFrame> 
     Ok(out.unwrap_or_else(|| rows.clone()))
 }
 
-/// Keeps the rows of a long frame whose provider label matches a selector.
-fn select_rows(long: &DataFrame, c: &ScoreColumns, sel: &Selector) -> PolarsResult<DataFrame> {
-    let hit: Vec<bool> = c
-        .keys
-        .iter()
-        .map(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest))
-        .collect();
-    let mask: BooleanChunked = c.key.iter().map(|&k| hit[k as usize]).collect();
-    long.filter(&mask)
-}
-
-/// `--compare A B`: per document and metric, A's and B's latest values and B − A, biggest
-/// losses first; and per metric the means over documents that have both. With `ci`, the
-/// per-metric table also holds the paired statistics of `docs/statistics.md` §2
-/// ([`paired_table`]).
-pub fn compare(
-    long: &DataFrame,
-    c: &ScoreColumns,
-    a: &Selector,
-    b: &Selector,
-    ci: Option<&Ci>,
-) -> PolarsResult<(DataFrame, DataFrame)> {
-    // Both sides in one frame, tagged, then one row per (dataset, document, metric) with
-    // each side's value: documents scored by only one side keep a null on the other.
-    let mut both = select_rows(long, c, a)?.lazy().with_column(lit("a").alias("side")).collect()?;
-    let b_rows = select_rows(long, c, b)?.lazy().with_column(lit("b").alias("side")).collect()?;
-    both.vstack_mut(&b_rows)?;
-    let value_of = |side: &str| {
-        col("value").filter(col("side").eq(lit(side.to_string()))).first().alias(side.to_string())
-    };
-    let joined = both
-        .lazy()
-        .group_by_stable([col("dataset"), col("document"), col("metric")])
-        .agg([value_of("a"), value_of("b")])
-        .with_column((col("b") - col("a")).alias("delta"));
-    let rows = joined
-        .clone()
-        .sort(
-            ["delta", "metric", "document"],
-            SortMultipleOptions::default()
-                .with_nulls_last_multi([true, false, false])
-                .with_maintain_order(true),
-        )
-        .collect()?;
-    if let Some(ci) = ci {
-        return Ok((paired_table(&rows, ci)?, rows));
-    }
-    let both = col("a").is_not_null().and(col("b").is_not_null());
-    let per_metric = joined
-        .group_by_stable([col("metric")])
-        .agg([
-            both.clone().sum().alias("n"),
-            col("a").filter(both.clone()).mean().alias("a"),
-            col("b").filter(both.clone()).mean().alias("b"),
-            col("delta").mean().alias("delta"),
-            col("delta").lt(lit(0.0)).sum().alias("worse"),
-            col("delta").gt(lit(0.0)).sum().alias("better"),
-        ])
-        .sort(["metric"], SortMultipleOptions::default())
-        .collect()?;
-    Ok((per_metric, rows))
-}
-
-/// One metric's paired comparison ([`paired_table`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct PairedRow {
-    /// Metric id.
-    pub metric: String,
-    /// The paired statistics; `None` where no document has both values.
-    pub stats: Option<crate::metrics::stats::Paired>,
-    /// Documents with a value on one side only (or on neither), left out of the pairs.
-    pub dropped: usize,
-    /// Means of A and B over the pairs.
-    pub a: Option<f64>,
-    /// See `a`.
-    pub b: Option<f64>,
-    /// Pairs where B is lower, and higher.
-    pub worse: usize,
-    /// See `worse`.
-    pub better: usize,
-    /// Holm's adjusted p-value across the metrics compared.
-    pub p_holm: Option<f64>,
-}
-
-/// The paired statistics of each metric of a comparison's rows (`dataset`, `document`,
-/// `metric`, `a`, `b`): documents are paired by dataset and name; those with a value on one
-/// side only are dropped and counted. Holm's correction runs across the metrics.
-pub fn paired_rows(rows: &DataFrame, ci: &Ci) -> PolarsResult<Vec<PairedRow>> {
-    let metric = rows.column("metric")?.str()?.clone();
-    let a = rows.column("a")?.cast(&DataType::Float64)?.f64()?.clone();
-    let b = rows.column("b")?.cast(&DataType::Float64)?.f64()?.clone();
-    let mut order: Vec<String> = Vec::new();
-    let mut by_metric: std::collections::HashMap<String, (Vec<f64>, Vec<f64>, usize)> =
-        Default::default();
-    for i in 0..rows.height() {
-        let m = metric.get(i).unwrap_or("").to_string();
-        let e = by_metric.entry(m.clone()).or_insert_with(|| {
-            order.push(m);
-            Default::default()
-        });
-        match (a.get(i), b.get(i)) {
-            (Some(x), Some(y)) => {
-                e.0.push(x);
-                e.1.push(y);
-            }
-            _ => e.2 += 1,
-        }
-    }
-    order.sort();
-    let mut out: Vec<PairedRow> = order
-        .iter()
-        .map(|m| {
-            let (xa, xb, dropped) = &by_metric[m];
-            let stats = crate::metrics::stats::paired(xa, xb, ci.resamples, ci.level, ci.seed);
-            let mean = |v: &[f64]| (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64);
-            let worse = xa.iter().zip(xb).filter(|(x, y)| y < x).count();
-            let better = xa.iter().zip(xb).filter(|(x, y)| y > x).count();
-            PairedRow {
-                metric: m.clone(),
-                stats,
-                dropped: *dropped,
-                a: mean(xa),
-                b: mean(xb),
-                worse,
-                better,
-                p_holm: None,
-            }
-        })
-        .collect();
-    let ps: Vec<f64> = out.iter().map(|r| r.stats.as_ref().map_or(f64::NAN, |s| s.p)).collect();
-    for (r, p) in out.iter_mut().zip(crate::metrics::stats::holm(&ps)) {
-        r.p_holm = (!p.is_nan()).then_some(p);
-    }
-    Ok(out)
-}
-
-/// [`paired_rows`] as a frame: metric, n, dropped, a, b, delta (B − A), delta_lo, delta_hi,
-/// p, p_holm, exact, worse, better.
-pub fn paired_table(rows: &DataFrame, ci: &Ci) -> PolarsResult<DataFrame> {
-    let r = paired_rows(rows, ci)?;
-    let f = |g: &dyn Fn(&PairedRow) -> Option<f64>| r.iter().map(g).collect::<Vec<_>>();
-    DataFrame::new_infer_height(vec![
-        Column::new("metric".into(), r.iter().map(|x| x.metric.as_str()).collect::<Vec<_>>()),
-        Column::new(
-            "n".into(),
-            r.iter().map(|x| x.stats.as_ref().map_or(0, |s| s.n as u32)).collect::<Vec<_>>(),
-        ),
-        Column::new("dropped".into(), r.iter().map(|x| x.dropped as u32).collect::<Vec<_>>()),
-        Column::new("a".into(), f(&|x| x.a)),
-        Column::new("b".into(), f(&|x| x.b)),
-        Column::new("delta".into(), f(&|x| x.stats.as_ref().map(|s| s.mean_diff))),
-        Column::new("delta_lo".into(), f(&|x| x.stats.as_ref().map(|s| s.ci.lo))),
-        Column::new("delta_hi".into(), f(&|x| x.stats.as_ref().map(|s| s.ci.hi))),
-        Column::new("p".into(), f(&|x| x.stats.as_ref().map(|s| s.p))),
-        Column::new("p_holm".into(), f(&|x| x.p_holm)),
-        Column::new(
-            "exact".into(),
-            r.iter().map(|x| x.stats.as_ref().map(|s| s.exact)).collect::<Vec<_>>(),
-        ),
-        Column::new("worse".into(), r.iter().map(|x| x.worse as u32).collect::<Vec<_>>()),
-        Column::new("better".into(), r.iter().map(|x| x.better as u32).collect::<Vec<_>>()),
-    ])
-}
-
 /// `--history`: one row per run and provider version: the mean of each metric over the
 /// documents that run scored.
 pub fn history(long: &DataFrame, metrics: &[String]) -> PolarsResult<DataFrame> {
@@ -1076,138 +931,4 @@ impl Since {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const NOW: &str = "2026-12-02T10:30:00.000Z";
-
-    #[test]
-    fn since_reads_runs_dates_and_ages() {
-        assert_eq!(Since::parse("42", NOW), Ok(Since::Run(42)));
-        assert_eq!(
-            Since::parse("2026-11-01", NOW),
-            Ok(Since::Time("2026-11-01T00:00:00.000Z".into()))
-        );
-        assert_eq!(
-            Since::parse("last-week", NOW),
-            Ok(Since::Time("2026-11-25T10:30:00.000Z".into()))
-        );
-        assert_eq!(
-            Since::parse("yesterday", NOW),
-            Ok(Since::Time("2026-12-01T00:00:00.000Z".into()))
-        );
-        assert_eq!(Since::parse("36h", NOW), Ok(Since::Time("2026-11-30T22:30:00.000Z".into())));
-        assert!(Since::parse("soon", NOW).is_err());
-        assert_eq!(parse_utc("1970-01-02"), Some(86_400));
-        assert_eq!(parse_utc("2000-03-01T00:00:01"), Some(951_868_801));
-    }
-
-    #[test]
-    fn selectors_and_groupings_parse() {
-        let s = Selector::parse("pdfium@v2").unwrap();
-        assert!(s.matches("pdfium", "2", "abc"));
-        assert!(!s.matches("pdfium", "1", "abc"));
-        assert!(Selector::parse("pdfium@").is_err());
-        assert_eq!(By::parse("attribute:lang"), Ok(By::Attribute("lang".into())));
-        assert!(By::parse("attribute:").is_err());
-    }
-
-    fn columns() -> ScoreColumns {
-        // Two providers versions, two documents, two metrics; one value missing, one null.
-        let rows: [(&str, &str, &str, Option<f64>); 7] = [
-            ("d1", "1", "m1", Some(0.5)),
-            ("d1", "1", "m2", Some(1.0)),
-            ("d2", "1", "m1", Some(0.7)),
-            ("d2", "1", "m2", None),
-            ("d1", "2", "m1", Some(0.9)),
-            ("d2", "2", "m1", Some(0.6)),
-            ("d2", "2", "m2", Some(0.25)),
-        ];
-        let mut c = ScoreColumns::default();
-        for (d, v, m, x) in rows {
-            let key = crate::store::ScoreKey {
-                document: d.into(),
-                dataset: "s".into(),
-                provider: "p".into(),
-                provider_version: v.into(),
-                model_digest: "abc".into(),
-                attribute: Some(if d == "d1" { "en" } else { "zh" }.into()),
-            };
-            let run = if v == "1" { 1 } else { 2 };
-            c.push(key, m, x, Some(run));
-            c.run_started_at.insert(run, NOW.into());
-        }
-        c
-    }
-
-    fn f64s(df: &DataFrame, name: &str) -> Vec<Option<f64>> {
-        df.column(name).unwrap().f64().unwrap().iter().collect()
-    }
-
-    #[test]
-    fn retained_metrics_drop_their_rows_and_ids() {
-        let mut c = columns();
-        c.retain_metrics(|m| m != "m1");
-        assert_eq!(c.metrics, ["m2"]);
-        assert_eq!(c.len(), 3);
-        assert_eq!(metric_order(&c, &["m1", "m2"]), ["m2"]);
-        let long = long_frame(&c).unwrap();
-        let values: Vec<Option<f64>> =
-            long.column("value").unwrap().f64().unwrap().iter().collect();
-        assert_eq!(values, [Some(1.0), None, Some(0.25)]);
-        c.retain_metrics(|_| false);
-        assert!(c.is_empty() && c.metrics.is_empty());
-    }
-
-    #[test]
-    fn summary_averages_skip_nulls_and_missing_values() {
-        let c = columns();
-        assert_eq!(long_frame(&c).unwrap().height(), 7);
-        let metrics = metric_order(&c, &["m2"]);
-        assert_eq!(metrics, ["m2", "m1"]);
-        let wide = wide_frame(&c, &metrics).unwrap();
-        let t = summary(&wide, &metrics, &By::Document).unwrap();
-        let docs: Vec<Option<&str>> = t.column("document").unwrap().str().unwrap().iter().collect();
-        assert_eq!(
-            docs,
-            [Some("d1"), Some("d2"), Some("AVG"), Some("d1"), Some("d2"), Some("AVG")]
-        );
-        // v1: m1 = (0.5 + 0.7) / 2; m2 = 1.0 alone (d2's null is not a 0).
-        // v2: m2 = 0.25 alone (d1 has no m2 at all).
-        let m1 = f64s(&t, "m1");
-        let m2 = f64s(&t, "m2");
-        assert!((m1[2].unwrap() - 0.6).abs() < 1e-12);
-        assert_eq!((m2[1], m2[2], m2[3], m2[5]), (None, Some(1.0), None, Some(0.25)));
-        let by = summary(&wide, &metrics, &By::Attribute("lang".into())).unwrap();
-        assert_eq!(by.height(), 4);
-        let p = summary(&wide, &metrics, &By::Provider).unwrap();
-        assert_eq!(f64s(&p, "m1"), [Some(0.6), Some(0.75)]);
-    }
-
-    #[test]
-    fn compare_gives_deltas_biggest_loss_first() {
-        let c = columns();
-        let long = long_frame(&c).unwrap();
-        let a = Selector::parse("p@1").unwrap();
-        let b = Selector::parse("p@2").unwrap();
-        let (per_metric, rows) = compare(&long, &c, &a, &b, None).unwrap();
-        let d = f64s(&rows, "delta");
-        // d2/m1: 0.6 − 0.7 = −0.1 first; d1/m1: +0.4; then the pairs with a side missing.
-        assert!((d[0].unwrap() + 0.1).abs() < 1e-12);
-        assert!((d[1].unwrap() - 0.4).abs() < 1e-12);
-        assert_eq!(d[2..], [None, None]);
-        let m1 = f64s(&per_metric, "delta");
-        assert!((m1[0].unwrap() - 0.15).abs() < 1e-12);
-        assert_eq!(m1[1], None, "m2 has no document scored by both");
-    }
-
-    #[test]
-    fn history_has_one_row_per_run() {
-        let c = columns();
-        let long = long_frame(&c).unwrap();
-        let h = history(&long, &["m1".to_string()]).unwrap();
-        assert_eq!(h.height(), 2);
-        let m1 = f64s(&h, "m1");
-        assert!((m1[0].unwrap() - 0.6).abs() < 1e-12 && (m1[1].unwrap() - 0.75).abs() < 1e-12);
-    }
-}
+mod tests;

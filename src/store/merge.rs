@@ -226,166 +226,238 @@ impl Store {
             Ok(id)
         };
 
-        // Runs, by uid.
-        let mut runs: HashMap<i64, i64> = HashMap::new();
-        {
-            let mut st = shard.prepare(
-                "SELECT id, uid, command, args, started_at, finished_at, corpus_version, counts,
-                        errors, host, scheduler, job_id, array_job_id, array_task_id, shard
-                 FROM runs ORDER BY id",
-            )?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let (id, uid): (i64, String) = (r.get(0)?, r.get(1)?);
-                let found: Option<i64> = tx
-                    .prepare_cached("SELECT id FROM runs WHERE uid = ?1")?
-                    .query_row([&uid], |x| x.get(0))
-                    .optional()?;
-                if let Some(main_id) = found {
-                    // A run merged before may have finished since (a resumed task): keep its
-                    // latest end, counts and errors.
-                    tx.prepare_cached(
-                        "UPDATE runs SET finished_at = ?2, counts = ?3, errors = ?4
-                         WHERE id = ?1 AND finished_at IS NULL AND ?2 IS NOT NULL",
-                    )?
-                    .execute(params![
-                        main_id,
-                        r.get::<_, Option<String>>(5)?,
-                        r.get::<_, Option<String>>(7)?,
-                        r.get::<_, i64>(8)?
-                    ])?;
-                    runs.insert(id, main_id);
-                    c.runs_present += 1;
-                    continue;
-                }
-                let by = ensure_merge_run(&tx)?;
+        let runs = merge_runs(&tx, shard, label, c, &mut ensure_merge_run)?;
+        let documents = merge_documents(&tx, shard, path)?;
+        let output_ids = merge_outputs(&tx, shard, path, label, &runs, &documents, &mut report)?;
+        merge_metrics(&tx, shard, path, label, &runs, output_ids, &mut report)?;
+        tx.commit()?;
+        Ok(report)
+    }
+}
+
+/// Phase 1, runs, by uid: a run merged before keeps its id (and takes a later end); a new one is
+/// inserted as merged by this merge's run. Returns shard run id → store run id.
+fn merge_runs(
+    tx: &Connection,
+    shard: &Connection,
+    label: &str,
+    c: &mut MergeCounts,
+    ensure_merge_run: &mut dyn FnMut(&Connection) -> Result<i64>,
+) -> Result<HashMap<i64, i64>> {
+    let mut runs: HashMap<i64, i64> = HashMap::new();
+    let mut st = shard.prepare(
+        "SELECT id, uid, command, args, started_at, finished_at, corpus_version, counts,
+                    errors, host, scheduler, job_id, array_job_id, array_task_id, shard
+             FROM runs ORDER BY id",
+    )?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let (id, uid): (i64, String) = (r.get(0)?, r.get(1)?);
+        let found: Option<i64> = tx
+            .prepare_cached("SELECT id FROM runs WHERE uid = ?1")?
+            .query_row([&uid], |x| x.get(0))
+            .optional()?;
+        if let Some(main_id) = found {
+            // A run merged before may have finished since (a resumed task): keep its
+            // latest end, counts and errors.
+            tx.prepare_cached(
+                "UPDATE runs SET finished_at = ?2, counts = ?3, errors = ?4
+                     WHERE id = ?1 AND finished_at IS NULL AND ?2 IS NOT NULL",
+            )?
+            .execute(params![
+                main_id,
+                r.get::<_, Option<String>>(5)?,
+                r.get::<_, Option<String>>(7)?,
+                r.get::<_, i64>(8)?
+            ])?;
+            runs.insert(id, main_id);
+            c.runs_present += 1;
+            continue;
+        }
+        let by = ensure_merge_run(tx)?;
+        tx.prepare_cached(
+            "INSERT INTO runs (uid, command, args, started_at, finished_at, corpus_version,
+                     counts, errors, host, scheduler, job_id, array_job_id, array_task_id,
+                     shard, merged_by, merged_from)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+        )?
+        .execute(params![
+            uid,
+            r.get::<_, String>(2)?,
+            r.get::<_, String>(3)?,
+            r.get::<_, String>(4)?,
+            r.get::<_, Option<String>>(5)?,
+            r.get::<_, String>(6)?,
+            r.get::<_, Option<String>>(7)?,
+            r.get::<_, i64>(8)?,
+            r.get::<_, Option<String>>(9)?,
+            r.get::<_, Option<String>>(10)?,
+            r.get::<_, Option<String>>(11)?,
+            r.get::<_, Option<String>>(12)?,
+            r.get::<_, Option<String>>(13)?,
+            r.get::<_, Option<String>>(14)?,
+            by,
+            label
+        ])?;
+        runs.insert(id, tx.last_insert_rowid());
+        c.runs_new += 1;
+    }
+    Ok(runs)
+}
+
+/// Phase 2, documents, by content hash: every one must be in the store. Returns hash → store id.
+fn merge_documents(
+    tx: &Connection,
+    shard: &Connection,
+    path: &Path,
+) -> Result<HashMap<String, i64>> {
+    let mut documents: HashMap<String, i64> = HashMap::new();
+    let mut st = shard.prepare("SELECT hash FROM documents ORDER BY hash")?;
+    let hashes = st.query_map([], |r| r.get::<_, String>(0))?;
+    let mut look = tx.prepare_cached("SELECT id FROM documents WHERE blob = ?1")?;
+    for h in hashes {
+        let h = h?;
+        let Some(id) = look.query_row([&h], |r| r.get::<_, i64>(0)).optional()? else {
+            return Err(refuse(
+                path,
+                format!(
+                    "names document {h} that this store does not hold: the shard was made \
+                         from another store (merge it there, or ingest that PDF first); \
+                         nothing of it was merged"
+                ),
+            ));
+        };
+        documents.insert(h, id);
+    }
+    Ok(documents)
+}
+
+/// Phase 3, outputs, by cache key, with their blobs checked against their hashes. Returns cache
+/// key → store output id.
+fn merge_outputs(
+    tx: &Connection,
+    shard: &Connection,
+    path: &Path,
+    label: &str,
+    runs: &HashMap<i64, i64>,
+    documents: &HashMap<String, i64>,
+    report: &mut MergeReport,
+) -> Result<HashMap<String, i64>> {
+    let c = &mut report.counts;
+    let mut output_ids: HashMap<String, i64> = HashMap::new();
+    let mut st = shard.prepare(
+        "SELECT o.cache_key, o.document, o.provider, o.provider_version, o.model_digest,
+                    o.config, o.pages, o.status, o.error, o.blob, o.wall_ms, o.device, o.run,
+                    o.created_at, b.data, b.media_type, o.page_count, o.cpu_ms,
+                    o.prompt_tokens, o.completion_tokens, o.cost_usd
+             FROM outputs o LEFT JOIN blobs b ON b.hash = o.blob ORDER BY o.rowid",
+    )?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        let doc_hash: String = r.get(1)?;
+        let provider: String = r.get(2)?;
+        let status: String = r.get(7)?;
+        let blob: Option<String> = r.get(9)?;
+        let run: Option<i64> = r.get::<_, Option<i64>>(12)?.and_then(|x| runs.get(&x).copied());
+        let Some(&document) = documents.get(&doc_hash) else {
+            return Err(refuse(path, format!("corrupt: output {key} names no document")));
+        };
+        let data: Option<&[u8]> = match r.get_ref(14)? {
+            rusqlite::types::ValueRef::Blob(b) => Some(b),
+            rusqlite::types::ValueRef::Null => None,
+            _ => return Err(refuse(path, format!("output {key}: its blob is not bytes"))),
+        };
+        if status == "ok" {
+            check_blob(path, &key, blob.as_deref(), data)?;
+        }
+        let stored = stored_output(tx, &key)?;
+        let insert_blob = |tx: &Connection| -> Result<u64> {
+            let (Some(hash), Some(data)) = (&blob, data) else { return Ok(0) };
+            let media: String = r.get(15)?;
+            let n = tx
+                .prepare_cached(
+                    "INSERT INTO blobs (hash, size, media_type, data) VALUES (?1, ?2, ?3, ?4)
+                         ON CONFLICT (hash) DO NOTHING",
+                )?
+                .execute(params![hash, data.len() as i64, media, data])?;
+            Ok(if n > 0 { data.len() as u64 } else { 0 })
+        };
+        match stored {
+            None => {
+                c.bytes_new += insert_blob(tx)?;
                 tx.prepare_cached(
-                    "INSERT INTO runs (uid, command, args, started_at, finished_at, corpus_version,
-                         counts, errors, host, scheduler, job_id, array_job_id, array_task_id,
-                         shard, merged_by, merged_from)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    "INSERT INTO outputs (cache_key, document, provider, provider_version,
+                             model_digest, config, pages, status, error, blob, wall_ms, device,
+                             run, created_at, page_count, cpu_ms, prompt_tokens,
+                             completion_tokens, cost_usd)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
+                                 ?15, ?16, ?17, ?18, ?19)",
                 )?
                 .execute(params![
-                    uid,
-                    r.get::<_, String>(2)?,
+                    key,
+                    document,
+                    provider,
                     r.get::<_, String>(3)?,
                     r.get::<_, String>(4)?,
-                    r.get::<_, Option<String>>(5)?,
+                    r.get::<_, String>(5)?,
                     r.get::<_, String>(6)?,
-                    r.get::<_, Option<String>>(7)?,
-                    r.get::<_, i64>(8)?,
-                    r.get::<_, Option<String>>(9)?,
-                    r.get::<_, Option<String>>(10)?,
+                    status,
+                    r.get::<_, Option<String>>(8)?,
+                    blob,
+                    r.get::<_, Option<i64>>(10)?,
                     r.get::<_, Option<String>>(11)?,
-                    r.get::<_, Option<String>>(12)?,
-                    r.get::<_, Option<String>>(13)?,
-                    r.get::<_, Option<String>>(14)?,
-                    by,
-                    label
+                    run,
+                    r.get::<_, String>(13)?,
+                    r.get::<_, Option<i64>>(16)?,
+                    r.get::<_, Option<i64>>(17)?,
+                    r.get::<_, Option<i64>>(18)?,
+                    r.get::<_, Option<i64>>(19)?,
+                    r.get::<_, Option<f64>>(20)?
                 ])?;
-                runs.insert(id, tx.last_insert_rowid());
-                c.runs_new += 1;
+                output_ids.insert(key, tx.last_insert_rowid());
+                c.new += 1;
             }
-        }
-
-        // Documents, by content hash: every one must be in the store.
-        let mut documents: HashMap<String, i64> = HashMap::new();
-        {
-            let mut st = shard.prepare("SELECT hash FROM documents ORDER BY hash")?;
-            let hashes = st.query_map([], |r| r.get::<_, String>(0))?;
-            let mut look = tx.prepare_cached("SELECT id FROM documents WHERE blob = ?1")?;
-            for h in hashes {
-                let h = h?;
-                let Some(id) = look.query_row([&h], |r| r.get::<_, i64>(0)).optional()? else {
-                    return Err(refuse(
-                        path,
-                        format!(
-                            "names document {h} that this store does not hold: the shard was made \
-                             from another store (merge it there, or ingest that PDF first); \
-                             nothing of it was merged"
-                        ),
+            Some(s) => {
+                output_ids.insert(key.clone(), s.id);
+                let conflict = |stored: String, shard: String| Conflict {
+                    file: label.into(),
+                    cache_key: key.clone(),
+                    document: doc_hash.clone(),
+                    provider: provider.clone(),
+                    metric: None,
+                    stored,
+                    shard,
+                };
+                if s.document != document || s.provider != provider {
+                    c.conflicts += 1;
+                    report.conflicts.push(conflict(
+                        format!("document {} provider {}", s.document, s.provider),
+                        format!("document {document} provider {provider}"),
                     ));
-                };
-                documents.insert(h, id);
-            }
-        }
-
-        // Outputs, by cache key, with their blobs checked against their hashes.
-        let mut output_ids: HashMap<String, i64> = HashMap::new();
-        {
-            let mut st = shard.prepare(
-                "SELECT o.cache_key, o.document, o.provider, o.provider_version, o.model_digest,
-                        o.config, o.pages, o.status, o.error, o.blob, o.wall_ms, o.device, o.run,
-                        o.created_at, b.data, b.media_type, o.page_count, o.cpu_ms,
-                        o.prompt_tokens, o.completion_tokens, o.cost_usd
-                 FROM outputs o LEFT JOIN blobs b ON b.hash = o.blob ORDER BY o.rowid",
-            )?;
-            let mut rows = st.query([])?;
-            while let Some(r) = rows.next()? {
-                let key: String = r.get(0)?;
-                let doc_hash: String = r.get(1)?;
-                let provider: String = r.get(2)?;
-                let status: String = r.get(7)?;
-                let blob: Option<String> = r.get(9)?;
-                let run: Option<i64> =
-                    r.get::<_, Option<i64>>(12)?.and_then(|x| runs.get(&x).copied());
-                let Some(&document) = documents.get(&doc_hash) else {
-                    return Err(refuse(path, format!("corrupt: output {key} names no document")));
-                };
-                let data: Option<&[u8]> = match r.get_ref(14)? {
-                    rusqlite::types::ValueRef::Blob(b) => Some(b),
-                    rusqlite::types::ValueRef::Null => None,
-                    _ => return Err(refuse(path, format!("output {key}: its blob is not bytes"))),
-                };
-                if status == "ok" {
-                    let (Some(hash), Some(data)) = (&blob, data) else {
-                        return Err(refuse(
-                            path,
-                            format!("corrupt: output {key} is ok but its blob is missing"),
-                        ));
-                    };
-                    if blake3::hash(data).to_hex().as_str() != hash {
-                        return Err(refuse(
-                            path,
-                            format!(
-                                "corrupt: the blob of output {key} does not match its hash {hash}"
-                            ),
+                    continue;
+                }
+                match (s.status.as_str(), status.as_str()) {
+                    ("ok", "ok") if s.blob == blob => c.present += 1,
+                    ("ok", "ok") => {
+                        c.conflicts += 1;
+                        report.conflicts.push(conflict(
+                            s.blob.unwrap_or_default(),
+                            blob.clone().unwrap_or_default(),
                         ));
                     }
-                }
-                let stored = stored_output(&tx, &key)?;
-                let insert_blob = |tx: &Connection| -> Result<u64> {
-                    let (Some(hash), Some(data)) = (&blob, data) else { return Ok(0) };
-                    let media: String = r.get(15)?;
-                    let n = tx
-                        .prepare_cached(
-                            "INSERT INTO blobs (hash, size, media_type, data) VALUES (?1, ?2, ?3, ?4)
-                             ON CONFLICT (hash) DO NOTHING",
-                        )?
-                        .execute(params![hash, data.len() as i64, media, data])?;
-                    Ok(if n > 0 { data.len() as u64 } else { 0 })
-                };
-                match stored {
-                    None => {
-                        c.bytes_new += insert_blob(&tx)?;
+                    ("ok", _) => c.stale_errors += 1,
+                    (_, "ok") => {
+                        c.bytes_new += insert_blob(tx)?;
                         tx.prepare_cached(
-                            "INSERT INTO outputs (cache_key, document, provider, provider_version,
-                                 model_digest, config, pages, status, error, blob, wall_ms, device,
-                                 run, created_at, page_count, cpu_ms, prompt_tokens,
-                                 completion_tokens, cost_usd)
-                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,
-                                     ?15, ?16, ?17, ?18, ?19)",
+                            "UPDATE outputs SET status = 'ok', error = NULL, blob = ?2,
+                                     wall_ms = ?3, device = ?4, run = ?5, created_at = ?6,
+                                     page_count = ?7, cpu_ms = ?8, prompt_tokens = ?9,
+                                     completion_tokens = ?10, cost_usd = ?11
+                                 WHERE id = ?1",
                         )?
                         .execute(params![
-                            key,
-                            document,
-                            provider,
-                            r.get::<_, String>(3)?,
-                            r.get::<_, String>(4)?,
-                            r.get::<_, String>(5)?,
-                            r.get::<_, String>(6)?,
-                            status,
-                            r.get::<_, Option<String>>(8)?,
+                            s.id,
                             blob,
                             r.get::<_, Option<i64>>(10)?,
                             r.get::<_, Option<String>>(11)?,
@@ -397,190 +469,155 @@ impl Store {
                             r.get::<_, Option<i64>>(19)?,
                             r.get::<_, Option<f64>>(20)?
                         ])?;
-                        output_ids.insert(key, tx.last_insert_rowid());
-                        c.new += 1;
+                        c.superseded += 1;
                     }
-                    Some(s) => {
-                        output_ids.insert(key.clone(), s.id);
-                        let conflict = |stored: String, shard: String| Conflict {
-                            file: label.into(),
-                            cache_key: key.clone(),
-                            document: doc_hash.clone(),
-                            provider: provider.clone(),
-                            metric: None,
-                            stored,
-                            shard,
-                        };
-                        if s.document != document || s.provider != provider {
-                            c.conflicts += 1;
-                            report.conflicts.push(conflict(
-                                format!("document {} provider {}", s.document, s.provider),
-                                format!("document {document} provider {provider}"),
-                            ));
-                            continue;
-                        }
-                        match (s.status.as_str(), status.as_str()) {
-                            ("ok", "ok") if s.blob == blob => c.present += 1,
-                            ("ok", "ok") => {
-                                c.conflicts += 1;
-                                report.conflicts.push(conflict(
-                                    s.blob.unwrap_or_default(),
-                                    blob.clone().unwrap_or_default(),
-                                ));
-                            }
-                            ("ok", _) => c.stale_errors += 1,
-                            (_, "ok") => {
-                                c.bytes_new += insert_blob(&tx)?;
-                                tx.prepare_cached(
-                                    "UPDATE outputs SET status = 'ok', error = NULL, blob = ?2,
-                                         wall_ms = ?3, device = ?4, run = ?5, created_at = ?6,
-                                         page_count = ?7, cpu_ms = ?8, prompt_tokens = ?9,
-                                         completion_tokens = ?10, cost_usd = ?11
-                                     WHERE id = ?1",
-                                )?
-                                .execute(params![
-                                    s.id,
-                                    blob,
-                                    r.get::<_, Option<i64>>(10)?,
-                                    r.get::<_, Option<String>>(11)?,
-                                    run,
-                                    r.get::<_, String>(13)?,
-                                    r.get::<_, Option<i64>>(16)?,
-                                    r.get::<_, Option<i64>>(17)?,
-                                    r.get::<_, Option<i64>>(18)?,
-                                    r.get::<_, Option<i64>>(19)?,
-                                    r.get::<_, Option<f64>>(20)?
-                                ])?;
-                                c.superseded += 1;
-                            }
-                            _ => c.present += 1,
-                        }
-                    }
+                    _ => c.present += 1,
                 }
             }
         }
-
-        // Metric rows, on outputs by cache key and truths by identity.
-        {
-            let mut st = shard.prepare(
-                "SELECT m.output, t.document, t.dataset, t.format, t.part, t.blob, m.suite,
-                        m.suite_version, m.metric, m.value, m.trace, m.run, m.computed_at
-                 FROM metrics m JOIN truths t ON t.id = m.truth ORDER BY m.rowid",
-            )?;
-            let mut rows = st.query([])?;
-            let mut truths: HashMap<[String; 5], i64> = HashMap::new();
-            while let Some(r) = rows.next()? {
-                let key: String = r.get(0)?;
-                let output = match output_ids.get(&key) {
-                    Some(&id) => id,
-                    None => match stored_output(&tx, &key)? {
-                        Some(s) => {
-                            output_ids.insert(key.clone(), s.id);
-                            s.id
-                        }
-                        None => {
-                            return Err(refuse(
-                                path,
-                                format!(
-                                    "has scores of output {key}, which neither this store nor the \
-                                     shard file holds (merge the shard files of its `ocr` run \
-                                     first); nothing of it was merged"
-                                ),
-                            ))
-                        }
-                    },
-                };
-                let ident: [String; 5] = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?];
-                let truth = match truths.get(&ident) {
-                    Some(&t) => t,
-                    None => {
-                        let found: Option<i64> = tx
-                            .prepare_cached(
-                                "SELECT t.id FROM truths t JOIN documents d ON d.id = t.document
-                                 JOIN datasets s ON s.id = t.dataset
-                                 WHERE d.blob = ?1 AND s.name = ?2 AND t.format = ?3
-                                   AND t.part = ?4 AND t.blob = ?5",
-                            )?
-                            .query_row(
-                                params![ident[0], ident[1], ident[2], ident[3], ident[4]],
-                                |x| x.get(0),
-                            )
-                            .optional()?;
-                        let Some(t) = found else {
-                            return Err(refuse(
-                                path,
-                                format!(
-                                    "has scores against a {} truth of document {} in dataset {} \
-                                     that this store does not hold; nothing of it was merged",
-                                    ident[2], ident[0], ident[1]
-                                ),
-                            ));
-                        };
-                        truths.insert(ident.clone(), t);
-                        t
-                    }
-                };
-                let suite: String = r.get(6)?;
-                let version: i64 = r.get(7)?;
-                let metric: String = r.get(8)?;
-                let value: Option<f64> = r.get(9)?;
-                let trace: Option<String> = r.get(10)?;
-                let run: Option<i64> =
-                    r.get::<_, Option<i64>>(11)?.and_then(|x| runs.get(&x).copied());
-                let n = tx
-                    .prepare_cached(
-                        "INSERT INTO metrics (output, truth, suite, suite_version, metric, value,
-                             trace, run, computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-                         ON CONFLICT (output, truth, suite, suite_version, metric) DO NOTHING",
-                    )?
-                    .execute(params![
-                        output,
-                        truth,
-                        suite,
-                        version,
-                        metric,
-                        value,
-                        trace,
-                        run,
-                        r.get::<_, String>(12)?
-                    ])?;
-                if n > 0 {
-                    c.metrics_new += 1;
-                    continue;
-                }
-                let (v, t): (Option<f64>, Option<String>) = tx
-                    .prepare_cached(
-                        "SELECT value, trace FROM metrics WHERE output = ?1 AND truth = ?2
-                         AND suite = ?3 AND suite_version = ?4 AND metric = ?5",
-                    )?
-                    .query_row(params![output, truth, suite, version, metric], |x| {
-                        Ok((x.get(0)?, x.get(1)?))
-                    })?;
-                let same_value = match (v, value) {
-                    (Some(a), Some(b)) => a.to_bits() == b.to_bits() || a == b,
-                    (None, None) => true,
-                    _ => false,
-                };
-                if same_value && t == trace {
-                    c.metrics_present += 1;
-                } else {
-                    c.metric_conflicts += 1;
-                    let show = |v: Option<f64>| v.map_or("null".to_string(), |x| format!("{x}"));
-                    report.conflicts.push(Conflict {
-                        file: label.into(),
-                        cache_key: key,
-                        document: ident[0].clone(),
-                        provider: String::new(),
-                        metric: Some(format!("{suite} v{version} {metric}")),
-                        stored: if same_value { "same value, other trace".into() } else { show(v) },
-                        shard: show(value),
-                    });
-                }
-            }
-        }
-        tx.commit()?;
-        Ok(report)
     }
+    Ok(output_ids)
+}
+
+/// Refuses an ok output whose blob is missing or does not match its hash.
+fn check_blob(path: &Path, key: &str, blob: Option<&str>, data: Option<&[u8]>) -> Result<()> {
+    let (Some(hash), Some(data)) = (blob, data) else {
+        return Err(refuse(path, format!("corrupt: output {key} is ok but its blob is missing")));
+    };
+    if blake3::hash(data).to_hex().as_str() != hash {
+        return Err(refuse(
+            path,
+            format!("corrupt: the blob of output {key} does not match its hash {hash}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Phase 4, metric rows, on outputs by cache key and truths by identity.
+fn merge_metrics(
+    tx: &Connection,
+    shard: &Connection,
+    path: &Path,
+    label: &str,
+    runs: &HashMap<i64, i64>,
+    mut output_ids: HashMap<String, i64>,
+    report: &mut MergeReport,
+) -> Result<()> {
+    let c = &mut report.counts;
+    let mut st = shard.prepare(
+        "SELECT m.output, t.document, t.dataset, t.format, t.part, t.blob, m.suite,
+                    m.suite_version, m.metric, m.value, m.trace, m.run, m.computed_at
+             FROM metrics m JOIN truths t ON t.id = m.truth ORDER BY m.rowid",
+    )?;
+    let mut rows = st.query([])?;
+    let mut truths: HashMap<[String; 5], i64> = HashMap::new();
+    while let Some(r) = rows.next()? {
+        let key: String = r.get(0)?;
+        let output = match output_ids.get(&key) {
+            Some(&id) => id,
+            None => match stored_output(tx, &key)? {
+                Some(s) => {
+                    output_ids.insert(key.clone(), s.id);
+                    s.id
+                }
+                None => {
+                    return Err(refuse(
+                        path,
+                        format!(
+                            "has scores of output {key}, which neither this store nor the \
+                                 shard file holds (merge the shard files of its `ocr` run \
+                                 first); nothing of it was merged"
+                        ),
+                    ))
+                }
+            },
+        };
+        let ident: [String; 5] = [r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?];
+        let truth = match truths.get(&ident) {
+            Some(&t) => t,
+            None => {
+                let found: Option<i64> = tx
+                    .prepare_cached(
+                        "SELECT t.id FROM truths t JOIN documents d ON d.id = t.document
+                             JOIN datasets s ON s.id = t.dataset
+                             WHERE d.blob = ?1 AND s.name = ?2 AND t.format = ?3
+                               AND t.part = ?4 AND t.blob = ?5",
+                    )?
+                    .query_row(params![ident[0], ident[1], ident[2], ident[3], ident[4]], |x| {
+                        x.get(0)
+                    })
+                    .optional()?;
+                let Some(t) = found else {
+                    return Err(refuse(
+                        path,
+                        format!(
+                            "has scores against a {} truth of document {} in dataset {} \
+                                 that this store does not hold; nothing of it was merged",
+                            ident[2], ident[0], ident[1]
+                        ),
+                    ));
+                };
+                truths.insert(ident.clone(), t);
+                t
+            }
+        };
+        let suite: String = r.get(6)?;
+        let version: i64 = r.get(7)?;
+        let metric: String = r.get(8)?;
+        let value: Option<f64> = r.get(9)?;
+        let trace: Option<String> = r.get(10)?;
+        let run: Option<i64> = r.get::<_, Option<i64>>(11)?.and_then(|x| runs.get(&x).copied());
+        let n = tx
+            .prepare_cached(
+                "INSERT INTO metrics (output, truth, suite, suite_version, metric, value,
+                         trace, run, computed_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
+                     ON CONFLICT (output, truth, suite, suite_version, metric) DO NOTHING",
+            )?
+            .execute(params![
+                output,
+                truth,
+                suite,
+                version,
+                metric,
+                value,
+                trace,
+                run,
+                r.get::<_, String>(12)?
+            ])?;
+        if n > 0 {
+            c.metrics_new += 1;
+            continue;
+        }
+        let (v, t): (Option<f64>, Option<String>) = tx
+            .prepare_cached(
+                "SELECT value, trace FROM metrics WHERE output = ?1 AND truth = ?2
+                     AND suite = ?3 AND suite_version = ?4 AND metric = ?5",
+            )?
+            .query_row(params![output, truth, suite, version, metric], |x| {
+                Ok((x.get(0)?, x.get(1)?))
+            })?;
+        let same_value = match (v, value) {
+            (Some(a), Some(b)) => a.to_bits() == b.to_bits() || a == b,
+            (None, None) => true,
+            _ => false,
+        };
+        if same_value && t == trace {
+            c.metrics_present += 1;
+        } else {
+            c.metric_conflicts += 1;
+            let show = |v: Option<f64>| v.map_or("null".to_string(), |x| format!("{x}"));
+            report.conflicts.push(Conflict {
+                file: label.into(),
+                cache_key: key,
+                document: ident[0].clone(),
+                provider: String::new(),
+                metric: Some(format!("{suite} v{version} {metric}")),
+                stored: if same_value { "same value, other trace".into() } else { show(v) },
+                shard: show(value),
+            });
+        }
+    }
+    Ok(())
 }
 
 fn stored_output(tx: &Connection, key: &str) -> Result<Option<StoredOutput>> {
@@ -601,378 +638,5 @@ fn stored_output(tx: &Connection, key: &str) -> Result<Option<StoredOutput>> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cluster::ShardSpec;
-    use crate::store::{IngestDoc, NewOutput, TruthFile};
-
-    struct Fixture {
-        _dir: tempfile::TempDir,
-        main: std::path::PathBuf,
-        shard: std::path::PathBuf,
-    }
-
-    fn fixture() -> Fixture {
-        let dir = tempfile::tempdir().unwrap();
-        let main = dir.path().join("main.db");
-        let shard = dir.path().join("s.db");
-        let mut s = Store::open(&main).unwrap();
-        for i in 0..4 {
-            let truth = [TruthFile {
-                format: "peerread",
-                part: "",
-                bytes: format!("{{\"t\":{i}}}").into_bytes().leak(),
-                source_path: "t.json",
-            }];
-            s.ingest(&IngestDoc {
-                dataset: "d",
-                name: &format!("doc{i}"),
-                source_path: "x.pdf",
-                pdf: crate::store::PdfData::Bytes(format!("%PDF doc {i}").as_bytes()),
-                pages: 1,
-                truths: &truth,
-                attributes: &[],
-            })
-            .unwrap();
-        }
-        Fixture { _dir: dir, main, shard }
-    }
-
-    fn out<'a>(
-        key: &'a str,
-        doc: i64,
-        result: std::result::Result<&'a [u8], &'a str>,
-    ) -> NewOutput<'a> {
-        NewOutput {
-            cache_key: key,
-            document: doc,
-            provider: "p",
-            provider_version: "1",
-            model_digest: "m",
-            config: "{}",
-            pages: "all",
-            result,
-            usage: crate::store::Usage { wall_ms: 1, ..Default::default() },
-            device: "cpu",
-            run: None,
-        }
-    }
-
-    fn count(s: &Store, table: &str) -> i64 {
-        s.conn.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
-    }
-
-    #[test]
-    fn new_present_superseded_stale_and_conflicting_outputs() {
-        let f = fixture();
-        {
-            let mut main = Store::open(&f.main).unwrap();
-            main.put_output(&out("k-error", 1, Err("timed out"))).unwrap();
-            main.put_output(&out("k-ok", 2, Ok(b"{\"a\":1}"))).unwrap();
-            main.put_output(&out("k-same", 3, Ok(b"{\"same\":1}"))).unwrap();
-            main.put_output(&out("k-stale", 4, Ok(b"{\"ok\":1}"))).unwrap();
-        }
-        {
-            let mut task = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-            let run = task.start_run("ocr", &["corpus".into()]).unwrap();
-            let mut o = out("k-error", 1, Ok(b"{\"retried\":1}"));
-            o.run = Some(run);
-            task.put_output(&o).unwrap();
-            task.put_output(&out("k-ok", 2, Ok(b"{\"a\":2}"))).unwrap(); // not deterministic
-            task.put_output(&out("k-same", 3, Ok(b"{\"same\":1}"))).unwrap();
-            task.put_output(&out("k-stale", 4, Err("crashed"))).unwrap();
-            task.put_output(&out("k-new", 1, Ok(b"{\"new\":1}"))).unwrap();
-            task.finish_run(run, &serde_json::json!({}), 0).unwrap();
-            // The task never wrote the main store.
-            let main = Store::open_read_only(&f.main).unwrap();
-            assert_eq!(count(&main, "outputs"), 4);
-            assert_eq!(count(&main, "runs"), 0);
-        }
-        let mut main = Store::open(&f.main).unwrap();
-        let mut merge_run = None;
-        let r = main.merge_shard(&f.shard, "s.db", &[], &mut merge_run).unwrap();
-        let c = &r.counts;
-        assert_eq!(
-            (c.new, c.present, c.superseded, c.stale_errors, c.conflicts, c.runs_new),
-            (1, 1, 1, 1, 1, 1)
-        );
-        assert_eq!(r.conflicts.len(), 1);
-        let k = &r.conflicts[0];
-        assert_eq!(k.cache_key, "k-ok");
-        assert_eq!(k.stored, blake3::hash(b"{\"a\":1}").to_hex().to_string());
-        assert_eq!(k.shard, blake3::hash(b"{\"a\":2}").to_hex().to_string());
-        // The stored output is kept; the failure is superseded and attributed to the task's run.
-        let blob = |key: &str| -> Option<String> {
-            main.conn
-                .query_row("SELECT blob FROM outputs WHERE cache_key = ?1", [key], |r| r.get(0))
-                .unwrap()
-        };
-        assert_eq!(blob("k-ok"), Some(blake3::hash(b"{\"a\":1}").to_hex().to_string()));
-        assert_eq!(blob("k-error"), Some(blake3::hash(b"{\"retried\":1}").to_hex().to_string()));
-        assert_eq!(main.output_status("k-stale").unwrap().as_deref(), Some("ok"));
-        let (shard, by): (String, i64) = main
-            .conn
-            .query_row(
-                "SELECT r.shard, r.merged_by FROM outputs o JOIN runs r ON r.id = o.run
-                 WHERE o.cache_key = 'k-error'",
-                [],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap();
-        assert_eq!((shard.as_str(), Some(RunId(by))), ("0/1", merge_run));
-        // A second merge of the same file changes nothing: not even a run is recorded.
-        let runs = count(&main, "runs");
-        let mut again = None;
-        let r2 = main.merge_shard(&f.shard, "s.db", &[], &mut again).unwrap();
-        assert_eq!((r2.counts.new, r2.counts.superseded, r2.counts.runs_new), (0, 0, 0));
-        assert_eq!(r2.counts.present, 3);
-        assert_eq!(again, None);
-        assert_eq!(count(&main, "runs"), runs);
-        assert_eq!(count(&main, "outputs"), 5);
-    }
-
-    #[test]
-    fn scores_merge_by_output_key_and_truth_identity() {
-        let f = fixture();
-        let (o, t) = {
-            let mut main = Store::open(&f.main).unwrap();
-            main.put_output(&out("k1", 1, Ok(b"{}"))).unwrap();
-            let o = main.scorable_outputs(None).unwrap()[0].id;
-            let t = main.truths(None).unwrap().iter().find(|t| t.document == 1).unwrap().id;
-            main.put_metrics(o, t, "paper", 1, None, &[("kept", Some(0.5), "{}".into())]).unwrap();
-            (o, t)
-        };
-        {
-            let mut task = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-            // Scored already in the main store: the task sees it.
-            assert_eq!(task.metric_values(o, t, "paper", 1).unwrap().len(), 1);
-            task.put_metrics(
-                o,
-                t,
-                "paper",
-                2,
-                None,
-                &[("a", Some(1.0), "{}".into()), ("b", None, "{}".into())],
-            )
-            .unwrap();
-            assert_eq!(task.metric_values(o, t, "paper", 2).unwrap().len(), 2);
-            // A derived row (an aggregate over every document) is not written by a task.
-            task.put_derived_metrics(
-                o,
-                t,
-                "olmocr",
-                1,
-                None,
-                &[("overall", Some(1.0), "{}".into())],
-            )
-            .unwrap();
-        }
-        let mut main = Store::open(&f.main).unwrap();
-        let r = main.merge_shard(&f.shard, "s", &[], &mut None).unwrap();
-        assert_eq!((r.counts.metrics_new, r.counts.metrics_present), (2, 0));
-        let v = main.metric_values(o, t, "paper", 2).unwrap();
-        assert_eq!(v, vec![("a".to_string(), Some(1.0)), ("b".to_string(), None)]);
-        assert!(main.metric_rows(o, t, "olmocr", 1).unwrap().is_empty());
-        // A different value under the same identity is a conflict; the stored row stays.
-        drop(main);
-        {
-            let shard2 = f.shard.with_file_name("s2.db");
-            let mut task = Store::open_shard_task(&f.main, &shard2, ShardSpec::ALL).unwrap();
-            // The task sees the stored rows, so it would not score again; write a different
-            // version's rows as a second, disagreeing scorer would.
-            task.put_metrics(o, t, "paper", 3, None, &[("a", Some(0.25), "{}".into())]).unwrap();
-            drop(task);
-            let mut main = Store::open(&f.main).unwrap();
-            main.put_metrics(o, t, "paper", 3, None, &[("a", Some(0.75), "{}".into())]).unwrap();
-            let r = main.merge_shard(&shard2, "s2", &[], &mut None).unwrap();
-            assert_eq!(r.counts.metric_conflicts, 1);
-            assert_eq!(r.conflicts[0].stored, "0.75");
-            assert_eq!(r.conflicts[0].shard, "0.25");
-        }
-    }
-
-    #[test]
-    fn a_task_sees_only_its_shard() {
-        let f = fixture();
-        let all = Store::open_read_only(&f.main).unwrap().documents(None).unwrap();
-        let mut seen = Vec::new();
-        for k in 0..3 {
-            let spec = ShardSpec::new(k, 3).unwrap();
-            let file = f.shard.with_file_name(format!("t{k}.db"));
-            let task = Store::open_shard_task(&f.main, &file, spec).unwrap();
-            for d in task.documents(None).unwrap() {
-                assert!(spec.contains(&d.hash));
-                seen.push(d.id);
-            }
-            assert!(task
-                .truths(None)
-                .unwrap()
-                .iter()
-                .all(|t| spec.contains(&all.iter().find(|d| d.id == t.document).unwrap().hash)));
-        }
-        seen.sort();
-        assert_eq!(seen, all.iter().map(|d| d.id).collect::<Vec<_>>());
-    }
-
-    #[test]
-    fn refuses_bad_shard_files_whole() {
-        let f = fixture();
-        {
-            let mut task = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-            for i in 1..=4 {
-                let key = format!("k{i}");
-                let body = format!("{{\"doc\":{i},\"pad\":\"{}\"}}", "x".repeat(3000));
-                task.put_output(&out(&key, i, Ok(body.as_bytes()))).unwrap();
-            }
-        }
-        let mut main = Store::open(&f.main).unwrap();
-        let refused = |main: &mut Store, p: &std::path::Path| -> String {
-            let e = match main.merge_shard(p, "x", &[], &mut None) {
-                Ok(r) => panic!("{} merged: {r:?}", p.display()),
-                Err(e) => e.to_string(),
-            };
-            assert_eq!(count(main, "outputs"), 0, "nothing of a refused file is merged");
-            assert!(e.contains(&p.display().to_string()), "{e}");
-            e
-        };
-        // Truncated.
-        let bytes = std::fs::read(&f.shard).unwrap();
-        let cut = f.shard.with_file_name("cut.db");
-        std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
-        let e = refused(&mut main, &cut);
-        assert!(e.contains("corrupt"), "{e}");
-        // A blob whose bytes changed under its hash (a bit flip SQLite's checks cannot see).
-        let bad = f.shard.with_file_name("flip.db");
-        std::fs::copy(&f.shard, &bad).unwrap();
-        Connection::open(&bad)
-            .unwrap()
-            .execute("UPDATE blobs SET data = CAST(replace(CAST(data AS TEXT), 'xxx', 'xyx') AS BLOB) WHERE rowid = 1", [])
-            .unwrap();
-        assert!(refused(&mut main, &bad).contains("does not match its hash"));
-        // Not a database at all; a store instead of a shard file; another format version.
-        let junk = f.shard.with_file_name("junk.db");
-        std::fs::write(&junk, b"not sqlite at all, just text").unwrap();
-        assert!(refused(&mut main, &junk).contains("not a corpus shard file"));
-        let plain = f.shard.with_file_name("plain.db");
-        drop(Store::open(&plain).unwrap());
-        let e = refused(&mut main, &plain);
-        assert!(e.contains("is a corpus store"), "{e}");
-        let old = f.shard.with_file_name("old.db");
-        std::fs::copy(&f.shard, &old).unwrap();
-        Connection::open(&old).unwrap().pragma_update(None, "user_version", 99).unwrap();
-        assert!(refused(&mut main, &old).contains("format version 99"));
-        let schema = f.shard.with_file_name("schema.db");
-        std::fs::copy(&f.shard, &schema).unwrap();
-        Connection::open(&schema)
-            .unwrap()
-            .execute("UPDATE shard_info SET value = '3' WHERE key = 'store_schema'", [])
-            .unwrap();
-        assert!(refused(&mut main, &schema).contains("store schema version 3"));
-        // A shard of another store: its documents are unknown here.
-        let other_main = f.shard.with_file_name("other.db");
-        {
-            let mut o = Store::open(&other_main).unwrap();
-            o.ingest(&IngestDoc {
-                dataset: "d",
-                name: "z",
-                source_path: "z.pdf",
-                pdf: crate::store::PdfData::Bytes(b"%PDF other"),
-                pages: 1,
-                truths: &[],
-                attributes: &[],
-            })
-            .unwrap();
-        }
-        let foreign = f.shard.with_file_name("foreign.db");
-        {
-            let mut task = Store::open_shard_task(&other_main, &foreign, ShardSpec::ALL).unwrap();
-            task.put_output(&out("kz", 1, Ok(b"{}"))).unwrap();
-        }
-        assert!(refused(&mut main, &foreign).contains("does not hold"));
-        // The good file still merges.
-        let r = main.merge_shard(&f.shard, "s", &[], &mut None).unwrap();
-        assert_eq!(r.counts.new, 4);
-    }
-
-    #[test]
-    fn a_task_refuses_unsafe_stores_and_mismatched_files() {
-        let f = fixture();
-        // A writer with an open log: an immutable reader would miss what it holds.
-        let writer = Connection::open(&f.main).unwrap();
-        writer.execute("INSERT INTO datasets (name, created_at) VALUES ('w', 'now')", []).unwrap();
-        let e = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap_err().to_string();
-        assert!(e.contains("un-checkpointed write-ahead log"), "{e}");
-        let store = Store::open(&f.main).unwrap();
-        store.checkpoint().unwrap();
-        drop(store);
-        Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-        drop(writer);
-        // The same file for another shard.
-        let e = Store::open_shard_task(&f.main, &f.shard, ShardSpec::new(1, 2).unwrap())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("holds shard 0/1, not 1/2"), "{e}");
-        // A store of another schema version.
-        Connection::open(&f.main).unwrap().pragma_update(None, "user_version", 4).unwrap();
-        let e = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap_err().to_string();
-        assert!(e.contains("schema version 4"), "{e}");
-        // A shard file opened as a store.
-        let e = Store::open(&f.shard).unwrap_err().to_string();
-        assert!(e.contains("shard file"), "{e}");
-    }
-
-    #[test]
-    fn a_second_task_on_the_same_file_is_told_it_is_in_use() {
-        let f = fixture();
-        let _first = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-        let e = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap_err().to_string();
-        assert!(e.contains("in use by another process"), "{e}");
-    }
-
-    #[test]
-    fn the_store_is_back_in_wal_after_a_merge_with_or_without_a_reader() {
-        let f = fixture();
-        {
-            let mut task = Store::open_shard_task(&f.main, &f.shard, ShardSpec::ALL).unwrap();
-            task.put_output(&out("k1", 1, Ok(b"{}"))).unwrap();
-        }
-        let journal = |s: &Store| -> String {
-            s.conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap()
-        };
-        for reader in [false, true] {
-            let mut main = Store::open(&f.main).unwrap();
-            let other = reader.then(|| Store::open_read_only(&f.main).unwrap());
-            main.begin_merge().unwrap();
-            let r = main.merge_shard(&f.shard, "s", &[], &mut None).unwrap();
-            main.end_merge().unwrap();
-            assert_eq!(r.counts.new + r.counts.present, 1);
-            assert_eq!(journal(&main), "wal");
-            if let Some(o) = other {
-                assert_eq!(o.output_status("k1").unwrap().as_deref(), Some("ok"));
-            }
-        }
-    }
-
-    #[test]
-    fn a_store_under_an_awkward_path_is_read_as_a_snapshot() {
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("données ?#% 1");
-        std::fs::create_dir_all(&sub).unwrap();
-        let main = sub.join("c.db");
-        {
-            let mut s = Store::open(&main).unwrap();
-            s.ingest(&IngestDoc {
-                dataset: "d",
-                name: "a",
-                source_path: "a.pdf",
-                pdf: crate::store::PdfData::Bytes(b"%PDF a"),
-                pages: 1,
-                truths: &[],
-                attributes: &[],
-            })
-            .unwrap();
-        }
-        let snap = Store::open_snapshot(&main).unwrap();
-        assert_eq!(snap.documents(None).unwrap().len(), 1);
-    }
-}
+#[path = "merge_tests.rs"]
+mod tests;

@@ -13,6 +13,7 @@ pub mod board;
 pub mod cells;
 pub mod escape;
 pub mod images;
+mod index;
 pub mod style;
 pub mod svg;
 pub mod trace;
@@ -26,6 +27,7 @@ use polars::prelude::*;
 pub use self::board::{headline_columns, headline_metrics};
 use self::escape::{esc, num};
 use self::images::{ImageCounts, PageImage, PageImages};
+use self::index::index_page;
 use super::{By, Selector};
 use crate::doc::{BlockKind, Doc};
 use crate::error::{Error, Result};
@@ -325,275 +327,48 @@ pub fn write_site(
     Ok(summary)
 }
 
-/// The index: leaderboard, breakdowns, history, comparison, failing tests, documents.
-#[allow(clippy::too_many_arguments)]
-fn index_page(
-    store: &Store,
-    filter: &ScoreFilter<'_>,
-    cols: &ScoreColumns,
-    board: &[String],
-    opts: &SiteOptions,
-    links: &HashMap<(String, String), String>,
-    summary: &SiteSummary,
-    failing: &[FailingTest],
-    failing_total: usize,
-) -> Result<String> {
-    let suite = &opts.suite;
-    let mut s = head(&format!("corpus report: {suite}"));
-    let _ = write!(
-        s,
-        "<header><h1>corpus report · suite {}</h1><div>store {} · {} documents · generated {}</div></header><main>",
-        esc(suite),
-        esc(&opts.store_label),
-        summary.documents,
-        esc(&crate::store::now())
-    );
-    s.push_str(
-        r##"<nav class="toc"><a href="#leaderboard">Leaderboard</a><a href="#breakdowns">Breakdowns</a><a href="#history">History</a>"##,
-    );
-    if opts.compare.is_some() {
-        s.push_str(r##"<a href="#compare">Comparison</a>"##);
-    }
-    if failing_total > 0 {
-        s.push_str(r##"<a href="#failing">Failing tests</a>"##);
-    }
-    s.push_str(r##"<a href="#documents">Documents</a></nav>"##);
-
-    let wide = super::wide_frame(cols, board).map_err(pe)?;
-    // Leaderboard: the numbers of `report --by provider --format json`, intervals included.
-    let stored = store.stored_intervals(suite, filter.dataset)?;
-    let lb = super::summary_ci(
-        &wide,
-        board,
-        &By::Provider,
-        Some(&super::Ci::DEFAULT),
-        &stored,
-        super::Headline::of_suite(suite),
-    )
-    .map_err(pe)?;
-    drop(stored);
-    let lb = super::with_usage(&lb, cols, &store.output_usage()?).map_err(pe)?;
-    s.push_str(r#"<h2 id="leaderboard">Leaderboard</h2>"#);
-    let heads = headline_columns(suite, board);
-    s.push_str(&board::leaderboard(&lb, board, &heads).map_err(pe)?);
-    drop(lb);
-    // Bootstrap intervals, where the suite stores one (olmOCR's overall).
-    let cis = store.latest_named(suite, "overall")?;
-    let mut ci_rows = String::new();
-    for r in &cis {
-        if filter.provider.is_some_and(|p| p != r.provider)
-            || filter.dataset.is_some_and(|d| d != r.dataset)
-        {
-            continue;
-        }
-        let Some(t) =
-            r.trace.as_deref().and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
-        else {
-            continue;
-        };
-        let Some(ci) = t.get("ci95").and_then(|c| c.as_array()) else { continue };
-        let (lo, hi) = (ci.first().and_then(|x| x.as_f64()), ci.get(1).and_then(|x| x.as_f64()));
-        let l = label(&r.provider, &r.provider_version);
-        let _ = write!(
-            ci_rows,
-            r#"<tr data-provider="{}" data-model="{}"><td>{}</td><td>{}</td><td>{}</td><td class="n">{}</td><td class="n">[{}, {}]</td></tr>"#,
-            esc(&l),
-            esc(short_model(&r.model_digest)),
-            esc(&l),
-            esc(short_model(&r.model_digest)),
-            esc(&r.dataset),
-            num(r.value),
-            num(lo),
-            num(hi)
-        );
-    }
-    if !ci_rows.is_empty() {
+/// Every score's trace, one section per column of the scores table.
+fn traces_section(
+    s: &mut String,
+    scores: &[crate::store::SiteScore],
+    columns: &[(String, String, String)],
+    metric_rows: &[String],
+) {
+    s.push_str(r#"<h2 id="traces">Traces</h2>"#);
+    for (ci, (l, md, d)) in columns.iter().enumerate() {
         let _ = write!(
             s,
-            r#"<h3>overall with its 95% bootstrap interval</h3><div class="scroll"><table class="intervals"><thead><tr><th>provider</th><th>model</th><th>dataset</th><th>overall</th><th>95% interval</th></tr></thead><tbody>{ci_rows}</tbody></table></div>"#
+            "<h3>{} <span class=\"muted\">{} · {}</span></h3>",
+            esc(l),
+            esc(short_model(md)),
+            esc(d)
         );
-    }
-
-    // Breakdowns: by dataset, and by each attribute.
-    s.push_str(r#"<h2 id="breakdowns">Breakdowns</h2><h3>By dataset</h3>"#);
-    let by_ds = super::summary(&wide, board, &By::Dataset).map_err(pe)?;
-    s.push_str(&frame_table(&by_ds, "by-dataset", links, ""));
-    drop(wide);
-    for name in store.attribute_names()? {
-        let f = ScoreFilter { attribute: Some(&name), ..filter.clone() };
-        let mut c = store.score_columns(&f)?;
-        let keep: HashSet<&str> = board.iter().map(String::as_str).collect();
-        c.retain_metrics(|m| keep.contains(m));
-        if c.is_empty() {
-            continue;
-        }
-        let w = super::wide_frame(&c, board).map_err(pe)?;
-        let mut t = super::summary(&w, board, &By::Attribute(name.clone())).map_err(pe)?;
-        t.rename("attribute", name.as_str().into()).map_err(pe)?;
-        let _ = write!(s, "<h3>By attribute {}</h3>", esc(&name));
-        s.push_str(&frame_table(&t, "by-attribute", links, ""));
-    }
-
-    // History: each headline metric's mean per run, one line per provider version.
-    s.push_str(r#"<h2 id="history">History</h2>"#);
-    let hf = ScoreFilter { latest: false, ..filter.clone() };
-    let mut hc = store.score_columns(&hf)?;
-    let chart_metrics: Vec<String> = board.iter().take(8).cloned().collect();
-    {
-        let keep: HashSet<&str> = chart_metrics.iter().map(String::as_str).collect();
-        hc.retain_metrics(|m| keep.contains(m));
-    }
-    if hc.is_empty() {
-        s.push_str("<p class=\"muted\">No runs to chart.</p>");
-    } else {
-        let long = super::long_frame(&hc).map_err(pe)?;
-        drop(hc);
-        let h = super::history(&long, &chart_metrics).map_err(pe)?;
-        drop(long);
-        let runs_col = h.column("run").map_err(pe)?;
-        let mut runs: Vec<Option<i64>> = (0..h.height())
-            .map(|i| runs_col.get(i).ok().and_then(|v| v.extract::<i64>()))
-            .collect();
-        runs.sort();
-        runs.dedup();
-        let run_labels: Vec<String> =
-            runs.iter().map(|r| r.map_or("–".into(), |r| r.to_string())).collect();
-        let mut series_of: BTreeMap<String, usize> = BTreeMap::new();
-        for i in 0..h.height() {
-            let key = format!("{} {}", str_at(&h, "provider", i), str_at(&h, "model", i));
-            let n = series_of.len();
-            series_of.entry(key).or_insert(n);
-        }
-        let mut labels: Vec<(usize, String)> =
-            series_of.iter().map(|(k, &i)| (i, k.clone())).collect();
-        labels.sort();
-        let mut first = true;
-        s.push_str(r#"<div class="charts">"#);
-        for m in &chart_metrics {
-            let mut series: Vec<svg::Series> = labels
-                .iter()
-                .map(|(_, l)| svg::Series { label: l.clone(), points: Vec::new() })
-                .collect();
-            let col = h.column(m.as_str()).map_err(pe)?;
-            for i in 0..h.height() {
-                let Some(v) = cell(col, i).1 else { continue };
-                let r = runs_col.get(i).ok().and_then(|v| v.extract::<i64>());
-                let x = runs.iter().position(|q| *q == r).unwrap_or(0);
-                let key = format!("{} {}", str_at(&h, "provider", i), str_at(&h, "model", i));
-                series[series_of[&key]].points.push((x, v));
-            }
-            for ser in &mut series {
-                ser.points.sort_by_key(|p| p.0);
-            }
-            if first {
-                s.push_str("</div>");
-                s.push_str(&svg::legend(&series));
-                s.push_str(r#"<div class="charts">"#);
-                first = false;
-            }
-            s.push_str(&svg::line_chart(m, &run_labels, &series));
-        }
-        s.push_str("</div>");
-    }
-
-    // Comparison.
-    if let Some((a, b)) = &opts.compare {
-        let long = super::long_frame(cols).map_err(pe)?;
-        let ci = super::Ci::DEFAULT;
-        let (per_metric, rows) = super::compare(&long, cols, a, b, Some(&ci)).map_err(pe)?;
-        drop(long);
-        let _ = write!(
-            s,
-            r#"<h2 id="compare">Comparison: {} → {}</h2><p class="muted">Per metric, over the documents both scored (n; documents scored by one side only are dropped): the means, their difference B − A with its paired {}, the paired sign-flip test's p and Holm's adjusted p across the metrics, and how many documents got worse and better.</p>"#,
-            esc(&sel_text(a)),
-            esc(&sel_text(b)),
-            esc(&ci.describe())
-        );
-        s.push_str(&frame_table(&per_metric, "compare", links, ""));
-        let delta = rows.column("delta").map_err(pe)?;
-        let n = rows.height();
-        let losses: Vec<usize> = (0..n)
-            .filter(|&i| cell(delta, i).1.is_some_and(|d| d < 0.0))
-            .take(opts.limit)
-            .collect();
-        let wins: Vec<usize> = (0..n)
-            .rev()
-            .filter(|&i| cell(delta, i).1.is_some_and(|d| d > 0.0))
-            .take(opts.limit)
-            .collect();
-        for (title, idx, class) in
-            [("Biggest regressions", losses, "regressions"), ("Biggest wins", wins, "wins")]
-        {
-            let _ = write!(s, "<h3>{title}</h3>");
-            if idx.is_empty() {
-                s.push_str("<p class=\"muted\">None.</p>");
+        for m in metric_rows {
+            let Some(r) = scores.iter().find(|r| {
+                &r.metric == m
+                    && &label(&r.provider, &r.provider_version) == l
+                    && &r.model_digest == md
+                    && &r.dataset == d
+            }) else {
                 continue;
-            }
-            let sub = rows
-                .take(&IdxCa::from_vec("i".into(), idx.iter().map(|&i| i as IdxSize).collect()))
-                .map_err(pe)?;
-            s.push_str(&frame_table(&sub, class, links, ""));
-        }
-    }
-
-    // Failing tests (olmOCR), per group.
-    if failing_total > 0 {
-        let _ = write!(
-            s,
-            r#"<h2 id="failing">Failing tests</h2><p class="muted">{failing_total} failing tests{}; per group, with the first failing repeat's explanation and the best fuzzy match of the test's text in the output.</p>"#,
-            if failing_total > failing.len() {
-                format!(", the first {} listed", failing.len())
-            } else {
-                String::new()
-            }
-        );
-        let mut groups: BTreeMap<&str, Vec<&FailingTest>> = BTreeMap::new();
-        for f in failing {
-            groups.entry(f.group.as_str()).or_default().push(f);
-        }
-        for (g, tests) in groups {
+            };
             let _ = write!(
                 s,
-                r#"<h3>{} <span class="muted">({} failing)</span></h3><div class="scroll"><table class="failing"><thead><tr><th>provider</th><th>document</th><th>test</th><th>explanation</th><th>best match</th></tr></thead><tbody>"#,
-                esc(g),
-                tests.len()
+                r#"<details id="{}"{}><summary>{} = {}</summary>{}</details>"#,
+                trace_id(ci, m),
+                // A failing olmOCR test opens with its verdict and best match.
+                if m.starts_with("pass:") && r.value.is_some_and(|v| v <= 0.5) {
+                    " open"
+                } else {
+                    ""
+                },
+                esc(m),
+                num(r.value),
+                r.trace
+                    .as_deref()
+                    .map_or(String::from("<p class=\"muted\">no trace</p>"), trace::render)
             );
-            for f in tests {
-                let clip = |t: &str| t.chars().take(300).collect::<String>();
-                let _ = write!(
-                    s,
-                    r#"<tr><td>{}</td><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td></tr>"#,
-                    esc(&f.provider),
-                    esc(&f.href),
-                    esc(&f.document),
-                    esc(&f.id),
-                    esc(&clip(&f.explanation)),
-                    f.best.as_ref().map_or(String::from("–"), |(field, score, text)| format!(
-                        "{} {}: {}",
-                        esc(field),
-                        num(Some(*score)),
-                        esc(&clip(text))
-                    ))
-                );
-            }
-            s.push_str("</tbody></table></div>");
         }
-    }
-
-    // Documents.
-    s.push_str(r#"<h2 id="documents">Documents</h2>"#);
-    let doc_metrics: Vec<String> = board.iter().take(8).cloned().collect();
-    let w = super::wide_frame(cols, &doc_metrics).map_err(pe)?;
-    let t = super::summary(&w, &doc_metrics, &By::Document).map_err(pe)?;
-    s.push_str(&frame_table(&t, "documents", links, ""));
-    s.push_str("</main></body></html>\n");
-    Ok(s)
-}
-
-fn sel_text(s: &Selector) -> String {
-    match &s.version {
-        Some(v) => format!("{}@{v}", s.provider),
-        None => s.provider.clone(),
     }
 }
 
@@ -625,7 +400,6 @@ impl DocPage<'_> {
         imgs: Option<&mut PageImages>,
         img_dir: &Path,
     ) -> Result<(String, u64, bool, Vec<FailingTest>)> {
-        let mut ok = true;
         let mut names: Vec<(String, String)> =
             self.keys.iter().map(|k| (k.dataset.clone(), k.document.clone())).collect();
         names.sort();
@@ -643,7 +417,31 @@ impl DocPage<'_> {
         );
         s.push_str(r##"<nav class="toc"><a href="#scores">Scores</a><a href="#pages">Pages</a><a href="#text">Truth and prediction</a><a href="#traces">Traces</a></nav>"##);
 
-        // The provider versions scored on this document, and their newest ok outputs.
+        let (wanted, shown) = self.shown_outputs()?;
+        let scores = self.scores(&wanted)?;
+        let (columns, metric_rows) = self.scores_section(&mut s, &scores);
+        let (figures, drawn) = self.pages_section(&mut s, imgs, img_dir, &shown);
+        // Everything could be drawn: every output read as a Doc and every page image made.
+        let ok = drawn && shown.iter().all(|sh| sh.doc.is_ok());
+
+        // Truth and prediction side by side.
+        s.push_str(r#"<h2 id="text">Truth and prediction</h2>"#);
+        if self.suite == crate::suites::table::SUITE {
+            s.push_str(&self.table_pairs(&shown, &scores)?);
+        } else {
+            self.truth_beside(&mut s, &shown, &scores);
+        }
+
+        traces_section(&mut s, &scores, &columns, &metric_rows);
+        s.push_str("</main></body></html>\n");
+        let fails = self.failing_tests(&scores, &title);
+        Ok((s, figures, ok, fails))
+    }
+
+    /// The provider versions scored on this document (provider, version, model), and their
+    /// newest ok outputs.
+    #[allow(clippy::type_complexity)]
+    fn shown_outputs(&self) -> Result<(Vec<(String, String, String)>, Vec<Shown>)> {
         let mut wanted: Vec<(String, String, String)> = self
             .keys
             .iter()
@@ -665,15 +463,15 @@ impl DocPage<'_> {
                     .map_err(|e| format!("output {} does not read as a Doc: {e}", o.id)),
                 None => Err(format!("output {}'s blob {} is missing", o.id, o.blob)),
             };
-            if doc.is_err() {
-                ok = false;
-            }
             shown.push(Shown { label: label(p, v), model: m.clone(), doc });
         }
+        Ok((wanted, shown))
+    }
 
-        // Scores: metric rows × provider columns, each linking to its trace.
+    /// This document's scores of the shown metrics by the wanted provider versions.
+    fn scores(&self, wanted: &[(String, String, String)]) -> Result<Vec<crate::store::SiteScore>> {
         let scores = self.store.document_scores(self.id, self.suite)?;
-        let scores: Vec<_> = scores
+        Ok(scores
             .into_iter()
             .filter(|r| {
                 self.metrics.contains(r.metric.as_str())
@@ -683,10 +481,20 @@ impl DocPage<'_> {
                         r.model_digest.clone(),
                     ))
             })
-            .collect();
+            .collect())
+    }
+
+    /// Scores: metric rows × provider columns, each linking to its trace. Returns the columns
+    /// (label, model, dataset) and the metric rows, in their order on the page.
+    #[allow(clippy::type_complexity)]
+    fn scores_section(
+        &self,
+        s: &mut String,
+        scores: &[crate::store::SiteScore],
+    ) -> (Vec<(String, String, String)>, Vec<String>) {
         let mut columns: Vec<(String, String, String)> = Vec::new(); // (label, model, dataset)
         let mut metric_rows: Vec<String> = Vec::new();
-        for r in &scores {
+        for r in scores {
             let c = (
                 label(&r.provider, &r.provider_version),
                 r.model_digest.clone(),
@@ -739,8 +547,19 @@ impl DocPage<'_> {
             s.push_str("</tr>");
         }
         s.push_str("</tbody></table></div>");
+        (columns, metric_rows)
+    }
 
-        // Pages with each provider's blocks drawn over them.
+    /// Pages with each provider's blocks drawn over them. Returns the figures drawn and
+    /// whether every page image could be made.
+    fn pages_section(
+        &self,
+        s: &mut String,
+        imgs: Option<&mut PageImages>,
+        img_dir: &Path,
+        shown: &[Shown],
+    ) -> (u64, bool) {
+        let mut ok = true;
         s.push_str(r#"<h2 id="pages">Pages</h2>"#);
         s.push_str(&kind_legend());
         let n_pages = self.pages.min(self.max_pages);
@@ -784,7 +603,7 @@ impl DocPage<'_> {
         // nothing to draw: they are named once instead of drawn as bare pages.
         let placed =
             |d: &Doc| d.blocks.iter().any(|b| b.bbox.width() > 0.0 && b.bbox.height() > 0.0);
-        for sh in &shown {
+        for sh in shown {
             if let Ok(doc) = &sh.doc {
                 if !placed(doc) {
                     let _ = write!(
@@ -801,7 +620,7 @@ impl DocPage<'_> {
         for &p in &page_list {
             s.push_str(r#"<div class="page-row">"#);
             let mut drawn = false;
-            for sh in &shown {
+            for sh in shown {
                 let Ok(doc) = &sh.doc else { continue };
                 if !placed(doc) {
                     continue;
@@ -828,60 +647,18 @@ impl DocPage<'_> {
             s.push_str("</div>");
         }
         s.push_str("</div>");
-        for sh in &shown {
+        for sh in shown {
             if let Err(e) = &sh.doc {
                 let _ = write!(s, "<p class=\"err\">{}: {}</p>", esc(&sh.label), esc(e));
             }
         }
+        (figures, ok)
+    }
 
-        // Truth and prediction side by side.
-        s.push_str(r#"<h2 id="text">Truth and prediction</h2>"#);
-        if self.suite == crate::suites::table::SUITE {
-            s.push_str(&self.table_pairs(&shown, &scores)?);
-        } else {
-            self.truth_beside(&mut s, &shown, &scores);
-        }
-
-        // Every score's trace.
-        s.push_str(r#"<h2 id="traces">Traces</h2>"#);
-        for (ci, (l, md, d)) in columns.iter().enumerate() {
-            let _ = write!(
-                s,
-                "<h3>{} <span class=\"muted\">{} · {}</span></h3>",
-                esc(l),
-                esc(short_model(md)),
-                esc(d)
-            );
-            for m in &metric_rows {
-                let Some(r) = scores.iter().find(|r| {
-                    &r.metric == m
-                        && &label(&r.provider, &r.provider_version) == l
-                        && &r.model_digest == md
-                        && &r.dataset == d
-                }) else {
-                    continue;
-                };
-                let _ = write!(
-                    s,
-                    r#"<details id="{}"{}><summary>{} = {}</summary>{}</details>"#,
-                    trace_id(ci, m),
-                    // A failing olmOCR test opens with its verdict and best match.
-                    if m.starts_with("pass:") && r.value.is_some_and(|v| v <= 0.5) {
-                        " open"
-                    } else {
-                        ""
-                    },
-                    esc(m),
-                    num(r.value),
-                    r.trace
-                        .as_deref()
-                        .map_or(String::from("<p class=\"muted\">no trace</p>"), trace::render)
-                );
-            }
-        }
-        s.push_str("</main></body></html>\n");
+    /// The failing olmOCR tests among the document's scores, for the index.
+    fn failing_tests(&self, scores: &[crate::store::SiteScore], title: &str) -> Vec<FailingTest> {
         let href = doc_href(self.hash);
-        let fails = scores
+        scores
             .iter()
             .filter(|r| r.metric.starts_with("pass:") && r.value.is_some_and(|v| v <= 0.5))
             .map(|r| {
@@ -906,13 +683,12 @@ impl DocPage<'_> {
                         .keys
                         .iter()
                         .find(|k| k.dataset == r.dataset)
-                        .map_or(title.clone(), |k| k.document.clone()),
+                        .map_or(title.to_string(), |k| k.document.clone()),
                     explanation: t["explanation"].as_str().unwrap_or("").to_string(),
                     best,
                 }
             })
-            .collect();
-        Ok((s, figures, ok, fails))
+            .collect()
     }
 
     fn metrics_order(&self) -> HashMap<&'static str, usize> {
