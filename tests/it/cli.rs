@@ -325,7 +325,9 @@ fn score_reads_json_lines_scores_each_and_names_the_bad_ones() {
     // 6 elements (2 rows, 4 cells); one cell's text differs in 1 of 4 characters.
     let s = rows[2]["score"].as_f64().unwrap();
     assert!((s - (1.0 - 0.25 / 6.0)).abs() < 1e-12, "{s}");
-    assert!(rows[3]["error"].as_str().unwrap().contains("line 4: pred: not an HTML table"));
+    // Prose on one side: read as Markdown (no notation given), which holds no table.
+    let e = rows[3]["error"].as_str().unwrap();
+    assert!(e.contains("line 4: pred (markdown): no Markdown table"), "{e}");
     assert!(rows[4]["error"].as_str().unwrap().contains("no `pred` field"));
     // Edit distance on the same lines: strings are strings.
     let out = run(corpus(&db)
