@@ -134,6 +134,27 @@ pub fn parse_pages(json: &str) -> serde_json::Result<Vec<Page>> {
     serde_json::from_str(json)
 }
 
+/// GT categories of the omnidoc suite's text pool, in the reference's order (here so that the
+/// suite and the `truth` provider, which renders them, read one list).
+pub const TEXT_CATEGORIES: &[&str] = &[
+    "text_block",
+    "title",
+    "code_txt",
+    "code_txt_caption",
+    "reference",
+    "equation_caption",
+    "figure_caption",
+    "figure_footnote",
+    "table_caption",
+    "table_footnote",
+    "code_algorithm",
+    "code_algorithm_caption",
+    "header",
+    "footer",
+    "page_footnote",
+    "page_number",
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

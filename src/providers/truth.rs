@@ -480,27 +480,6 @@ pub fn icdar2013_doc(reg: &[u8], st: &[u8], sizes: &[Page]) -> std::result::Resu
 // ---------------------------------------------------------------------------------------------
 // OmniDocBench
 
-/// The categories of the omnidoc suite's text pool (`TEXT_CATEGORIES` of
-/// `suites::omnidoc::matching`), the ignored ones among them.
-const ODB_TEXT: [&str; 16] = [
-    "text_block",
-    "title",
-    "code_txt",
-    "code_txt_caption",
-    "reference",
-    "equation_caption",
-    "figure_caption",
-    "figure_footnote",
-    "table_caption",
-    "table_footnote",
-    "code_algorithm",
-    "code_algorithm_caption",
-    "header",
-    "footer",
-    "page_footnote",
-    "page_number",
-];
-
 /// The block kind of an OmniDocBench category; `None` for blocks that are not content
 /// (`abandon`, the masks).
 fn odb_kind(category: &str) -> Option<BlockKind> {
@@ -578,7 +557,11 @@ pub fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
     let mut elements: Vec<(Option<f64>, String)> = Vec::new();
     let chains = truncated_chains(&page);
     let in_chain: std::collections::HashSet<i64> = chains.iter().flatten().copied().collect();
-    let scored = |c: &str| ODB_TEXT.contains(&c) || c == "equation_isolated" || c == "table";
+    let scored = |c: &str| {
+        crate::formats::omnidocbench::TEXT_CATEGORIES.contains(&c)
+            || c == "equation_isolated"
+            || c == "table"
+    };
     for (i, d) in page.layout_dets.iter().enumerate() {
         if d.anno_id.is_some_and(|id| in_chain.contains(&id)) || !scored(&d.category_type) {
             continue;

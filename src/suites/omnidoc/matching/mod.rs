@@ -45,24 +45,7 @@ pub use page::{match_page, page_elements, PageMatches};
 pub use quick::match_quick;
 
 /// GT categories of the text pool, in the reference's order.
-pub const TEXT_CATEGORIES: &[&str] = &[
-    "text_block",
-    "title",
-    "code_txt",
-    "code_txt_caption",
-    "reference",
-    "equation_caption",
-    "figure_caption",
-    "figure_footnote",
-    "table_caption",
-    "table_footnote",
-    "code_algorithm",
-    "code_algorithm_caption",
-    "header",
-    "footer",
-    "page_footnote",
-    "page_number",
-];
+pub use crate::formats::omnidocbench::TEXT_CATEGORIES;
 
 /// Categories matched first (cost < 0.25) and removed from text scoring.
 pub const IGNORE_CATEGORIES: &[&str] = &[
