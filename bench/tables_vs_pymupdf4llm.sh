@@ -101,9 +101,10 @@ for p in pdfium layout pymupdf4llm; do
   echo "bench: corpus ocr --provider $p ..." >&2
   case $p in
     pymupdf4llm)
-      cpu=$(ocr --provider command --name pymupdf4llm --version "$PYMUPDF4LLM_VERSION" \
+      # Its own name: `pymupdf4llm` is the built-in preset (another release, with a layout model).
+      cpu=$(ocr --provider command --name pymupdf4llm-1.28 --version "$PYMUPDF4LLM_VERSION" \
         --argv "$vpy $repo/bench/pymupdf4llm_md.py {pdf} {outdir}/out.md" --output-format markdown)
-      id=pymupdf4llm ;;
+      id=pymupdf4llm-1.28 ;;
     *)
       cpu=$(ocr --provider "$p")
       id=$p ;;
