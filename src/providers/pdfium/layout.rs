@@ -429,6 +429,7 @@ fn read_body(
         art: &page.art,
         spans: &rest,
         em: body,
+        pitch: tables::extent::line_pitch(&rest, body.max(1.0)),
     };
     let found = tables::find(&input);
     if !found.is_empty() {
