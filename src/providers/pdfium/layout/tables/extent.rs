@@ -10,8 +10,14 @@
 //! * its text does not run across the table's column gutters as prose ([`runs_across`]): a
 //!   row of cells leaves one gap at each gutter it does not span, a line of text broken at
 //!   wide word spaces has its gaps anywhere, and one label reaches into at most half of them.
+//!
+//! [`trim`] applies the same evidence to a box drawn around a table by someone else (the
+//! `layout` provider's model): lines at its top and bottom that are no rows of the table are
+//! cut off.
 
+use super::super::blocks::caption_label;
 use super::super::Span;
+use crate::doc::BBox;
 
 /// Two font sizes are one when they differ by less than this share of the larger: the
 /// smallest step of the traditional type scale (11 → 12 pt) is 1/12.
@@ -166,6 +172,147 @@ pub(crate) fn runs_across(spans: &[Span], row: &[usize], g: &Gutters) -> bool {
     false
 }
 
+/// Groups spans (indices) into rows by vertical centre, top to bottom, each row left to right.
+pub(crate) fn rows_of(spans: &[Span], mut idx: Vec<usize>) -> Vec<Vec<usize>> {
+    idx.sort_by(|&a, &b| spans[a].center_y().total_cmp(&spans[b].center_y()));
+    let mut rows: Vec<(BBox, Vec<usize>)> = Vec::new();
+    for i in idx {
+        let b = spans[i].bbox;
+        let cy = spans[i].center_y();
+        match rows.last_mut() {
+            Some((rb, v)) if cy >= rb.y0 && cy <= rb.y1 => {
+                v.push(i);
+                *rb = rb.union(&b);
+            }
+            _ => rows.push((b, vec![i])),
+        }
+    }
+    rows.into_iter()
+        .map(|(_, mut v)| {
+            v.sort_by(|&a, &b| spans[a].bbox.x0.total_cmp(&spans[b].bbox.x0));
+            v
+        })
+        .collect()
+}
+
+fn row_box(spans: &[Span], row: &[usize]) -> BBox {
+    row.iter().skip(1).fold(spans[row[0]].bbox, |b, &i| b.union(&spans[i].bbox))
+}
+
+/// Trims a box drawn around a table to the rows its text shows as the table's. The table's
+/// body is its regular rows of cells: rows of two or more spans 0.9 body ems apart (§ 4), with as
+/// many spans as a third of such rows reach (the grid builder's rule, § 3); its font size, row
+/// pitch and gutters are theirs. From the top and from the bottom, a line outside the body is
+/// cut off while it stands more than two row pitches from the line inside it, or is a caption
+/// (`Table 3: ...`), or, unless it is a row of cells that keeps to the gutters, while it is set
+/// in another size or is a line of prose: it starts at the table's left edge and runs across
+/// the gutters over nine tenths of the table's width or more or ending a sentence (a section
+/// label over some columns does neither), or it is the last line of a paragraph or caption
+/// whose line above was cut without ending its sentence, set from the same edge. The first line that stays keeps
+/// everything between it and the body. A box with fewer than two regular rows is kept as it
+/// is: there is no body to measure.
+pub(crate) fn trim(spans: &[Span], region: BBox, em: f32) -> BBox {
+    // A cell row's gaps and the gutters, as alignment and the grid builder read them.
+    let (gap, min_gutter) = (super::super::xycut::MIN_GUTTER * em, super::grid::MIN_GUTTER * em);
+    let inside: Vec<usize> = (0..spans.len())
+        .filter(|&i| {
+            let s = &spans[i];
+            let cx = 0.5 * (s.bbox.x0 + s.bbox.x1);
+            let cy = s.center_y();
+            s.table.is_none()
+                && cx >= region.x0
+                && cx <= region.x1
+                && cy >= region.y0
+                && cy <= region.y1
+        })
+        .collect();
+    let rows = rows_of(spans, inside);
+    let cells = |r: &[usize]| {
+        r.len() >= 2 && r.windows(2).all(|w| spans[w[1]].bbox.x0 - spans[w[0]].bbox.x1 >= gap)
+    };
+    let cell_rows: Vec<usize> = (0..rows.len()).filter(|&k| cells(&rows[k])).collect();
+    let mut counts: Vec<usize> = cell_rows.iter().map(|&k| rows[k].len()).collect();
+    counts.sort_unstable_by(|a, b| b.cmp(a));
+    let need = 2.max(counts.len().div_ceil(3));
+    let Some(&regular) = counts.get(need - 1) else { return region };
+    let body: Vec<usize> = cell_rows.into_iter().filter(|&k| rows[k].len() >= regular).collect();
+    let (first, last) = (body[0], body[body.len() - 1]);
+    let body_rows: Vec<&[usize]> = body.iter().map(|&k| rows[k].as_slice()).collect();
+    let g = gutters(spans, &body_rows, min_gutter);
+    let sizes = {
+        let all: Vec<usize> = body_rows.iter().flat_map(|r| r.iter().copied()).collect();
+        sizes_of(spans, &all)
+    };
+    // Top to top between consecutive body rows.
+    let steps: Vec<f32> = body
+        .windows(2)
+        .map(|w| row_box(spans, &rows[w[1]]).y0 - row_box(spans, &rows[w[0]]).y0)
+        .collect();
+    let Some(p) = pitch(&steps) else { return region };
+    let text =
+        body_rows.iter().fold(row_box(spans, body_rows[0]), |b, r| b.union(&row_box(spans, r)));
+    // A line of a paragraph: from the table's left edge across its gutters, over (nearly) its
+    // width or ending a sentence (a section label over some columns does neither).
+    let line_of_prose = |k: usize| {
+        let (r, b) = (&rows[k], row_box(spans, &rows[k]));
+        let end = r.last().map_or("", |&i| spans[i].text.as_str());
+        b.x0 <= text.x0 + gap
+            && runs_across(spans, r, &g)
+            && (b.width() >= 0.9 * text.width() || end.ends_with('.'))
+    };
+    // A line of prose or a caption that does not end its sentence: its last line may follow.
+    let goes_on = |k: usize| {
+        let r = &rows[k];
+        let end = r.last().map_or("", |&i| spans[i].text.as_str());
+        (r.first().and_then(|&i| caption_label(&spans[i].text)).is_some() || line_of_prose(k))
+            && !end.ends_with(['.', ':', ';', '!', '?'])
+    };
+    // Whether row `k` is no row of the table, `inner` being the row next to it inside and
+    // `para` the left edge of an unfinished line of prose cut off just outside it.
+    let foreign = |k: usize, inner: usize, para: Option<f32>| {
+        let r = &rows[k];
+        let b = row_box(spans, r);
+        let step = (row_box(spans, &rows[inner]).y0 - b.y0).abs();
+        if step > 2.0 * p {
+            return true;
+        }
+        let label = r.first().and_then(|&i| caption_label(&spans[i].text)).is_some();
+        let across = runs_across(spans, r, &g);
+        if label || cells(r) && !across {
+            return label;
+        }
+        // A line of prose, or under one or under a caption, their last line, set from its edge.
+        let prose =
+            line_of_prose(k) || r.len() == 1 && para.is_some_and(|x| (b.x0 - x).abs() <= gap);
+        prose || !in_sizes(spans, r, &sizes)
+    };
+    let mut top = 0;
+    let mut para = None;
+    while top < first && foreign(top, top + 1, para) {
+        para = goes_on(top).then(|| row_box(spans, &rows[top]).x0);
+        top += 1;
+    }
+    let mut bottom = rows.len() - 1;
+    while bottom > last && foreign(bottom, bottom - 1, None) {
+        bottom -= 1;
+    }
+    // The box keeps its width; its top and bottom move to halfway between the last line cut
+    // off and the first line kept.
+    let y0 = if top > 0 {
+        let (cut, kept) = (row_box(spans, &rows[top - 1]), row_box(spans, &rows[top]));
+        (0.5 * (cut.y1 + kept.y0)).max(region.y0)
+    } else {
+        region.y0
+    };
+    let y1 = if bottom + 1 < rows.len() {
+        let (kept, cut) = (row_box(spans, &rows[bottom]), row_box(spans, &rows[bottom + 1]));
+        (0.5 * (kept.y1 + cut.y0)).min(region.y1)
+    } else {
+        region.y1
+    };
+    BBox::new(region.x0, y0, region.x1, y1)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::super::spans;
@@ -254,5 +401,46 @@ mod tests {
         assert_eq!(line_pitch(&s, 10.0), 12.0);
         assert_eq!(pitch(&[12.0, 24.0, 12.5, 30.0]), Some(12.5));
         assert_eq!(pitch(&[]), None);
+    }
+
+    #[test]
+    fn a_box_over_prose_and_a_note_is_cut_to_the_table() {
+        let prose = "the results of the study show that more data helps";
+        let s = page(&[
+            (72.0, 88.0, 10.0, prose),
+            (72.0, 100.0, 10.0, prose),
+            (72.0, 112.0, 10.0, "|Counts over both"),
+            (72.0, 124.0, 10.0, "Name|Dev|Test"),
+            (72.0, 136.0, 10.0, "base|71.2|70.1"),
+            (72.0, 148.0, 10.0, "large|75.9|74.0"),
+            (72.0, 160.0, 10.0, "xl|78.3|77.9"),
+            (72.0, 172.0, 7.0, "Source: our own runs"),
+            // A paragraph after a blank line.
+            (72.0, 208.0, 10.0, "more text|of a list"),
+        ]);
+        let region = BBox::new(60.0, 80.0, 400.0, 220.0);
+        let t = trim(&s, region, 10.0);
+        // Cut between the prose and the spanning header, and above the note.
+        assert!(t.y0 > 111.0 && t.y0 < 113.0, "{t:?}");
+        assert!(t.y1 > 171.0 && t.y1 < 172.0, "{t:?}");
+        assert_eq!((t.x0, t.x1), (60.0, 400.0));
+        // A box around the table alone stays as it is.
+        let tight = BBox::new(60.0, 110.0, 400.0, 171.0);
+        assert_eq!(trim(&s, tight, 10.0), tight);
+    }
+
+    #[test]
+    fn a_caption_and_its_second_line_are_cut_and_a_section_label_stays() {
+        let s = page(&[
+            (150.0, 88.0, 10.0, "Table 2: Scores"),
+            (72.0, 100.0, 10.0, "This table gives the scores of all runs."),
+            (72.0, 112.0, 10.0, "Panel A: base runs"),
+            (72.0, 124.0, 10.0, "Name|Dev|Test|Size"),
+            (72.0, 136.0, 10.0, "base|71.2|70.1|110"),
+            (72.0, 148.0, 10.0, "large|75.9|74.0|340"),
+        ]);
+        let t = trim(&s, BBox::new(60.0, 80.0, 420.0, 160.0), 10.0);
+        assert!(t.y0 > 110.0 && t.y0 < 112.0, "{t:?}");
+        assert_eq!(t.y1, 160.0);
     }
 }
