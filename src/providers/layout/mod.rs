@@ -31,8 +31,9 @@ use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes (5: run-in headings are split
-/// from the paragraph they open).
-pub const ADAPTER_VERSION: u32 = 5;
+/// from the paragraph they open; 6: the page's tables as `pdfium` 6 reads them, and a table
+/// region is cut to the lines its text shows as the table's rows, docs/tables.md § 5).
+pub const ADAPTER_VERSION: u32 = 6;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
@@ -307,9 +308,21 @@ impl Pipeline {
                 }
             }
             if class == Class::Table && table.is_none() {
-                let (x0, y0) =
-                    (d.bbox[0].floor().max(0.0) as usize, d.bbox[1].floor().max(0.0) as usize);
-                let (x1, y1) = (d.bbox[2].ceil() as usize, d.bbox[3].ceil() as usize);
+                // The model's box, cut to the lines the page shows as the table's rows (no
+                // prose, no other font size, no line beyond a spacing change at its edges).
+                let trimmed = if ocr_page {
+                    bbox
+                } else {
+                    pdf::layout::trim_table_box(&glyphs, size.width, bbox)
+                };
+                let px = if trimmed == bbox {
+                    d.bbox
+                } else {
+                    [trimmed.x0 * scale, trimmed.y0 * scale, trimmed.x1 * scale, trimmed.y1 * scale]
+                };
+                bbox = trimmed;
+                let (x0, y0) = (px[0].floor().max(0.0) as usize, px[1].floor().max(0.0) as usize);
+                let (x1, y1) = (px[2].ceil() as usize, px[3].ceil() as usize);
                 let crop = img.crop(x0, y0, x1, y1);
                 if crop.width >= 8 && crop.height >= 8 {
                     let s = self

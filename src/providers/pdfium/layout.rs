@@ -412,6 +412,17 @@ pub fn page_tables(page: &PageGlyphs) -> Vec<PageTable> {
         .collect()
 }
 
+/// A table's box as another reader drew it (the `layout` provider's model), cut at the top
+/// and bottom to the lines the page shows as the table's rows: lines of prose, lines in
+/// another font size and lines more than two row pitches away at its edges are left out
+/// (docs/tables.md § 5). The body size is the page's most common glyph size.
+pub fn trim_table_box(glyphs: &[Glyph], page_width: f32, bbox: BBox) -> BBox {
+    let mut s = spans(glyphs);
+    drop_line_numbers(&mut s, page_width);
+    let body = body_size(std::slice::from_ref(&s));
+    tables::extent::trim(&s, bbox, body.max(1.0))
+}
+
 /// Reads a page's body spans (margins already taken out): the ruled tables first, each
 /// standing in the reading order as one span, then XY-cut over the rest, which finds the
 /// tables text alignment shows. Also returns each ruled table's box and whether it is a
@@ -429,6 +440,7 @@ fn read_body(
         art: &page.art,
         spans: &rest,
         em: body,
+        pitch: tables::extent::line_pitch(&rest, body.max(1.0)),
     };
     let found = tables::find(&input);
     if !found.is_empty() {

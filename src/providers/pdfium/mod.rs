@@ -20,8 +20,10 @@ use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
 
 /// Bump when the output for the same PDF changes (4: run-in headings are split from their
 /// paragraph; 5: a run-in heading's paragraph may go on below its first line, and a
-/// reference entry whose first column or page holds one unfinished line is continued).
-pub const ADAPTER_VERSION: u32 = 5;
+/// reference entry whose first column or page holds one unfinished line is continued; 6: a
+/// table stops where the page's evidence of its rows stops, and borderless tables of aligned
+/// cells are found without a caption or numbers, docs/tables.md § 4).
+pub const ADAPTER_VERSION: u32 = 6;
 
 /// The pypdfium2 release whose `libpdfium.so` the set-up script installs (also the page
 /// renderer's version in the HTML report's image cache key).

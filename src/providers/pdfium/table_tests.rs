@@ -28,6 +28,11 @@ impl Page {
         self.0.text(Font::Regular, 9.0, x, H - y, text);
     }
 
+    /// Text at `size` points with its baseline at `y` from the top.
+    fn sized(&mut self, x: f32, y: f32, size: f32, text: &str) {
+        self.0.text(Font::Regular, size, x, H - y, text);
+    }
+
     /// Text centred on `cx`.
     fn centred(&mut self, cx: f32, y: f32, text: &str) {
         let w = crate::sample::pdf::text_width(text, 9.0);
@@ -62,6 +67,67 @@ impl Page {
             }
             self.text(x, y + i as f32 * 11.0, &line);
         }
+    }
+}
+
+impl Page {
+    /// Justified prose: `lines` lines from `y` down, `pitch` apart, each set to exactly `width`
+    /// by widening its word spaces equally (each word placed on its own, as a typesetter
+    /// places them), so that some lines' spaces are wider than an em. Returns the words.
+    fn justified(
+        &mut self,
+        x: f32,
+        y: f32,
+        lines: usize,
+        width: f32,
+        pitch: f32,
+    ) -> Vec<&'static str> {
+        let words = [
+            "the",
+            "committee",
+            "reviewed",
+            "all",
+            "of",
+            "the",
+            "data",
+            "and",
+            "found",
+            "that",
+            "most",
+            "regions",
+            "grew",
+            "in",
+            "each",
+            "year",
+            "of",
+            "the",
+            "study",
+        ];
+        let cw = crate::sample::pdf::text_width("m", 9.0);
+        let mut k = 0;
+        let mut all = Vec::new();
+        for i in 0..lines {
+            let mut line: Vec<&str> = Vec::new();
+            // Words while they fit with single spaces, leaving some room to stretch.
+            loop {
+                let w = words[k % words.len()];
+                let chars: usize = line.iter().map(|w| w.len() + 1).sum::<usize>() + w.len();
+                if chars as f32 * cw > width - 2.0 * cw && line.len() >= 4 {
+                    break;
+                }
+                line.push(w);
+                k += 1;
+            }
+            let ink: f32 = line.iter().map(|w| w.len() as f32 * cw).sum();
+            let space = (width - ink) / (line.len() - 1) as f32;
+            let mut at = x;
+            for w in line {
+                self.text(at, y + i as f32 * pitch, w);
+                at += w.len() as f32 * cw + space;
+                all.push(w);
+            }
+        }
+        all
     }
 }
 
@@ -309,4 +375,141 @@ fn rules_are_read_as_drawn_cut_to_their_clip() {
     assert!(!rules.iter().any(|r| r.x0 < 150.0 && near(0.5 * (r.y0 + r.y1), 250.0)));
     // The curve is art, not a rule.
     assert!(pages[0].art.iter().any(|a| a.x0 >= 99.0 && a.x1 <= 251.0 && a.y0 >= 299.0));
+}
+
+/// The words of every block of `kind`, joined.
+fn text_of(doc: &Doc, kind: BlockKind) -> String {
+    doc.blocks
+        .iter()
+        .filter(|b| b.kind == kind)
+        .map(|b| b.text.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Rows of cells (`cols` across `xs`) with baselines from `y`, `pitch` apart.
+fn grid(p: &mut Page, xs: &[f32], y: f32, pitch: f32, rows: &[&[&str]]) {
+    for (r, row) in rows.iter().enumerate() {
+        for (c, text) in row.iter().enumerate() {
+            p.text(xs[c], y + r as f32 * pitch, text);
+        }
+    }
+}
+
+#[test]
+fn a_borderless_table_between_paragraphs_stops_at_the_prose() {
+    // Justified paragraphs directly above and below, at the table's font size and line
+    // pitch: their widened word spaces break each line into spans, as a table's cells are.
+    let mut p = Page::new();
+    let mut words = p.justified(72.0, 80.0, 5, 300.0, 11.0);
+    let rows: [&[&str]; 4] = [
+        &["Region", "Households", "Share"],
+        &["North", "1,204", "31.2"],
+        &["Central", "987", "25.6"],
+        &["South", "1,662", "43.2"],
+    ];
+    grid(&mut p, &[72.0, 180.0, 290.0], 135.0, 11.0, &rows);
+    words.extend(p.justified(72.0, 179.0, 5, 300.0, 11.0));
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 1, "{:#?}", doc.blocks);
+    let t = ts[0];
+    assert_eq!((t.rows, t.cols), (4, 3), "{}", t.to_markdown());
+    assert_eq!(at(cell(t, "Region")), (0, 0, 1, 1));
+    assert_eq!(at(cell(t, "43.2")), (3, 2, 1, 1));
+    // The prose is read as prose, all of it.
+    assert!(!t.cells.iter().any(|c| c.text.contains("committee")), "{}", t.to_markdown());
+    let prose = text_of(&doc, BlockKind::Paragraph);
+    assert_eq!(prose.split_whitespace().collect::<Vec<_>>(), words, "{:#?}", doc.blocks);
+}
+
+#[test]
+fn a_small_three_column_borderless_table_is_found() {
+    // Four rows of words in three aligned columns, no rules, no caption, no numbers.
+    let mut p = Page::new();
+    p.prose(72.0, 80.0, 3, 460.0);
+    let rows: [&[&str]; 4] = [
+        &["Program", "Agency", "Contact"],
+        &["Housing aid", "HUD", "Field office"],
+        &["Food support", "USDA", "State agency"],
+        &["Job training", "Labor", "Local board"],
+    ];
+    grid(&mut p, &[90.0, 220.0, 320.0], 125.0, 12.0, &rows);
+    p.prose(72.0, 185.0, 3, 460.0);
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 1, "{:#?}", doc.blocks);
+    let t = ts[0];
+    assert_eq!((t.rows, t.cols), (4, 3), "{}", t.to_markdown());
+    assert_eq!(at(cell(t, "Housing aid")), (1, 0, 1, 1));
+    assert_eq!(at(cell(t, "Local board")), (3, 2, 1, 1));
+}
+
+#[test]
+fn a_table_stops_at_a_spacing_change_and_at_a_note_in_another_size() {
+    let mut p = Page::new();
+    p.prose(72.0, 60.0, 2, 460.0);
+    let xs = [90.0, 200.0, 300.0];
+    // Two tables of one layout, rows 10 pt apart, one blank line (2.2 pitches) between them.
+    let a: [&[&str]; 4] = [
+        &["Year", "Cases", "Rate"],
+        &["2008", "412", "3.1"],
+        &["2009", "455", "3.4"],
+        &["2010", "470", "3.5"],
+    ];
+    grid(&mut p, &xs, 100.0, 10.0, &a);
+    let b: [&[&str]; 3] =
+        [&["Age", "Cases", "Rate"], &["0-17", "88", "1.2"], &["18-64", "301", "4.0"]];
+    grid(&mut p, &xs, 152.0, 10.0, &b);
+    // A note right under the second table, in a smaller size, in two parts.
+    p.sized(90.0, 180.0, 7.0, "Source: state");
+    p.sized(200.0, 180.0, 7.0, "registries");
+    p.prose(72.0, 210.0, 2, 460.0);
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 2, "{:#?}", doc.blocks);
+    assert_eq!((ts[0].rows, ts[0].cols), (4, 3), "{}", ts[0].to_markdown());
+    assert_eq!((ts[1].rows, ts[1].cols), (3, 3), "{}", ts[1].to_markdown());
+    assert!(!ts[1].cells.iter().any(|c| c.text.contains("Source")), "{}", ts[1].to_markdown());
+}
+
+#[test]
+fn a_table_under_one_rule_stops_at_the_justified_paragraph_below_it() {
+    // A header over one rule (`\hline`), the body, and a justified paragraph at the table's
+    // size and pitch right below its last row.
+    let mut p = Page::new();
+    p.prose(72.0, 60.0, 2, 460.0);
+    let xs = [80.0, 190.0, 290.0];
+    grid(&mut p, &xs, 100.0, 11.0, &[&["Model", "Dev", "Test"]]);
+    p.hline(72.0, 360.0, 103.5);
+    let body: [&[&str]; 3] =
+        [&["base", "71.2", "70.1"], &["large", "75.9", "74.0"], &["xl", "78.3", "77.9"]];
+    grid(&mut p, &xs, 114.0, 11.0, &body);
+    p.justified(72.0, 147.0, 4, 288.0, 11.0);
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 1, "{:#?}", doc.blocks);
+    let t = ts[0];
+    assert_eq!((t.rows, t.cols), (4, 3), "{}", t.to_markdown());
+    assert!(!t.cells.iter().any(|c| c.text.contains("committee")), "{}", t.to_markdown());
+}
+
+#[test]
+fn a_list_and_numbered_equations_are_no_tables() {
+    let mut p = Page::new();
+    p.prose(72.0, 60.0, 2, 460.0);
+    for (i, item) in ["apples", "pears", "plums", "cherries"].iter().enumerate() {
+        let y = 100.0 + i as f32 * 11.0;
+        p.text(80.0, y, "\u{2022}");
+        p.text(100.0, y, item);
+    }
+    p.prose(72.0, 160.0, 2, 460.0);
+    for (i, eq) in ["x = a + b", "y = c - d", "z = x * y"].iter().enumerate() {
+        let y = 200.0 + i as f32 * 14.0;
+        p.text(200.0, y, eq);
+        p.text(500.0, y, &format!("({})", i + 1));
+    }
+    p.prose(72.0, 260.0, 2, 460.0);
+    let doc = doc_of(vec![p]);
+    assert!(tables(&doc).is_empty(), "{:#?}", doc.blocks);
 }

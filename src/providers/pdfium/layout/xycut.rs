@@ -15,12 +15,12 @@
 //! needs two rows, a side of only `(N)` numbers is no column, and a side must be a sizeable
 //! share of the region's width.
 
-use super::tables::{self, rules::Rules};
+use super::tables::{self, extent, rules::Rules};
 use super::{Glyph, Span, WORD_GAP};
 use crate::doc::{BBox, Block, BlockKind, Cell, Table};
 
-/// A gutter at least this many body ems wide can separate columns.
-const MIN_GUTTER: f32 = 0.9;
+/// A gutter at least this many body ems wide can separate columns (and table cells).
+pub(crate) const MIN_GUTTER: f32 = 0.9;
 /// A blank horizontal strip at least this many body ems high separates bands.
 const MIN_STRIP: f32 = 0.3;
 /// A line crosses a gutter when it reaches this many body ems past it on both sides.
@@ -31,12 +31,33 @@ const MIN_SIDE: f32 = 0.15;
 const MAX_CELL: usize = 32;
 /// Table cells average at most this many characters.
 const MEAN_CELL: usize = 16;
-/// Rows of one table are at most this many body ems apart (top to top).
-const MAX_ROW_PITCH: f32 = 2.6;
 /// At most this many candidate gutters (the least crossed) are checked per region.
 const MAX_CANDIDATES: usize = 48;
 /// Recursion limit; deeper regions are emitted as they are.
 const MAX_DEPTH: u32 = 64;
+
+/// Whether a cell is a list marker or an equation number: a bullet, or a short label of
+/// digits, letters or roman numerals closed by `.` or `)` or held in brackets (`3.`, `b)`,
+/// `(iv)`, `[2]`, `(12)`).
+fn marker(text: &str) -> bool {
+    let t = text.trim();
+    if t.chars().count() == 1 && t.chars().all(|c| "•◦▪▫‣●○■□∙·-–—*>".contains(c))
+    {
+        return true;
+    }
+    let inner = t
+        .strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .or_else(|| t.strip_prefix('[').and_then(|r| r.strip_suffix(']')))
+        .or_else(|| t.strip_suffix('.'))
+        .or_else(|| t.strip_suffix(')'));
+    inner.is_some_and(|l| {
+        (1..=4).contains(&l.len())
+            && (l.bytes().all(|b| b.is_ascii_digit())
+                || l.len() == 1 && l.bytes().all(|b| b.is_ascii_alphabetic())
+                || l.bytes().all(|b| b"ivxlIVXL".contains(&b)))
+    })
+}
 
 /// One text line of a page, in reading order.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,8 +98,9 @@ pub(crate) fn order(
         .map(|s| s.bbox)
         .collect();
     let tables = tables.into_iter().map(Some).collect();
-    let mut cx =
-        Cut { spans, em: body.max(1.0), page, captions, tables, glyphs, rules, out: Vec::new() };
+    let em = body.max(1.0);
+    let pitch = extent::line_pitch(spans, em);
+    let mut cx = Cut { spans, em, pitch, page, captions, tables, glyphs, rules, out: Vec::new() };
     let all: Vec<usize> = (0..spans.len()).collect();
     if !all.is_empty() {
         // The root column is the text's own extent, so indents are measured from the margin.
@@ -91,6 +113,8 @@ pub(crate) fn order(
 struct Cut<'a> {
     spans: &'a [Span],
     em: f32,
+    /// The page's line pitch (top to top), the first step a table's rows may take.
+    pitch: f32,
     page: u32,
     /// Boxes of `Table N` captions on the page.
     captions: Vec<BBox>,
@@ -432,18 +456,58 @@ impl Cut<'_> {
     }
 
     /// Finds a table starting at `rows[start]`; returns the end of its rows and the table.
+    ///
+    /// The run of rows grows while the page shows them as the table's (docs/tables.md § 4):
+    /// each row a row of cells (or a lone short cell between two), in the font size of the
+    /// table's first row, at most two row pitches below the row before (the table's own pitch,
+    /// the page's line pitch for its first step), and not running across the gutters of the
+    /// rows below the first as prose.
     fn table_at(&self, rows: &[Vec<usize>], start: usize) -> Option<(usize, Block)> {
         if !self.cell_row(&rows[start]) {
             return None;
         }
         let top = |r: &Vec<usize>| self.bbox(r).y0;
+        let gap = 0.5 * MIN_GUTTER * self.em;
+        // The gutters of the run's rows below its first (which may be a header spanning
+        // columns): none while the first is alone.
+        let gutters_of = |end: usize| {
+            let body: Vec<&[usize]> = rows[start + 1..end].iter().map(Vec::as_slice).collect();
+            extent::gutters(self.spans, &body, gap)
+        };
+        // The run's font sizes.
+        let sizes_of = |end: usize| {
+            let all: Vec<usize> = rows[start..end].iter().flatten().copied().collect();
+            extent::sizes_of(self.spans, &all)
+        };
+        // Top-to-top steps between the run's consecutive rows of cells.
+        let mut steps: Vec<f32> = Vec::new();
+        let mut last_cells = top(&rows[start]);
+        // Whether `rows[k]` may follow `rows[k - 1]` in the run `start..end`.
+        let follows = |k: usize, end: usize, steps: &[f32]| {
+            let step = top(&rows[k]) - top(&rows[k - 1]);
+            let pitch = extent::pitch(steps).unwrap_or(self.pitch);
+            step <= 2.0 * pitch
+                && extent::in_sizes(self.spans, &rows[k], &sizes_of(end))
+                && !extent::runs_across(self.spans, &rows[k], &gutters_of(end))
+        };
         let mut end = start + 1;
         while end < rows.len() {
-            let near = top(&rows[end]) - top(&rows[end - 1]) <= MAX_ROW_PITCH * self.em;
-            if !near {
+            if !follows(end, end, &steps) {
+                tracing::trace!(
+                    target: "corpus::tables",
+                    "run from {:?} stops before {:?}: step {}, pitch {:?}, sizes {}, across {}",
+                    self.spans[rows[start][0]].text,
+                    self.spans[rows[end][0]].text,
+                    top(&rows[end]) - top(&rows[end - 1]),
+                    extent::pitch(&steps),
+                    extent::in_sizes(self.spans, &rows[end], &sizes_of(end)),
+                    extent::runs_across(self.spans, &rows[end], &gutters_of(end)),
+                );
                 break;
             }
             if self.cell_row(&rows[end]) {
+                steps.push(top(&rows[end]) - last_cells);
+                last_cells = top(&rows[end]);
                 end += 1;
                 continue;
             }
@@ -452,7 +516,7 @@ impl Cut<'_> {
                 && self.spans[rows[end][0]].text.chars().count() <= MAX_CELL
                 && end + 1 < rows.len()
                 && self.cell_row(&rows[end + 1])
-                && top(&rows[end + 1]) - top(&rows[end]) <= MAX_ROW_PITCH * self.em;
+                && follows(end + 1, end, &steps);
             if !lone {
                 break;
             }
@@ -460,6 +524,11 @@ impl Cut<'_> {
         }
         let run = &rows[start..end];
         if run.len() < 2 {
+            return None;
+        }
+        // A first row whose text runs across the body's gutters is a line of prose that
+        // happens to have wide word spaces, not the table's header.
+        if run.len() > 2 && extent::runs_across(self.spans, &run[0], &gutters_of(end)) {
             return None;
         }
         let spans: Vec<usize> = run.iter().flatten().copied().collect();
@@ -495,8 +564,37 @@ impl Cut<'_> {
                 && c.y0 > bbox.y0 - 12.0 * em
                 && c.y0 < bbox.y1 + 4.0 * em
         });
+        // Without a caption or numbers, alignment alone: three or more rows of cells with
+        // text on both sides of one gutter (the run's rows keep to its gutters), unless one
+        // side of a two-column run is a column of list markers or equation numbers (a list,
+        // numbered equations).
+        let cell_rows: Vec<&Vec<usize>> = run.iter().filter(|r| r.len() >= 2).collect();
+        // Rows with text on both sides of a gutter, for its best-supported gutter (a display
+        // equation's number stands beside one line of it, not three).
+        let support = gutters
+            .iter()
+            .map(|g| {
+                let side = |r: &Vec<usize>, left: bool| {
+                    r.iter().any(|&i| {
+                        let b = &self.spans[i].bbox;
+                        if left {
+                            b.x1 <= g.0 + 0.01
+                        } else {
+                            b.x0 >= g.1 - 0.01
+                        }
+                    })
+                };
+                cell_rows.iter().filter(|r| side(r, true) && side(r, false)).count()
+            })
+            .max()
+            .unwrap_or(0);
+        let aligned = support >= 3
+            && !(k == 2
+                && (cell_rows.iter().all(|r| marker(&self.spans[r[0]].text))
+                    || cell_rows.iter().all(|r| marker(&self.spans[r[r.len() - 1]].text))));
         let accept = (near_caption && numeric >= 0.25 && (k >= 3 || numeric >= 0.5))
-            || (numeric >= 0.6 && k >= 3 && n_rows >= 3);
+            || (numeric >= 0.6 && k >= 3 && n_rows >= 3)
+            || aligned;
         if !accept {
             return None;
         }
@@ -734,6 +832,16 @@ mod tests {
         assert_eq!(t[4], "sets.");
         assert_eq!(t[5], "TABLE System Acc F1\nbase 71.2 68.0\nours 75.9 70.3");
         assert!(t[6].starts_with("after") && t[9].starts_with("right"), "{t:?}");
+    }
+
+    #[test]
+    fn list_markers_and_equation_numbers_are_markers() {
+        for t in ["•", "-", "1.", "12.", "a)", "(iv)", "[3]", "(12)", "B."] {
+            assert!(marker(t), "{t}");
+        }
+        for t in ["Total", "1,204", "31.2", "(a note)", "2010", "NASA"] {
+            assert!(!marker(t), "{t}");
+        }
     }
 
     #[test]

@@ -24,7 +24,7 @@ use crate::providers::pdfium::layout::blocks::{clean, join_texts};
 /// Words closer than this many ems are one segment (one cell's text on one line).
 pub(crate) const SEG_GAP: f32 = 0.8;
 /// A text gutter is at least this many ems wide.
-const MIN_GUTTER: f32 = 0.45;
+pub(crate) const MIN_GUTTER: f32 = 0.45;
 /// Rules within this many points of a position are at it.
 const TOL: f32 = 2.0;
 

@@ -15,6 +15,7 @@
 //! Tables without rules are found by text alignment inside reading-order columns
 //! ([`super::xycut`]), and read by the same grid builder.
 
+pub(crate) mod extent;
 pub(crate) mod grid;
 pub(crate) mod rules;
 
@@ -28,8 +29,6 @@ const SAME_EXTENT: f32 = 1.5;
 const MAX_BLANK: f32 = 2.0;
 /// A stack's rules are at least this many ems long.
 const MIN_STACK_RULE: f32 = 4.0;
-/// A stack is extended over at most this many rows beyond its outer rules.
-const MAX_EXTEND: usize = 60;
 /// Cells average at most this many characters (more is prose in a box).
 const MAX_MEAN_CELL: f32 = 48.0;
 /// A drawn grid is no table when art (curves, images) covers this share of it.
@@ -60,6 +59,8 @@ pub(crate) struct PageInput<'a> {
     pub(crate) spans: &'a [Span],
     /// The body font size.
     pub(crate) em: f32,
+    /// The page's line pitch (top to top, [`extent::line_pitch`]).
+    pub(crate) pitch: f32,
 }
 
 fn center(b: &BBox) -> (f32, f32) {
@@ -321,7 +322,9 @@ fn stacks(p: &PageInput<'_>, in_lattice: &[bool], em: f32) -> Vec<BBox> {
     for (x0, x1, rs) in stacks {
         let top = p.rules.h[rs[0]].y;
         let bottom = p.rules.h[*rs.last().expect("non-empty")].y;
-        let (up, down) = (extend(p, x0, x1, top, -1.0, em), extend(p, x0, x1, bottom, 1.0, em));
+        let inner = Inner::new(p, x0, x1, top, bottom, em);
+        let (up, down) =
+            (extend(p, x0, x1, top, -1.0, em, &inner), extend(p, x0, x1, bottom, 1.0, em, &inner));
         if rs.len() < 2 && (up - top).abs() < 0.5 && (down - bottom).abs() < 0.5 {
             continue;
         }
@@ -401,19 +404,48 @@ fn joinable(p: &PageInput<'_>, x0: f32, x1: f32, ya: f32, yb: f32, em: f32) -> b
 /// Text outside a stack's extent this close (in ems) to a row's cells is on the same line as
 /// them: the row is part of a longer line, not the table's.
 const STRAY_GAP: f32 = 2.0;
-/// A row further than this many ems from the table's edge does not continue it.
-const ROW_GAP: f32 = 1.5;
+
+/// What the rows between a stack's outer rules show of the table: its rows (whose font sizes
+/// and gutters the rows beyond the rules are measured against) and its row pitch.
+struct Inner {
+    /// Its rows, top to bottom.
+    rows: Vec<Vec<usize>>,
+    /// Top-to-top steps between consecutive rows of two or more spans (a label centred
+    /// between two rows is no row step).
+    steps: Vec<f32>,
+}
+
+impl Inner {
+    fn new(p: &PageInput<'_>, x0: f32, x1: f32, top: f32, bottom: f32, em: f32) -> Inner {
+        let rows = span_rows(p, spans_between(p, x0 - 0.5 * em, x1 + 0.5 * em, top, bottom));
+        let top_of = |r: &[usize]| r.iter().map(|&i| p.spans[i].bbox.y0).fold(f32::MAX, f32::min);
+        let tops: Vec<f32> = rows.iter().filter(|r| r.len() >= 2).map(|r| top_of(r)).collect();
+        let steps = tops.windows(2).map(|w| w[1] - w[0]).collect();
+        Inner { rows, steps }
+    }
+}
 
 /// Extends a stack from its outer rule at `y` up (`dir` −1) or down (+1) over the text rows
 /// that continue the table: within the rules' extent, close to the rule and to each other,
-/// not prose, not a caption.
-fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32) -> f32 {
+/// not prose, not a caption, and as the page shows the table's own rows (docs/tables.md § 2):
+/// in the table's font size, at most two of its row pitches from the row before (the page's
+/// line pitch where the table has no rows of its own yet), and not running across its
+/// gutters.
+fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32, inner: &Inner) -> f32 {
     let mut edge = y;
-    for _ in 0..MAX_EXTEND {
-        let (lo, hi) = if dir < 0.0 { (edge - 2.0 * em, edge) } else { (edge, edge + 2.0 * em) };
-        let rows = span_rows(p, spans_between(p, x0 - 0.5 * em, x1 + 0.5 * em, lo, hi));
+    let mut steps = inner.steps.clone();
+    let mut rows: Vec<Vec<usize>> = inner.rows.clone();
+    // The far side of the last row taken (its top going down, its bottom going up).
+    let mut last: Option<f32> = None;
+    // Every pass takes a row beyond the edge, so there are at most as many as spans.
+    for _ in 0..p.spans.len() {
+        let pitch = extent::pitch(&steps).unwrap_or(p.pitch);
+        // Rows are looked for within two pitches (and, as before, two ems) of the edge.
+        let reach = (2.0 * em).max(2.0 * pitch);
+        let (lo, hi) = if dir < 0.0 { (edge - reach, edge) } else { (edge, edge + reach) };
+        let found = span_rows(p, spans_between(p, x0 - 0.5 * em, x1 + 0.5 * em, lo, hi));
         // The row nearest the edge.
-        let row = if dir < 0.0 { rows.last() } else { rows.first() };
+        let row = if dir < 0.0 { found.last() } else { found.first() };
         let Some(row) = row else { break };
         // Spans of the row lie within the extent, and none is prose or a caption.
         // A row of one span continues the table only where a vertical rule runs beside it.
@@ -440,15 +472,35 @@ fn extend(p: &PageInput<'_>, x0: f32, x1: f32, y: f32, dir: f32, em: f32) -> f32
                 && s.bbox.x0 < b.x1 + STRAY_GAP * em
                 && s.bbox.x1 > b.x0 - STRAY_GAP * em
         });
-        let gap = if dir < 0.0 { edge - b.y1 } else { b.y0 - edge };
-        if stray || gap > ROW_GAP * em {
+        // The step from the row before, top to top (bottom to bottom going up); from the
+        // rule, as far as the row's far side reaches.
+        let step = match (last, dir < 0.0) {
+            (Some(l), true) => l - b.y1,
+            (Some(l), false) => b.y0 - l,
+            (None, true) => edge - b.y0,
+            (None, false) => b.y1 - edge,
+        };
+        let all: Vec<usize> = rows.iter().flatten().copied().collect();
+        let sizes = extent::sizes_of(p.spans, &all);
+        let other_size = !extent::in_sizes(p.spans, row, &sizes);
+        let body: Vec<&[usize]> = rows.iter().map(Vec::as_slice).collect();
+        let gutters = extent::gutters(p.spans, &body, grid::MIN_GUTTER * em);
+        let across = extent::runs_across(p.spans, row, &gutters);
+        if stray || step > 2.0 * pitch || other_size || across {
             tracing::trace!(
                 target: "corpus::tables",
-                "stack {x0}..{x1} ends before the row at y {}: stray text {stray}, gap {gap} pt",
+                "stack {x0}..{x1} ends before the row at y {}: stray text {stray}, step {step} pt \
+                 (pitch {pitch}), in another size {other_size} (table {sizes:?}), across the \
+                 gutters {across}",
                 b.y0
             );
             break;
         }
+        if last.is_some() && row.len() >= 2 {
+            steps.push(step);
+        }
+        rows.push(row.clone());
+        last = Some(if dir < 0.0 { b.y1 } else { b.y0 });
         edge = if dir < 0.0 { b.y0 } else { b.y1 };
     }
     edge
