@@ -7,7 +7,8 @@
 use std::io::{BufRead, Write};
 use std::path::Path;
 
-use corpus::metrics::katex::{KatexRenderer, Normalization};
+use corpus::external::katex::KatexRenderer;
+use corpus::metrics::katex::Normalization;
 
 fn main() {
     let dir = KatexRenderer::default_dir();

@@ -14,8 +14,9 @@ use std::time::Instant;
 
 use std::sync::Arc;
 
-use corpus::browser::BrowserKatex;
-use corpus::metrics::katex::{compare, Comparison, KatexRender, KatexRenderer, Normalization};
+use corpus::external::chromium::BrowserKatex;
+use corpus::external::katex::KatexRenderer;
+use corpus::metrics::katex::{compare, Comparison, KatexRender, Normalization};
 use corpus::metrics::olmocr::{
     add_default_baselines, bootstrap_ci, extract_equations, group_scores, is_page_file,
     is_repeat_of, load_tests, overall_score, score_test, ExactMathOnly, MathRenderer, Test,

@@ -189,7 +189,7 @@ impl BBox {
     }
 
     /// Returns the smallest box that holds both.
-    pub fn union(&self, o: &BBox) -> BBox {
+    pub(crate) fn union(&self, o: &BBox) -> BBox {
         BBox {
             x0: self.x0.min(o.x0),
             y0: self.y0.min(o.y0),
@@ -293,7 +293,7 @@ impl Table {
 
     /// Drops grid rows and columns in which no cell has text, shrinking spans across them;
     /// cells left covering nothing go too.
-    pub fn compact(cells: Vec<Cell>) -> Table {
+    pub(crate) fn compact(cells: Vec<Cell>) -> Table {
         let rows = cells.iter().map(|c| c.row + c.row_span).max().unwrap_or(0) as usize;
         let cols = cells.iter().map(|c| c.col + c.col_span).max().unwrap_or(0) as usize;
         let mut row_used = vec![false; rows];
@@ -342,7 +342,7 @@ impl Table {
 
     /// Returns the cells' text in row then column order: cells joined by spaces, rows by
     /// newlines (what a table block's `text` holds).
-    pub fn flat_text(&self) -> String {
+    pub(crate) fn flat_text(&self) -> String {
         let mut cells: Vec<&Cell> = self.cells.iter().collect();
         cells.sort_by_key(|c| (c.row, c.col));
         let mut out = String::new();
@@ -397,12 +397,12 @@ impl Doc {
     /// times (as [`Doc::to_text`] marks them), list items as `- `, code fenced, formulas as
     /// `$$..$$` (their LaTeX where known), tables as pipe tables, or as HTML tables where a
     /// cell spans several rows or columns; figures without text are left out.
-    pub fn to_markdown(&self) -> String {
+    pub(crate) fn to_markdown(&self) -> String {
         self.render_markdown(|_| true)
     }
 
     /// [`Doc::to_markdown`] of the blocks on one page (zero-based).
-    pub fn page_markdown(&self, page: u32) -> String {
+    pub(crate) fn page_markdown(&self, page: u32) -> String {
         self.render_markdown(|b| b.page == page)
     }
 
@@ -440,7 +440,7 @@ impl Doc {
 impl Table {
     /// Renders the table as a Markdown pipe table (the first row as its header), or as an HTML
     /// `<table>` (with `rowspan`/`colspan`, header cells as `<th>`) when a cell spans.
-    pub fn to_markdown(&self) -> String {
+    pub(crate) fn to_markdown(&self) -> String {
         let spans = self.cells.iter().any(|c| c.row_span > 1 || c.col_span > 1);
         if spans {
             return self.to_html();

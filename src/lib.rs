@@ -21,11 +21,10 @@ macro_rules! listed_enum {
     };
 }
 
-pub mod browser;
-pub mod cdm;
 pub mod cluster;
 pub mod doc;
 pub mod error;
+pub mod external;
 pub mod formats;
 pub mod import;
 pub mod ingest;

@@ -1,7 +1,10 @@
-//! A worker process spoken to one line at a time, with a time limit per request.
+//! Child processes under a time limit: a worker spoken to one line at a time
+//! ([`WorkerProc`], a limit per request) and a program run once to its end ([`run_limited`]).
 //!
-//! Used by the provider runner and by ingest's page counter, so that native code that hangs
-//! or crashes on one PDF costs that PDF, not the batch.
+//! The worker is used by the provider runner, ingest's page counter and the node helpers of
+//! [`crate::external`], so that native code that hangs or crashes on one PDF (or one formula)
+//! costs that item, not the batch. Every program other than a parser (TeX, Ghostscript, node,
+//! Chromium) is started by `crate::external`, on top of these two.
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -30,7 +33,7 @@ impl WorkerProc {
     /// Starts a prepared command with piped stdin, stdout and stderr, as the leader of its own
     /// process group, so that a kill at the time limit also ends what it started (a parser
     /// that runs Java or a helper binary). `what` names it in errors.
-    pub fn spawn_command(mut cmd: Command, what: &str) -> Result<WorkerProc, String> {
+    pub(crate) fn spawn_command(mut cmd: Command, what: &str) -> Result<WorkerProc, String> {
         cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
         #[cfg(unix)]
         {
@@ -88,7 +91,7 @@ impl WorkerProc {
 
     /// Waits up to `timeout` for the next line the worker writes (a greeting it sends
     /// unasked); on `Err` the process is gone, as for [`WorkerProc::request`].
-    pub fn recv(&mut self, timeout: Duration) -> Result<String, String> {
+    pub(crate) fn recv(&mut self, timeout: Duration) -> Result<String, String> {
         match self.lines.recv_timeout(timeout) {
             Ok(l) => Ok(l),
             Err(RecvTimeoutError::Timeout) => {
@@ -155,15 +158,58 @@ fn describe_exit(s: &std::process::ExitStatus) -> String {
     format!("exited with {s}")
 }
 
+/// How a program run by [`run_limited`] ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finished {
+    /// It exited by itself (with this status).
+    Exited(std::process::ExitStatus),
+    /// It ran past the limit; it and everything it started were killed.
+    TimedOut,
+}
+
+/// Runs `cmd` (its pipes as the caller set them) as the leader of its own process group and
+/// waits at most `limit`; past it the whole group is killed, so a TeX that started
+/// `mktexpk` or a node that started Chromium leaves nothing behind. `Err` only when the
+/// program cannot be started (the message names it).
+pub(crate) fn run_limited(cmd: &mut Command, limit: Duration) -> Result<Finished, std::io::Error> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let mut child = cmd.spawn()?;
+    let t0 = std::time::Instant::now();
+    let mut nap = Duration::from_millis(2);
+    loop {
+        match child.try_wait()? {
+            Some(status) => return Ok(Finished::Exited(status)),
+            None if t0.elapsed() >= limit => {
+                #[cfg(unix)]
+                {
+                    let pid = rustix::process::Pid::from_child(&child);
+                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+                }
+                let _ = child.kill();
+                let _ = child.wait();
+                return Ok(Finished::TimedOut);
+            }
+            None => {
+                std::thread::sleep(nap);
+                nap = (nap * 2).min(Duration::from_millis(20));
+            }
+        }
+    }
+}
+
 /// CPU time (user + system) of this process and of the children it has waited for, in ms,
 /// from `/proc/self/stat` (`None` where there is no `/proc`). The kernel reports it in
 /// clock ticks of 1/100 s (`USER_HZ`, fixed at 100 for user space on Linux).
-pub fn own_cpu_ms() -> Option<u64> {
+pub(crate) fn own_cpu_ms() -> Option<u64> {
     cpu_ms_of("self")
 }
 
 /// CPU time of process `pid` (`self`, or a number) and its waited-for children, in ms.
-pub fn cpu_ms_of(pid: &str) -> Option<u64> {
+pub(crate) fn cpu_ms_of(pid: &str) -> Option<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: fields after it.
     let rest = &stat[stat.rfind(')')? + 1..];

@@ -126,7 +126,7 @@ impl TruthFormat {
 
     /// Checks that one file's bytes are well-formed for this format; the error is the
     /// message ingest records for the file.
-    pub fn validate(self, bytes: &[u8]) -> Result<(), String> {
+    pub(crate) fn validate(self, bytes: &[u8]) -> Result<(), String> {
         self.check(bytes).map_err(|e| e.to_string())
     }
 }
@@ -171,7 +171,7 @@ impl TruthGroup {
     }
 
     /// Reads the truth from the store into a [`Paper`] as its format's reader gives it.
-    pub fn read_paper(&self, store: &Store) -> Result<Paper> {
+    pub(crate) fn read_paper(&self, store: &Store) -> Result<Paper> {
         let mut blobs = Vec::with_capacity(self.parts.len());
         for p in &self.parts {
             let bytes = store.blob(&p.blob)?.ok_or_else(|| {

@@ -59,7 +59,7 @@ pub struct Walk {
 }
 
 /// The kind of a file that is not a regular file or a folder, in words.
-pub fn special_kind(ft: &std::fs::FileType) -> Option<&'static str> {
+pub(crate) fn special_kind(ft: &std::fs::FileType) -> Option<&'static str> {
     use std::os::unix::fs::FileTypeExt;
     if ft.is_fifo() {
         Some("a named pipe (FIFO)")
@@ -219,7 +219,7 @@ fn is_link(p: &Path) -> bool {
 }
 
 /// An I/O error in words, without Rust's debug form (`No such file or directory`).
-pub fn io_words(e: &std::io::Error) -> String {
+pub(crate) fn io_words(e: &std::io::Error) -> String {
     let s = e.to_string();
     // std appends " (os error N)": users do not need the number.
     match s.rfind(" (os error ") {
@@ -229,7 +229,7 @@ pub fn io_words(e: &std::io::Error) -> String {
 }
 
 /// Formats a byte count for messages: `1.50 GB (1500000000 bytes)`.
-pub fn size_words(n: u64) -> String {
+pub(crate) fn size_words(n: u64) -> String {
     let (v, unit) = if n >= 1_000_000_000 {
         (n as f64 / 1e9, "GB")
     } else if n >= 1_000_000 {
@@ -245,7 +245,7 @@ pub fn size_words(n: u64) -> String {
 /// Opens `path` for reading if it is a regular file of at most `limit` bytes; returns the
 /// handle and the size it has now. The error names what is wrong, in words (the caller adds
 /// the path).
-pub fn open_regular(
+pub(crate) fn open_regular(
     path: &Path,
     limit: u64,
     what: &str,
@@ -277,7 +277,11 @@ pub fn open_regular(
 
 /// Reads a regular file of at most `limit` bytes whole (see [`open_regular`]). A file that
 /// grows while it is read is refused rather than read without bound.
-pub fn read_regular(path: &Path, limit: u64, what: &str) -> std::result::Result<Vec<u8>, String> {
+pub(crate) fn read_regular(
+    path: &Path,
+    limit: u64,
+    what: &str,
+) -> std::result::Result<Vec<u8>, String> {
     let (f, size) = open_regular(path, limit, what)?;
     let mut buf = Vec::with_capacity(size as usize);
     f.take(size + 1).read_to_end(&mut buf).map_err(|e| format!("cannot read: {}", io_words(&e)))?;

@@ -20,7 +20,7 @@ paper
 metrics
 formats
 store sample
-providers ingest import truth cdm browser synth
+providers ingest import truth external synth
 suites
 report
 cli

@@ -1,4 +1,4 @@
-// KaTeX in headless Chromium for corpus's olmOCR-bench math tests (corpus::browser): renders
+// KaTeX in headless Chromium for corpus's olmOCR-bench math tests (corpus::external::chromium): renders
 // formulas the way olmOCR-bench's runner does (olmocr/bench/katex/render.py, `_do_render`) and
 // returns, per formula, what that code extracts: the `outerHTML` of `.katex-mathml math`, and
 // every inner-most <span> (no child element) whose text has a non-whitespace character, with

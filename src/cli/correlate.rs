@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::cdm::CdmEngine;
+use corpus::external::cdm::CdmEngine;
 use corpus::metrics::cdm::Variant;
 use corpus::report::correlate::{
     agreement, correlate, correlate_study, read_ratings, read_study, Agreement, Correlation, Study,

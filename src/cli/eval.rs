@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Args;
-use corpus::browser::BrowserKatex;
-use corpus::metrics::katex::KatexRenderer;
+use corpus::external::chromium::BrowserKatex;
+use corpus::external::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;

@@ -7,10 +7,10 @@ use std::time::Instant;
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use corpus::providers::layout::image::Bgr;
 use corpus::providers::layout::runtime::Device;
 use corpus::providers::layout::Pipeline;
 use corpus::providers::manifest::{Installed, MANIFESTS};
+use corpus::providers::raster::Bgr;
 use serde_json::json;
 
 use super::output::{print_json, print_table, Format, OutputArgs};
@@ -322,7 +322,7 @@ fn render(a: &RenderArgs) -> anyhow::Result<ExitCode> {
             continue;
         }
         let page = doc.pages().get(i)?;
-        let img = corpus::providers::layout::render(&page, scale).map_err(anyhow::Error::msg)?;
+        let img = corpus::providers::raster::render(&page, scale).map_err(anyhow::Error::msg)?;
         let path = a.out.join(format!("{stem}-{}.png", i + 1));
         write_png(&path, &img)?;
         println!("{}", path.display());

@@ -1,6 +1,6 @@
 //! `corpus score`: a pairwise metric over JSON lines, outside any store (see
 //! [`corpus::metrics::pairwise`]), or CDM, which renders every formula with TeX and can keep
-//! its renders in a store (`--cache`; see [`corpus::cdm`] and `docs/cdm.md`).
+//! its renders in a store (`--cache`; see [`corpus::external::cdm`] and `docs/cdm.md`).
 
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::cdm::CdmEngine;
+use corpus::external::cdm::CdmEngine;
 use corpus::formats::tables::{read_table, TableFormat};
 use corpus::metrics::cdm::Variant;
 use corpus::metrics::pairwise::{self, Metric};

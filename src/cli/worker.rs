@@ -31,7 +31,7 @@ pub fn run(a: &WorkerArgs) -> anyhow::Result<ExitCode> {
 
 /// Serves page-count requests (`corpus ingest` starts it): one PDF path per line on stdin.
 pub fn pages() -> anyhow::Result<ExitCode> {
-    let pdfium = corpus::providers::builtin::PdfiumPageCounter::default();
+    let pdfium = corpus::providers::pdfium::PdfiumPageCounter::default();
     let mut counter: Box<dyn corpus::ingest::PageCounter> =
         if std::env::var("CORPUS_TEST_PROVIDERS").is_ok_and(|v| v == "1") {
             Box::new(corpus::providers::testing::FaultyPageCounter(pdfium))

@@ -49,13 +49,13 @@ pub const NOT_ALTO: &str = "not ALTO XML";
 
 /// Returns whether `e` says the file is XML of some other kind (its root is not `<alto>`),
 /// which an import leaves alone rather than counting as broken.
-pub fn is_not_alto(e: &FormatError) -> bool {
+pub(crate) fn is_not_alto(e: &FormatError) -> bool {
     e.format == FORMAT && e.source.to_string().starts_with(NOT_ALTO)
 }
 
 /// Reads an ALTO file. `sizes` are the PDF's page sizes in points where the caller knows them
 /// (they scale `pixel` coordinates; see the module notes), else empty.
-pub fn read_alto(bytes: &[u8], sizes: &[Page]) -> Result<Doc, FormatError> {
+pub(crate) fn read_alto(bytes: &[u8], sizes: &[Page]) -> Result<Doc, FormatError> {
     let doc = xml::parse(bytes, FORMAT)?;
     let root = doc.root_element();
     if root.tag_name().name() != "alto" {

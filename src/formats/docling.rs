@@ -41,7 +41,7 @@ pub const NOT_DOCLING: &str = "not a DoclingDocument (no schema_name)";
 
 /// Returns whether `e` says the file is JSON of some other kind (no `schema_name`), which an
 /// import leaves alone rather than counting as broken.
-pub fn is_not_docling(e: &FormatError) -> bool {
+pub(crate) fn is_not_docling(e: &FormatError) -> bool {
     e.format == FORMAT && e.source.to_string() == NOT_DOCLING
 }
 
@@ -52,7 +52,7 @@ struct RefItem {
 }
 
 /// Reads a DoclingDocument JSON file.
-pub fn read_docling(bytes: &[u8]) -> Result<DoclingFile, FormatError> {
+pub(crate) fn read_docling(bytes: &[u8]) -> Result<DoclingFile, FormatError> {
     let err = |msg: String| FormatError::new(FORMAT, msg);
     let v: Value = serde_json::from_slice(bytes).map_err(|e| err(format!("not JSON: {e}")))?;
     let schema = v.get("schema_name").and_then(Value::as_str);

@@ -57,7 +57,7 @@ fn children<'a, 'i>(n: Node<'a, 'i>, tag: &'static str) -> impl Iterator<Item = 
 }
 
 /// Reads the region file.
-pub fn read_regions(xml: &str) -> Result<Vec<Region>, FormatError> {
+pub(crate) fn read_regions(xml: &str) -> Result<Vec<Region>, FormatError> {
     regions(xml).map_err(|e| FormatError::new(Format::Icdar2013, e))
 }
 
@@ -78,7 +78,7 @@ fn regions(xml: &str) -> Result<Vec<Region>, String> {
 }
 
 /// Reads the structure file: one [`Table`] per `<table>`.
-pub fn read_structure(xml: &str) -> Result<Vec<Table>, FormatError> {
+pub(crate) fn read_structure(xml: &str) -> Result<Vec<Table>, FormatError> {
     structure(xml).map_err(|e| FormatError::new(Format::Icdar2013, e))
 }
 

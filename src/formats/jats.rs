@@ -37,7 +37,7 @@ fn not_jats(what: impl std::fmt::Display) -> FormatError {
 }
 
 /// Reads a JATS / NLM article.
-pub fn read_jats(bytes: &[u8]) -> Result<Paper, FormatError> {
+pub(crate) fn read_jats(bytes: &[u8]) -> Result<Paper, FormatError> {
     let doc = super::xml::parse(bytes, FORMAT)?;
     let root = doc.root_element();
     if root.tag_name().name() != "article" {

@@ -54,7 +54,7 @@ impl std::error::Error for LatexTableError {}
 const ENVS: [&str; 6] = ["tabular", "tabular*", "tabularx", "tabulary", "longtable", "array"];
 
 /// Parses the first tabular-like environment of `src` into a [`Table`].
-pub fn parse_latex_table(src: &str) -> Result<Table, LatexTableError> {
+pub(crate) fn parse_latex_table(src: &str) -> Result<Table, LatexTableError> {
     let s: Vec<char> = strip_comments(src).chars().collect();
     let (env, after_begin) = find_begin(&s).ok_or(LatexTableError::NoTabular)?;
     let mut i = skip_ws(&s, after_begin);

@@ -23,7 +23,7 @@ use crate::normalize::{collapse_ws, latex_to_plain};
 /// Reads one Markdown file as the blocks of page `page` (zero-based).
 ///
 /// The Doc keeps the file's text verbatim in [`Doc::markdown`].
-pub fn read_markdown(raw: &str, page: u32) -> Doc {
+pub(crate) fn read_markdown(raw: &str, page: u32) -> Doc {
     let src = bracket_math_to_dollars(raw);
     let opts = Options::ENABLE_TABLES | Options::ENABLE_MATH | Options::ENABLE_STRIKETHROUGH;
     let mut r = Reader { page, ..Default::default() };
@@ -39,7 +39,7 @@ pub fn read_markdown(raw: &str, page: u32) -> Doc {
 /// `first_page + k`. The title rule holds across pages: a `#` heading is the title only if no
 /// heading came before it on an earlier page. The Doc keeps the whole text in
 /// [`Doc::markdown`].
-pub fn read_markdown_pages(raw: &str, first_page: u32) -> Doc {
+pub(crate) fn read_markdown_pages(raw: &str, first_page: u32) -> Doc {
     let mut blocks: Vec<Block> = Vec::new();
     for (i, part) in raw.split('\u{c}').enumerate() {
         let seen = blocks.iter().any(|b| matches!(b.kind, BlockKind::Title | BlockKind::Heading));
@@ -347,7 +347,7 @@ fn grid(rows: Vec<Vec<(String, bool)>>) -> Table {
 }
 
 /// Removes `<!-- ... -->` comments (an unclosed one runs to the end).
-pub fn strip_comments(s: &str) -> String {
+pub(crate) fn strip_comments(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
     while let Some(i) = rest.find("<!--") {

@@ -52,7 +52,7 @@ pub const NOT_MARKER: &str = "not a Marker JSON document (no block_type and no c
 
 /// Returns whether `e` says the file is JSON of some other kind (Marker's `_meta.json`),
 /// which an import leaves alone rather than counting as broken.
-pub fn is_not_marker(e: &FormatError) -> bool {
+pub(crate) fn is_not_marker(e: &FormatError) -> bool {
     e.format == FORMAT && e.source.to_string() == NOT_MARKER
 }
 

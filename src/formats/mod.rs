@@ -142,19 +142,19 @@ impl Format {
     }
 
     /// Returns the media type of the format's files (`application/xml`).
-    pub fn media_type(self) -> &'static str {
+    pub(crate) fn media_type(self) -> &'static str {
         name_and_media(self).1
     }
 
     /// Returns the format of a name, if any format has it.
-    pub fn from_name(name: &str) -> Option<Format> {
+    pub(crate) fn from_name(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
 }
 
 /// Returns the media type of files of the format named `name`; `application/octet-stream` for
 /// a name no format has.
-pub fn media_type_of(name: &str) -> &'static str {
+pub(crate) fn media_type_of(name: &str) -> &'static str {
     Format::from_name(name).map_or("application/octet-stream", Format::media_type)
 }
 
@@ -204,7 +204,7 @@ impl FormatError {
     }
 
     /// Text that is not UTF-8.
-    pub fn utf8(format: Format, e: std::str::Utf8Error) -> Self {
+    pub(crate) fn utf8(format: Format, e: std::str::Utf8Error) -> Self {
         FormatError::new(format, format!("not UTF-8: {e}"))
     }
 
@@ -220,13 +220,14 @@ impl FormatError {
     }
 
     /// Names the truth part the file is.
-    pub fn in_part(mut self, part: impl Into<String>) -> Self {
+    pub(crate) fn in_part(mut self, part: impl Into<String>) -> Self {
         self.part = Some(part.into());
         self
     }
 
     /// Names the file.
-    pub fn in_file(mut self, path: impl Into<PathBuf>) -> Self {
+    #[cfg(test)]
+    pub(crate) fn in_file(mut self, path: impl Into<PathBuf>) -> Self {
         self.path = Some(path.into());
         self
     }
@@ -390,7 +391,7 @@ impl TruthFormat {
     /// Reads a truth (its parts as (part, bytes)) into a [`Paper`], as its format's reader
     /// gives it; several parts (GROBID's header and fulltext) are merged in [`TEI_PARTS`]
     /// order.
-    pub fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, FormatError> {
+    pub(crate) fn to_paper(self, parts: &[(&str, &[u8])]) -> Result<Paper, FormatError> {
         if let [(_, bytes)] = parts {
             let mut p = self.read_one(bytes)?;
             p.rebuild_mentions();
@@ -536,7 +537,7 @@ impl ImportFormat {
     /// them) and a middle file's points to the page, `paddleocr-json` scales its pixel boxes to
     /// points (kept in pixels without them), `marker-json` scales its points to the page; the
     /// other formats ignore them.
-    pub fn read_sized(
+    pub(crate) fn read_sized(
         self,
         bytes: &[u8],
         page: u32,
@@ -577,7 +578,7 @@ impl ImportFormat {
     /// altogether (other JSON beside Docling's, `pdfalto`'s `_metadata.xml` beside its ALTO,
     /// Marker's `_meta.json` beside its JSON), which an import leaves alone rather than
     /// counting as broken.
-    pub fn is_other_kind(e: &FormatError) -> bool {
+    pub(crate) fn is_other_kind(e: &FormatError) -> bool {
         docling::is_not_docling(e) || alto::is_not_alto(e) || marker::is_not_marker(e)
     }
 }

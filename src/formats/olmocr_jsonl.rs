@@ -90,7 +90,7 @@ pub fn read(bytes: &[u8], _page: u32, _sizes: &[Page]) -> Result<Doc, FormatErro
 }
 
 /// Reads one Dolma document (one line).
-pub fn read_document(line: &[u8]) -> Result<Doc, FormatError> {
+pub(crate) fn read_document(line: &[u8]) -> Result<Doc, FormatError> {
     let v: Value = serde_json::from_slice(line).map_err(|e| FormatError::json(FORMAT, e))?;
     let Value::Object(o) = &v else {
         return Err(FormatError::shape(FORMAT, "a Dolma document (an object)", "$"));

@@ -97,7 +97,7 @@ pub struct PageInfo {
 
 impl Page {
     /// The image file name without directories (`os.path.basename(image_path)`).
-    pub fn image_name(&self) -> &str {
+    pub(crate) fn image_name(&self) -> &str {
         self.page_info.image_path.rsplit(['/', '\\']).next().unwrap_or(&self.page_info.image_path)
     }
 
@@ -113,7 +113,7 @@ impl Page {
 
 /// Reads a whole ground-truth file as its list of page objects, each left as it is: the store
 /// keeps every page's object verbatim, as that page's truth.
-pub fn read_page_list(bytes: &[u8]) -> Result<Vec<Value>, FormatError> {
+pub(crate) fn read_page_list(bytes: &[u8]) -> Result<Vec<Value>, FormatError> {
     serde_json::from_slice(bytes).map_err(|e| {
         FormatError::new(
             Format::OmniDocBench,

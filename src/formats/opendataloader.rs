@@ -41,7 +41,11 @@ pub const DEFAULT_PAGE_HEIGHT: f32 = 792.0;
 
 /// Reads an opendataloader-pdf JSON file. `page` (zero-based) is where elements without a
 /// page number go; `sizes` are the PDF's page sizes in points where the caller knows them.
-pub fn read_opendataloader(bytes: &[u8], page: u32, sizes: &[Page]) -> Result<Doc, FormatError> {
+pub(crate) fn read_opendataloader(
+    bytes: &[u8],
+    page: u32,
+    sizes: &[Page],
+) -> Result<Doc, FormatError> {
     let v: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(FORMAT, e))?;
     let kids = v
         .as_object()

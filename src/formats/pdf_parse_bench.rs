@@ -78,7 +78,7 @@ pub enum TruthItem {
 /// Reads a `pdf-parse-bench` truth file: every item in order. Fails, naming the item, if the
 /// file is not a list of `{type, data}` items, a type is not one of [`ITEM_TYPES`], or a table
 /// does not parse.
-pub fn read_items(bytes: &[u8]) -> Result<Vec<TruthItem>, FormatError> {
+pub(crate) fn read_items(bytes: &[u8]) -> Result<Vec<TruthItem>, FormatError> {
     let err = |msg: String| FormatError::new(Format::PdfParseBench, msg);
     let items: Vec<Item> = serde_json::from_slice(bytes)
         .map_err(|e| err(format!("not a list of {{type, data, complexity?}} items: {e}")))?;
@@ -115,7 +115,7 @@ pub fn read_items(bytes: &[u8]) -> Result<Vec<TruthItem>, FormatError> {
 }
 
 /// The formulas of a `pdf-parse-bench` truth, in order.
-pub fn read_formulas(bytes: &[u8]) -> Result<Vec<GtFormula>, FormatError> {
+pub(crate) fn read_formulas(bytes: &[u8]) -> Result<Vec<GtFormula>, FormatError> {
     Ok(read_items(bytes)?
         .into_iter()
         .filter_map(|i| match i {
@@ -126,7 +126,7 @@ pub fn read_formulas(bytes: &[u8]) -> Result<Vec<GtFormula>, FormatError> {
 }
 
 /// The tables of a `pdf-parse-bench` truth, in order.
-pub fn read_tables(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
+pub(crate) fn read_tables(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
     Ok(read_items(bytes)?
         .into_iter()
         .filter_map(|i| match i {
@@ -161,7 +161,7 @@ pub fn read_truth(bytes: &[u8]) -> Result<Vec<GtTable>, FormatError> {
 /// A truth as Markdown, as a parser that got everything right would write it: running text
 /// and inline formulas joined into paragraphs, each display formula and each table (as HTML)
 /// a block of its own. The `truth` provider's Doc of a `pdf-parse-bench` truth.
-pub fn to_markdown(items: &[TruthItem]) -> String {
+pub(crate) fn to_markdown(items: &[TruthItem]) -> String {
     let mut blocks: Vec<String> = Vec::new();
     let mut para = String::new();
     let flush = |para: &mut String, blocks: &mut Vec<String>| {
@@ -202,7 +202,7 @@ pub fn to_markdown(items: &[TruthItem]) -> String {
 
 /// The document attribute `complexity`: the class every table shares, `mixed` when they
 /// differ, none without classes.
-pub fn complexity_attribute(tables: &[GtTable]) -> Option<String> {
+pub(crate) fn complexity_attribute(tables: &[GtTable]) -> Option<String> {
     let mut classes: Vec<&str> = tables.iter().filter_map(|t| t.complexity.as_deref()).collect();
     classes.sort_unstable();
     classes.dedup();

@@ -48,7 +48,7 @@ fn people(v: Option<&Value>) -> (Vec<String>, Option<Vec<String>>) {
 }
 
 /// Reads an S2ORC JSON file.
-pub fn read_s2orc(bytes: &[u8]) -> Result<Paper, FormatError> {
+pub(crate) fn read_s2orc(bytes: &[u8]) -> Result<Paper, FormatError> {
     let root: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(FORMAT, e))?;
     let root = root.as_object().ok_or_else(|| shape("object", "$"))?;
     let parse = root.get("pdf_parse").and_then(Value::as_object);

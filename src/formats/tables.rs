@@ -59,7 +59,7 @@ impl TableFormat {
 
 /// Every table of `text` in the notation `format` (detected when `None`), in order; an error
 /// says what is not there. LaTeX gives the first tabular-like environment.
-pub fn read_tables(text: &str, format: Option<TableFormat>) -> Result<Vec<Table>, String> {
+pub(crate) fn read_tables(text: &str, format: Option<TableFormat>) -> Result<Vec<Table>, String> {
     let format = format.unwrap_or_else(|| TableFormat::detect(text));
     let tables: Vec<Table> = match format {
         TableFormat::Html => super::html::tables(text),

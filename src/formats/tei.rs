@@ -33,7 +33,7 @@ fn not_tei(what: impl std::fmt::Display) -> FormatError {
 }
 
 /// Reads a GROBID TEI file, output or training flavour (detected from the root element).
-pub fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, FormatError> {
+pub(crate) fn read_grobid_tei(bytes: &[u8]) -> Result<Paper, FormatError> {
     let doc = super::xml::parse(bytes, FORMAT)?;
     let root = doc.root_element();
     let name = root.tag_name().name();
@@ -452,7 +452,7 @@ pub struct TeiFiles {
 /// training names `<model>__<corpus|evaluation>__<id>.training.<model>.tei.xml` (a `corpus`
 /// file wins over an `evaluation` copy) and `<id>.<header|fulltext|references>.tei.xml` /
 /// `<id>.tei.xml`. Files of other models (segmentation, figure, table, ...) are ignored.
-pub fn group_tei_files(names: &[&str]) -> Vec<TeiFiles> {
+pub(crate) fn group_tei_files(names: &[&str]) -> Vec<TeiFiles> {
     let mut groups: std::collections::BTreeMap<String, (TeiFiles, [u8; 4])> = Default::default();
     for &full_name in names {
         let base = full_name.rsplit(['/', '\\']).next().unwrap_or(full_name);

@@ -73,7 +73,11 @@ fn becomes(t: &str) -> Option<Becomes> {
 
 /// Reads an element list. `page` (zero-based) is where elements without a page number go;
 /// `sizes` are the PDF's page sizes in points where the caller knows them, else empty.
-pub fn read_unstructured(bytes: &[u8], page: u32, sizes: &[Page]) -> Result<Doc, FormatError> {
+pub(crate) fn read_unstructured(
+    bytes: &[u8],
+    page: u32,
+    sizes: &[Page],
+) -> Result<Doc, FormatError> {
     let v: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(FORMAT, e))?;
     let Value::Array(elements) = v else {
         return Err(FormatError::shape(FORMAT, "a list of elements", "$"));

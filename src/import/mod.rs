@@ -76,7 +76,7 @@ pub struct FileName {
 
 /// Reads a relative path (`/`-separated) as a file name of `format`; `None` if the file is
 /// not of that format.
-pub fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
+pub(crate) fn parse_name(rel: &str, format: ImportFormat) -> Option<FileName> {
     let base = strip(format, rel)?;
     let mut base = base.to_string();
     for ext in [".pdf", ".png", ".jpg", ".jpeg"] {
@@ -143,7 +143,7 @@ pub struct Skipped {
 /// `follow`, each file once, only regular files read. Unreadable files, files that are not
 /// regular files and refused zip entries go to `errors`; files of other formats are left
 /// out silently.
-pub fn read_inputs(
+pub(crate) fn read_inputs(
     path: &Path,
     format: ImportFormat,
     follow: bool,
@@ -400,7 +400,7 @@ fn join_pages(list: Vec<Entry>, errors: &mut Vec<Skipped>) -> Vec<Entry> {
 /// What an olmOCR `Source-File` says about the PDF: its path without a URL scheme (and an
 /// `s3://` bucket stays a folder), a tarball member's own path after `::`, the `.pdf` or image
 /// ending dropped.
-pub fn source_name(src: &str) -> FileName {
+pub(crate) fn source_name(src: &str) -> FileName {
     let path = src.rsplit("::").next().unwrap_or(src).replace('\\', "/");
     let path = path.split_once("://").map_or(path.as_str(), |(_, rest)| rest);
     let mut base = path.trim_start_matches('/').to_string();

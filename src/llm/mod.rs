@@ -146,7 +146,7 @@ impl Budget {
     }
 
     /// Takes one request from the budget, or says which cap is reached.
-    pub fn acquire(&self) -> Result<(), LlmError> {
+    pub(crate) fn acquire(&self) -> Result<(), LlmError> {
         if let Some(c) = self.max_cost {
             let spent = self.cost();
             if spent >= c {
@@ -401,7 +401,7 @@ impl Sampling {
     }
 
     /// Adds the parameters to a request body.
-    pub fn apply(&self, request: &mut Value) {
+    pub(crate) fn apply(&self, request: &mut Value) {
         request["temperature"] = json!(self.temperature);
         request["top_p"] = json!(self.top_p);
         request["max_tokens"] = json!(self.max_tokens);
@@ -414,7 +414,7 @@ impl Sampling {
 /// The first JSON object in a text: the whole text if it parses as an object, else the first
 /// balanced `{…}` (strings and escapes respected) that parses, as a model wraps JSON in prose
 /// or a Markdown fence when structured output is not enforced.
-pub fn first_json_object(text: &str) -> Option<Value> {
+pub(crate) fn first_json_object(text: &str) -> Option<Value> {
     if let Ok(v @ Value::Object(_)) = serde_json::from_str::<Value>(text.trim()) {
         return Some(v);
     }
@@ -457,7 +457,7 @@ pub fn first_json_object(text: &str) -> Option<Value> {
 /// on the calling thread as it arrives (so the caller, the store's only writer, can store it
 /// at once). `work` returning `None` stops the run: no new item starts (items in flight
 /// finish and reach `sink`). Returns the number of items whose work ran.
-pub fn for_each_bounded<T: Sync, R: Send>(
+pub(crate) fn for_each_bounded<T: Sync, R: Send>(
     items: &[T],
     threads: usize,
     work: impl Fn(&T) -> Option<R> + Sync,

@@ -22,7 +22,7 @@ pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
 }
 
 /// Ranks from 1, ties given their average rank.
-pub fn average_ranks(v: &[f64]) -> Vec<f64> {
+pub(crate) fn average_ranks(v: &[f64]) -> Vec<f64> {
     let mut idx: Vec<usize> = (0..v.len()).collect();
     idx.sort_by(|&a, &b| v[a].total_cmp(&v[b]));
     let mut ranks = vec![0.0; v.len()];

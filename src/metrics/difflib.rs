@@ -19,7 +19,9 @@
 //! chars (GriTS compares tens of thousands of short cell texts per table pair); it returns the
 //! same matched count as [`SequenceMatcher`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
+#[cfg(test)]
+use std::collections::HashSet;
 use std::hash::Hash;
 
 /// Length of `b` from which the autojunk heuristic applies (CPython: `n >= 200`).
@@ -70,18 +72,19 @@ impl<'s, T: Eq + Hash> SequenceMatcher<'s, T> {
 
     /// Returns a matcher with the given autojunk setting, as
     /// `SequenceMatcher(None, a, b, autojunk=autojunk)`.
-    pub fn with_autojunk(a: &'s [T], b: &'s [T], autojunk: bool) -> Self {
+    pub(crate) fn with_autojunk(a: &'s [T], b: &'s [T], autojunk: bool) -> Self {
         let b2j = (b.len() >= AUTOJUNK_MIN_LEN).then(|| index_b(b, autojunk));
         SequenceMatcher { a, b, b2j }
     }
 
     /// Replaces `a`, keeping the index over `b` (CPython's `set_seq1`).
-    pub fn set_seq1(&mut self, a: &'s [T]) {
+    pub(crate) fn set_seq1(&mut self, a: &'s [T]) {
         self.a = a;
     }
 
     /// Returns the number of distinct elements of `b` that autojunk treats as popular.
-    pub fn popular_count(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn popular_count(&self) -> usize {
         match &self.b2j {
             None => 0,
             Some(b2j) => {
@@ -94,7 +97,14 @@ impl<'s, T: Eq + Hash> SequenceMatcher<'s, T> {
     /// `find_longest_match(alo, ahi, blo, bhi)`; `size == 0` (at `(alo, blo)`) when none.
     ///
     /// Bounds are clamped to the sequence lengths.
-    pub fn find_longest_match(&self, alo: usize, ahi: usize, blo: usize, bhi: usize) -> Match {
+    #[cfg(test)]
+    pub(crate) fn find_longest_match(
+        &self,
+        alo: usize,
+        ahi: usize,
+        blo: usize,
+        bhi: usize,
+    ) -> Match {
         let ahi = ahi.min(self.a.len());
         let bhi = bhi.min(self.b.len());
         let mut scratch = Scratch::default();
@@ -213,7 +223,7 @@ impl<'s, T: Eq + Hash> SequenceMatcher<'s, T> {
     /// [`Self::matched`] with caller-owned working memory (no allocation once `scratch` has
     /// grown). The recursion is `get_matching_blocks`'; merging adjacent blocks does not change
     /// the total, so the blocks are only counted.
-    pub fn matched_with(&self, scratch: &mut Scratch) -> usize {
+    pub(crate) fn matched_with(&self, scratch: &mut Scratch) -> usize {
         let mut queue = std::mem::take(&mut scratch.queue);
         queue.clear();
         queue.push((0, self.a.len(), 0, self.b.len()));
@@ -384,7 +394,7 @@ fn index_b<T: Eq + Hash>(b: &[T], autojunk: bool) -> HashMap<&T, Vec<usize>> {
 }
 
 /// Returns `SequenceMatcher(None, a, b).ratio()` for two strings, compared by `char`.
-pub fn ratio_str(a: &str, b: &str) -> f64 {
+pub(crate) fn ratio_str(a: &str, b: &str) -> f64 {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     SequenceMatcher::new(&a, &b).ratio()

@@ -87,7 +87,7 @@ pub fn metric_ids() -> &'static [&'static str] {
 
 /// GROBID's `basicNormalization`: trim, `\n` and `\t` to spaces, runs of spaces to one,
 /// `&apos;` to `'`, trim, lowercase.
-pub fn basic_normalization(s: &str) -> String {
+pub(crate) fn basic_normalization(s: &str) -> String {
     let s = java_trim(s).replace(['\n', '\t'], " ");
     let mut out = String::with_capacity(s.len());
     let mut space = false;
@@ -116,13 +116,13 @@ const FULL_PUNCT: &str =
     "(（[ •*,:;?.!/)）-−–‐«»„\"“”‘’'`$#@]*♦♥♣♠\u{a0}。、，・‐ \t\n\r\u{a0}·◼▲►◆○◇●◎◽◸◹◺";
 
 /// GROBID's `removeFullPunct`: lowercase, then every char of [`FULL_PUNCT`] removed.
-pub fn remove_full_punct(s: &str) -> String {
+pub(crate) fn remove_full_punct(s: &str) -> String {
     s.to_lowercase().chars().filter(|c| !FULL_PUNCT.contains(*c)).collect()
 }
 
 /// GROBID's `identifierNormalization` (DOIs, PMIDs): basic normalization, `pmc` dropped, a
 /// leading `doi` or `pmid` with its `:` dropped.
-pub fn identifier_normalization(s: &str) -> String {
+pub(crate) fn identifier_normalization(s: &str) -> String {
     let mut s = basic_normalization(s);
     if s.starts_with("pmcpmc") {
         s = s.replace("pmcpmc", "");
@@ -140,7 +140,7 @@ pub fn identifier_normalization(s: &str) -> String {
 }
 
 /// Levenshtein distance over UTF-16 code units.
-pub fn levenshtein_utf16(a: &[u16], b: &[u16]) -> usize {
+pub(crate) fn levenshtein_utf16(a: &[u16], b: &[u16]) -> usize {
     if a.is_empty() {
         return b.len();
     }
@@ -164,7 +164,7 @@ pub fn levenshtein_utf16(a: &[u16], b: &[u16]) -> usize {
 /// calls): `2 × matched / (|a| + |b|)`, where the matched characters are the longest common
 /// substring (the first one found, scanning `a` then `b`) and, recursively, those left of it
 /// and right of it. `None` when either side is empty.
-pub fn ratcliff_obershelp(a: &str, b: &str) -> Option<f64> {
+pub(crate) fn ratcliff_obershelp(a: &str, b: &str) -> Option<f64> {
     let (a, b): (Vec<u16>, Vec<u16>) = (a.encode_utf16().collect(), b.encode_utf16().collect());
     if a.is_empty() || b.is_empty() {
         return None;
@@ -429,7 +429,7 @@ impl GroupCounts {
 }
 
 /// Counts the header fields of `pred` against `gt`.
-pub fn header_counts(gt: &Paper, pred: &Paper) -> GroupCounts {
+pub(crate) fn header_counts(gt: &Paper, pred: &Paper) -> GroupCounts {
     let mut out = GroupCounts::new(HEADER_FIELDS.len());
     let (g, p) = (header_values(gt), header_values(pred));
     for (i, field) in HEADER_FIELDS.iter().enumerate() {
@@ -485,7 +485,7 @@ fn cite(r: &Reference) -> Cite {
 
 /// Aligns the predicted citations with the gold ones and counts the citation fields (nothing
 /// where the truth has no reference list).
-pub fn citation_counts(gt: &Paper, pred: &Paper) -> GroupCounts {
+pub(crate) fn citation_counts(gt: &Paper, pred: &Paper) -> GroupCounts {
     let mut out = GroupCounts::new(CITATION_FIELDS.len());
     // A truth without a reference list (a header-only one) says nothing about citations: the
     // prediction's are not false positives.

@@ -1,7 +1,7 @@
 //! The `formula` suite's pure half (rules in `docs/formula-suite.md`): finding the formulas of
 //! a prediction's Markdown ([`segment_math`]), pairing each ground-truth formula with the
 //! predicted formula it corresponds to ([`match_formulas`]), and the string metrics of a pair
-//! ([`normalize`], [`edit_sim`], [`exact`]). CDM, which renders, is in `crate::cdm`.
+//! ([`normalize`], [`edit_sim`], [`exact`]). CDM, which renders, is in `crate::external::cdm`.
 //!
 //! Pairing, in two passes:
 //! 1. **Delimited math.** Every math span of the prediction (`$…$`, `$$…$$`, `\(…\)`, `\[…\]`,
@@ -72,7 +72,7 @@ const ENVIRONMENTS: [&str; 10] = [
 /// Finds every math span of a Markdown (or LaTeX-flavoured) text, in order. Escaped dollars
 /// (`\$`) are text; an inline `$…$` does not cross a blank line; code fences other than
 /// `math` and `latex` are skipped.
-pub fn segment_math(text: &str) -> Vec<Segment> {
+pub(crate) fn segment_math(text: &str) -> Vec<Segment> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -209,7 +209,7 @@ fn find_unescaped(s: &str, pat: &str) -> Option<usize> {
 
 /// Strips a formula's outer delimiters as the truth writes them (`$$…$$`, `$…$`, `\[…\]`,
 /// `\(…\)`, an `equation`-like environment), trimmed.
-pub fn strip_delimiters(src: &str) -> String {
+pub(crate) fn strip_delimiters(src: &str) -> String {
     let t = src.trim();
     for (open, close) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")] {
         if t.len() >= open.len() + close.len() && t.starts_with(open) && t.ends_with(close) {
@@ -284,7 +284,7 @@ pub fn exact(gt: &str, pred: &str) -> bool {
 }
 
 /// The key formulas are paired on: the LaTeX as plain Unicode, white space dropped.
-pub fn match_key(latex: &str) -> String {
+pub(crate) fn match_key(latex: &str) -> String {
     latex_to_plain(&strip_delimiters(latex)).chars().filter(|c| !c.is_whitespace()).collect()
 }
 
@@ -321,7 +321,7 @@ pub struct Matched {
 /// Pairs each GT formula (LaTeX, with or without delimiters) with its prediction in `text` (a
 /// prediction's Markdown): `out[g]` is GT formula `g`'s, or `None` for a miss (see the module
 /// doc).
-pub fn match_formulas(gt: &[String], text: &str) -> Vec<Option<Matched>> {
+pub(crate) fn match_formulas(gt: &[String], text: &str) -> Vec<Option<Matched>> {
     let segs = segment_math(text);
     let gt_keys: Vec<String> = gt.iter().map(|g| match_key(g)).collect();
     let seg_keys: Vec<String> = segs.iter().map(|s| match_key(&s.latex)).collect();

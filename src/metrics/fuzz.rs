@@ -97,7 +97,8 @@ fn indel_similarity(lcs: usize, len1: usize, len2: usize) -> f64 {
 }
 
 /// Indel distance (insertions and deletions only) between two character sequences.
-pub fn indel_distance(a: &[char], b: &[char]) -> usize {
+#[cfg(test)]
+pub(crate) fn indel_distance(a: &[char], b: &[char]) -> usize {
     let masks = PatternMasks::new(a);
     let lcs = masks.lcs(b, &mut Vec::new());
     a.len() + b.len() - 2 * lcs
@@ -111,7 +112,7 @@ pub fn ratio(s1: &str, s2: &str) -> f64 {
 }
 
 /// [`ratio`] over character slices.
-pub fn ratio_chars(a: &[char], b: &[char]) -> f64 {
+pub(crate) fn ratio_chars(a: &[char], b: &[char]) -> f64 {
     let masks = PatternMasks::new(a);
     let lcs = masks.lcs(b, &mut Vec::new());
     indel_similarity(lcs, a.len(), b.len()) * 100.0
@@ -119,6 +120,7 @@ pub fn ratio_chars(a: &[char], b: &[char]) -> f64 {
 
 /// rapidfuzz's `score_cutoff`: 0 when the cutoff is above 100 (not computed) or the score is
 /// below it.
+#[cfg(test)]
 fn with_cutoff(cutoff: f64, score: impl FnOnce() -> f64) -> f64 {
     if cutoff > 100.0 {
         return 0.0;
@@ -132,7 +134,8 @@ fn with_cutoff(cutoff: f64, score: impl FnOnce() -> f64) -> f64 {
 }
 
 /// `rapidfuzz.fuzz.ratio(s1, s2, score_cutoff=cutoff)`: the ratio, or 0 when it is below `cutoff`.
-pub fn ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
     with_cutoff(cutoff, || ratio(s1, s2))
 }
 
@@ -146,12 +149,13 @@ pub fn partial_ratio(s1: &str, s2: &str) -> f64 {
 
 /// `rapidfuzz.fuzz.partial_ratio(s1, s2, score_cutoff=cutoff)`: the score, or 0 when it is below
 /// `cutoff` (a cutoff never changes which window wins, only whether the best one is reported).
-pub fn partial_ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
+#[cfg(test)]
+pub(crate) fn partial_ratio_with_cutoff(s1: &str, s2: &str, cutoff: f64) -> f64 {
     with_cutoff(cutoff, || partial_ratio(s1, s2))
 }
 
 /// [`partial_ratio`] over character slices.
-pub fn partial_ratio_chars(s1: &[char], s2: &[char]) -> f64 {
+pub(crate) fn partial_ratio_chars(s1: &[char], s2: &[char]) -> f64 {
     if s1.is_empty() || s2.is_empty() {
         return if s1.is_empty() && s2.is_empty() { 100.0 } else { 0.0 };
     }
@@ -237,7 +241,7 @@ pub fn find_near_matches(subsequence: &str, sequence: &str, max_l_dist: usize) -
 }
 
 /// [`find_near_matches`] over character slices.
-pub fn find_near_matches_chars(sub: &[char], seq: &[char], max_l_dist: usize) -> Vec<Match> {
+pub(crate) fn find_near_matches_chars(sub: &[char], seq: &[char], max_l_dist: usize) -> Vec<Match> {
     if sub.is_empty() {
         return Vec::new();
     }

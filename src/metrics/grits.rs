@@ -98,7 +98,7 @@ impl<T> Grid<T> {
 }
 
 /// Returns `(precision, recall, f)` for a matched score (`grits.py::compute_fscore`).
-pub fn compute_fscore(true_positives: f64, num_true: usize, num_positives: usize) -> Grits {
+pub(crate) fn compute_fscore(true_positives: f64, num_true: usize, num_positives: usize) -> Grits {
     let precision = if num_positives > 0 { true_positives / num_positives as f64 } else { 1.0 };
     let recall = if num_true > 0 { true_positives / num_true as f64 } else { 1.0 };
     let f = if precision + recall > 0.0 {
@@ -205,7 +205,7 @@ fn align_2d_outer(
 
 /// Factored 2D-MSS score of two grids under `reward(true_entry, pred_entry)`
 /// (`grits.py::factored_2dmss`; the upper bound it also returns is not computed).
-pub fn factored_2dmss<A, B>(
+pub(crate) fn factored_2dmss<A, B>(
     true_grid: &Grid<A>,
     pred_grid: &Grid<B>,
     reward: impl FnMut(&A, &B) -> f64,
@@ -224,7 +224,7 @@ pub struct Alignment {
 }
 
 /// [`factored_2dmss`], also returning the row and column alignment its score sums over.
-pub fn factored_2dmss_aligned<A, B>(
+pub(crate) fn factored_2dmss_aligned<A, B>(
     true_grid: &Grid<A>,
     pred_grid: &Grid<B>,
     mut reward: impl FnMut(&A, &B) -> f64,
@@ -255,12 +255,14 @@ pub fn factored_2dmss_aligned<A, B>(
 
 /// `grits.py::lcs_similarity`: `2·M / (|a| + |b|)` over `char`s with `M` the difflib matching
 /// blocks' total size (`SequenceMatcher(None, a, b)`, autojunk on); 1 when both are empty.
-pub fn lcs_similarity(a: &str, b: &str) -> f64 {
+#[cfg(test)]
+pub(crate) fn lcs_similarity(a: &str, b: &str) -> f64 {
     let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
     lcs_similarity_chars(&a, &b)
 }
 
+#[cfg(test)]
 fn lcs_similarity_chars(a: &[char], b: &[char]) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
@@ -313,7 +315,7 @@ pub fn iou(b1: &BBox, b2: &BBox) -> f64 {
 
 /// Grid of the index of the cell covering each slot (`None` for holes), the later cell winning
 /// where cells overlap; the size is the cells' extent, 1 × 0 without cells.
-pub fn cell_index_grid(table: &Table) -> Grid<Option<usize>> {
+pub(crate) fn cell_index_grid(table: &Table) -> Grid<Option<usize>> {
     if table.cells.is_empty() {
         return Grid { rows: 1, cols: 0, slots: Vec::new() };
     }
@@ -337,7 +339,7 @@ fn spanned(start: u32, span: u32) -> std::ops::Range<usize> {
 }
 
 /// `cells_to_relspan_grid`: the relative span box of every slot; holes are `[0, 0, 0, 0]`.
-pub fn relspan_grid(table: &Table) -> Grid<BBox> {
+pub(crate) fn relspan_grid(table: &Table) -> Grid<BBox> {
     let idx = cell_index_grid(table);
     let mut slots = Vec::with_capacity(idx.slots.len());
     for i in 0..idx.rows {
@@ -362,7 +364,7 @@ fn relspan(c: &Cell, i: usize, j: usize) -> BBox {
 }
 
 /// `cells_to_grid(cells, 'cell_text')`: each slot's cell text; holes are `""`.
-pub fn text_grid(table: &Table) -> Grid<&str> {
+pub(crate) fn text_grid(table: &Table) -> Grid<&str> {
     let idx = cell_index_grid(table);
     let slots = idx.slots.iter().map(|k| k.map_or("", |k| table.cells[k].text.as_str())).collect();
     Grid { rows: idx.rows, cols: idx.cols, slots }
@@ -370,7 +372,7 @@ pub fn text_grid(table: &Table) -> Grid<&str> {
 
 /// `cells_to_grid(cells, 'bbox')` with `boxes[k]` the box of `table.cells[k]`; holes are
 /// `[0, 0, 0, 0]`. Returns `None` when `boxes` and the cells differ in number.
-pub fn bbox_grid(table: &Table, boxes: &[BBox]) -> Option<Grid<BBox>> {
+pub(crate) fn bbox_grid(table: &Table, boxes: &[BBox]) -> Option<Grid<BBox>> {
     if boxes.len() != table.cells.len() {
         return None;
     }
@@ -405,7 +407,7 @@ pub fn grits_con(gt: &Table, pred: &Table) -> Grits {
 
 /// [`grits_con`], also returning its row and column alignment (grid slots, as
 /// [`cell_index_grid`] lays them out).
-pub fn grits_con_aligned(gt: &Table, pred: &Table) -> (Grits, Alignment) {
+pub(crate) fn grits_con_aligned(gt: &Table, pred: &Table) -> (Grits, Alignment) {
     let (tg, pg) = (text_grid(gt), text_grid(pred));
     let (tids, tstr) = intern(&tg);
     let (pids, pstr) = intern(&pg);

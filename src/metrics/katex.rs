@@ -1,4 +1,4 @@
-//! KaTeX rendering for olmOCR-bench `math` tests: a [`MathRenderer`] backed by the `katex` npm
+//! KaTeX rendering for olmOCR-bench `math` tests: the `MathRenderer` backed by the `katex` npm
 //! package under Node.js, reproducing the MathML half of olmOCR's comparison. Reference: PyPI
 //! olmocr 0.4.27, `olmocr/bench/katex/render.py` (`render_equation`,
 //! `compare_rendered_equations`) and `olmocr/bench/tests.py` (`MathTest`), with the KaTeX that
@@ -39,7 +39,7 @@
 //! `&gt;`), which can empty an element into `<x/>`. On 1431 formulas (the sample's and
 //! generated ones, 168 of them KaTeX errors) the keys, the glyphs and the errors equal
 //! Chromium's (`bench/katex_reference.sh`). Step 2 exactly on boxes laid out by a browser
-//! ([`positional_match`], pure; the boxes come from `crate::browser::BrowserKatex`, KaTeX in
+//! ([`positional_match`], pure; the boxes come from `crate::external::chromium::BrowserKatex`, KaTeX in
 //! headless Chromium as the runner renders), and otherwise only where it does not depend on
 //! layout ([`compare`]): the glyph texts come from the DOM alone ([`glyphs`]), so a reference
 //! without glyphs (for example a KaTeX error) matches any hypothesis, and a reference glyph
@@ -48,19 +48,14 @@
 //! [`MathRenderer::matches`] counts it as no match and [`MathRenderer::decide`] says it is
 //! undecided, so a suite can say which tests were decided without the browser.
 //!
-//! IO. [`KatexRenderer`] owns one long-lived `node` process (requests and replies are JSON lines)
-//! and a cache of renders; everything else in this module is pure.
+//! Pure: the renders come from `crate::external::katex::KatexRenderer` (KaTeX under node) or
+//! `crate::external::chromium::BrowserKatex` (KaTeX in headless Chromium).
 
 use std::collections::HashMap;
-use std::fmt;
-use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use super::olmocr::{py_isspace, MathRenderer};
+use super::olmocr::py_isspace;
 
 /// The KaTeX version olmocr 0.4.27 bundles (and `scripts/katex/package.json` pins).
 pub const KATEX_VERSION: &str = "0.16.21";
@@ -276,7 +271,7 @@ impl Lxml {
 }
 
 /// `re.sub(r"\s+", "", s)` with Python's (Unicode) `\s`.
-pub fn strip_whitespace(s: &str) -> String {
+pub(crate) fn strip_whitespace(s: &str) -> String {
     s.chars().filter(|&c| !py_isspace(c)).collect()
 }
 
@@ -285,7 +280,7 @@ const SOUP_EMPTY_DOC: &str = "<?xmlversion=\"1.0\"encoding=\"utf-8\"?>";
 
 /// The normalized MathML "inner" of a successful render (`normalize(extract_inner(mathml))`),
 /// from KaTeX's markup (the whole `renderToString` output, or just its `<math>`).
-pub fn mathml_key(markup: &str, mode: Normalization) -> String {
+pub(crate) fn mathml_key(markup: &str, mode: Normalization) -> String {
     let nodes = parse_markup(markup);
     let Some(math) = find_in(&nodes, "math") else {
         return match mode {
@@ -325,7 +320,7 @@ pub fn mathml_key(markup: &str, mode: Normalization) -> String {
 /// The normalized "inner" of a failed render, whose MathML is the error message: with lxml, an
 /// XML parse of plain text yields an empty document (the declaration only); without, the
 /// message itself. (A message holding something that lxml reads as a tag is not modelled.)
-pub fn error_key(message: &str, mode: Normalization) -> String {
+pub(crate) fn error_key(message: &str, mode: Normalization) -> String {
     match mode {
         Normalization::Xml => SOUP_EMPTY_DOC.to_string(),
         Normalization::RawHtml => strip_whitespace(message),
@@ -380,7 +375,7 @@ pub fn glyphs(markup: &str) -> Vec<String> {
 
 /// The one-character glyphs the positional comparison works on: spans that are exactly U+200B
 /// dropped, the rest split into characters.
-pub fn positional_chars(glyphs: &[String]) -> Vec<char> {
+pub(crate) fn positional_chars(glyphs: &[String]) -> Vec<char> {
     glyphs.iter().filter(|g| g.as_str() != "\u{200b}").flat_map(|g| g.chars()).collect()
 }
 
@@ -573,7 +568,7 @@ impl Search<'_> {
 
 impl KatexRender {
     /// Build a render from `render.js`'s reply: KaTeX's markup, or its error message.
-    pub fn from_reply(reply: Result<&str, &str>, mode: Normalization) -> KatexRender {
+    pub(crate) fn from_reply(reply: Result<&str, &str>, mode: Normalization) -> KatexRender {
         match reply {
             Ok(markup) => KatexRender {
                 key: mathml_key(markup, mode),
@@ -593,7 +588,7 @@ impl KatexRender {
     /// Build a render from what the browser extracted (`render_equation`'s result): the
     /// `outerHTML` of `<math>` and the inner-most spans with their boxes, or KaTeX's error
     /// message (whose render has no spans).
-    pub fn from_browser(
+    pub(crate) fn from_browser(
         reply: Result<(&str, Vec<SpanBox>), &str>,
         mode: Normalization,
     ) -> KatexRender {
@@ -684,232 +679,6 @@ pub fn compare(reference: &KatexRender, hypothesis: &KatexRender) -> Comparison 
 // ---------------------------------------------------------------------------------------------
 // The node process
 // ---------------------------------------------------------------------------------------------
-
-/// Why the renderer could not start or answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KatexError {
-    /// The `node` executable could not be started.
-    NodeMissing(String),
-    /// The script or the katex package is missing or does not load.
-    KatexMissing(String),
-    /// The node process died or answered something unexpected.
-    Protocol(String),
-}
-
-impl fmt::Display for KatexError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KatexError::NodeMissing(why) => write!(
-                f,
-                "cannot run node ({why}); install Node.js (20 or later), then run `{INSTALL_HINT}`"
-            ),
-            KatexError::KatexMissing(why) => {
-                write!(
-                    f,
-                    "KaTeX is not available ({why}); run `{INSTALL_HINT}` in the project root"
-                )
-            }
-            KatexError::Protocol(why) => write!(f, "KaTeX renderer failed: {why}"),
-        }
-    }
-}
-
-impl std::error::Error for KatexError {}
-
-#[derive(Deserialize)]
-struct Reply {
-    #[serde(default)]
-    markup: Option<String>,
-    #[serde(default)]
-    error: Option<String>,
-    #[serde(default)]
-    ready: bool,
-    #[serde(default)]
-    katex: Option<String>,
-    #[serde(default)]
-    fatal: Option<String>,
-}
-
-struct Process {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-}
-
-impl Process {
-    fn read_reply(&mut self) -> Result<Reply, KatexError> {
-        let mut line = String::new();
-        match self.stdout.read_line(&mut line) {
-            Ok(0) => Err(KatexError::Protocol("node exited".to_string())),
-            Ok(_) => serde_json::from_str(&line)
-                .map_err(|e| KatexError::Protocol(format!("bad reply {line:?}: {e}"))),
-            Err(e) => Err(KatexError::Protocol(format!("reading from node: {e}"))),
-        }
-    }
-
-    fn request(&mut self, tex: &str) -> Result<Reply, KatexError> {
-        let msg = serde_json::json!({ "tex": tex }).to_string();
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| KatexError::Protocol("node's stdin is closed".to_string()))?;
-        writeln!(stdin, "{msg}")
-            .and_then(|()| stdin.flush())
-            .map_err(|e| KatexError::Protocol(format!("writing to node: {e}")))?;
-        self.read_reply()
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        // Closing stdin ends render.js's read loop; then reap the child.
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
-}
-
-struct State {
-    process: Process,
-    cache: HashMap<String, Arc<KatexRender>>,
-    failure: Option<KatexError>,
-}
-
-/// A [`MathRenderer`] that renders with KaTeX in one long-lived `node` process running
-/// `scripts/katex/render.js`, caching renders by formula.
-pub struct KatexRenderer {
-    state: Mutex<State>,
-    mode: Normalization,
-    version: String,
-}
-
-impl fmt::Debug for KatexRenderer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("KatexRenderer")
-            .field("mode", &self.mode)
-            .field("version", &self.version)
-            .finish_non_exhaustive()
-    }
-}
-
-impl KatexRenderer {
-    /// The folder holding `render.js` and `node_modules/katex` in this source tree.
-    pub fn default_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("katex")
-    }
-
-    /// Start `node` (from `PATH`) on `dir/render.js`, with the lxml normalization.
-    pub fn start(dir: &Path) -> Result<KatexRenderer, KatexError> {
-        KatexRenderer::start_with(Path::new("node"), dir, Normalization::Xml)
-    }
-
-    /// Start the given `node` executable on `dir/render.js` with the given normalization.
-    pub fn start_with(
-        node: &Path,
-        dir: &Path,
-        mode: Normalization,
-    ) -> Result<KatexRenderer, KatexError> {
-        let script = dir.join("render.js");
-        if !script.is_file() {
-            return Err(KatexError::KatexMissing(format!("{} not found", script.display())));
-        }
-        let package = dir.join("node_modules").join("katex").join("package.json");
-        if !package.is_file() {
-            return Err(KatexError::KatexMissing(format!("{} not found", package.display())));
-        }
-        let mut child = Command::new(node)
-            .arg(&script)
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| KatexError::NodeMissing(format!("{}: {e}", node.display())))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(KatexError::Protocol("no pipes to node".to_string()));
-        };
-        let mut process = Process { child, stdin: Some(stdin), stdout: BufReader::new(stdout) };
-        let hello = process.read_reply()?;
-        if let Some(fatal) = hello.fatal {
-            return Err(KatexError::KatexMissing(fatal));
-        }
-        let version = match (hello.ready, hello.katex) {
-            (true, Some(v)) => v,
-            _ => return Err(KatexError::Protocol("no handshake from render.js".to_string())),
-        };
-        Ok(KatexRenderer {
-            state: Mutex::new(State { process, cache: HashMap::new(), failure: None }),
-            mode,
-            version,
-        })
-    }
-
-    /// The KaTeX version the node process loaded.
-    pub fn version(&self) -> &str {
-        &self.version
-    }
-
-    /// The normalization in use.
-    pub fn normalization(&self) -> Normalization {
-        self.mode
-    }
-
-    /// Render `tex` (cached). A KaTeX error is a successful call whose render has `error` set;
-    /// `Err` means the node process failed.
-    pub fn render_checked(&self, tex: &str) -> Result<Arc<KatexRender>, KatexError> {
-        let mut state = self.state.lock().map_err(|_| KatexError::Protocol("poisoned".into()))?;
-        if let Some(r) = state.cache.get(tex) {
-            return Ok(Arc::clone(r));
-        }
-        let reply = state.process.request(tex)?;
-        let render = match (reply.markup, reply.error) {
-            (Some(m), _) => KatexRender::from_reply(Ok(&m), self.mode),
-            (None, Some(e)) => KatexRender::from_reply(Err(&e), self.mode),
-            (None, None) => return Err(KatexError::Protocol("empty reply".to_string())),
-        };
-        let render = Arc::new(render);
-        state.cache.insert(tex.to_string(), Arc::clone(&render));
-        Ok(render)
-    }
-
-    /// The first process failure met by [`MathRenderer::render`] (which can only answer
-    /// `None`), if any. A caller should check it after scoring.
-    pub fn failure(&self) -> Option<KatexError> {
-        self.state.lock().ok().and_then(|s| s.failure.clone())
-    }
-
-    /// Number of distinct formulas rendered so far.
-    pub fn cached(&self) -> usize {
-        self.state.lock().map_or(0, |s| s.cache.len())
-    }
-}
-
-impl MathRenderer for KatexRenderer {
-    type Rendered = Arc<KatexRender>;
-
-    /// Always `Some` while node works, KaTeX errors included (olmocr 0.4.27's `render_equation`
-    /// never returns `None`); `None` after a process failure (see [`KatexRenderer::failure`]).
-    fn render(&self, latex: &str) -> Option<Arc<KatexRender>> {
-        match self.render_checked(latex) {
-            Ok(r) => Some(r),
-            Err(e) => {
-                if let Ok(mut s) = self.state.lock() {
-                    s.failure.get_or_insert(e);
-                }
-                None
-            }
-        }
-    }
-
-    fn matches(&self, reference: &Arc<KatexRender>, hypothesis: &Arc<KatexRender>) -> bool {
-        compare(reference, hypothesis).matched()
-    }
-
-    fn decide(&self, reference: &Arc<KatexRender>, hypothesis: &Arc<KatexRender>) -> Option<bool> {
-        compare(reference, hypothesis).decided()
-    }
-}
 
 #[cfg(test)]
 mod tests;

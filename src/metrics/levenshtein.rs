@@ -142,7 +142,7 @@ impl Peq {
     /// Semi-global mode: calls `each` once per text position `j`, in order, with the smallest
     /// distance between the pattern and any substring of `text` ending at `j` (an empty
     /// pattern gives 0 everywhere).
-    pub fn semi_global(&self, text: impl IntoIterator<Item = u32>, each: impl FnMut(usize)) {
+    pub(crate) fn semi_global(&self, text: impl IntoIterator<Item = u32>, each: impl FnMut(usize)) {
         self.run(text, 0, each);
     }
 
@@ -312,7 +312,7 @@ impl Pattern {
     }
 
     /// The number of ids, 0 (absent chars) included.
-    pub fn symbols(&self) -> usize {
+    pub(crate) fn symbols(&self) -> usize {
         self.alphabet.symbols
     }
 
@@ -329,7 +329,7 @@ impl Pattern {
     /// Semi-global mode: for every end `j` of a prefix of `text`, the smallest distance between
     /// the pattern and any substring of `text` ending at `j` (approximate search; a lower bound
     /// for any window ending there).
-    pub fn search_profile(&self, text: &[char]) -> Vec<usize> {
+    pub(crate) fn search_profile(&self, text: &[char]) -> Vec<usize> {
         let mut out = Vec::with_capacity(text.len());
         self.peq.semi_global(text.iter().map(|c| self.alphabet.id(*c)), |s| out.push(s));
         out

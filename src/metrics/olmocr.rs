@@ -143,7 +143,6 @@ mod score;
 mod table;
 mod text;
 
-pub use baseline::*;
 pub use math::*;
 pub use score::*;
 pub use table::*;
@@ -503,13 +502,13 @@ impl Test {
     }
 
     /// [`Test::run`] with a renderer for the `math` tests' rendered comparison.
-    pub fn run_with<R: MathRenderer>(&self, md: &str, renderer: &R) -> (bool, String) {
+    pub(crate) fn run_with<R: MathRenderer>(&self, md: &str, renderer: &R) -> (bool, String) {
         let r = self.run_traced(md, renderer);
         (r.passed, r.explanation)
     }
 
     /// [`Test::run_with`], saying whether a failing `math` test needed the browser's layout.
-    pub fn run_traced<R: MathRenderer>(&self, md: &str, renderer: &R) -> TestRun {
+    pub(crate) fn run_traced<R: MathRenderer>(&self, md: &str, renderer: &R) -> TestRun {
         if let Test::Math(t) = self {
             return t.run_traced(md, renderer);
         }

@@ -49,7 +49,7 @@ impl Score {
 
 /// A table's cell tuples `(row, col, content)`, sorted by row then column (every cell, empty
 /// ones too: an HTML table lists them).
-pub fn tuples(t: &Table) -> Vec<(u32, u32, &str)> {
+pub(crate) fn tuples(t: &Table) -> Vec<(u32, u32, &str)> {
     let mut v: Vec<(u32, u32, &str)> =
         t.cells.iter().map(|c| (c.row, c.col, c.text.as_str())).collect();
     v.sort_by_key(|&(r, c, _)| (r, c));
@@ -59,7 +59,11 @@ pub fn tuples(t: &Table) -> Vec<(u32, u32, &str)> {
 /// `difflib.get_close_matches(word, possibilities, n=1, cutoff)`: the possibility with the
 /// highest `SequenceMatcher(None, possibility, word).ratio()` at or above `cutoff`, ties to the
 /// greatest string (Python compares `(score, string)` tuples).
-pub fn close_match<'a>(word: &str, possibilities: &[&'a str], cutoff: f64) -> Option<&'a str> {
+pub(crate) fn close_match<'a>(
+    word: &str,
+    possibilities: &[&'a str],
+    cutoff: f64,
+) -> Option<&'a str> {
     let mut best: Option<(f64, &'a str)> = None;
     for &p in possibilities {
         let r = ratio_str(p, word);
@@ -78,7 +82,7 @@ fn squash(s: &str) -> String {
 /// The reference's `calculate_edit_distance(gt, pred, return_as="score")`: `1 − min(lev /
 /// max(len(pred), 1), 1)` on whitespace-squashed strings. The denominator is the *prediction's*
 /// length, as the reference passes it as the `source` argument.
-pub fn edit_score(gt: &str, pred: &str) -> f64 {
+pub(crate) fn edit_score(gt: &str, pred: &str) -> f64 {
     let (g, p) = (squash(gt), squash(pred));
     let d = levenshtein(&g, &p) as f64;
     let len = p.chars().count().max(1) as f64;

@@ -199,7 +199,7 @@ impl Resampler {
 /// Cost: one dot product of count weights with each series per resample, taken in blocks of
 /// resamples and tiles of documents; series sharing a pattern of missing documents share its
 /// presence sums.
-pub fn bootstrap_means(
+pub(crate) fn bootstrap_means(
     series: &[&[f64]],
     strata: &[usize],
     resamples: usize,
@@ -380,7 +380,7 @@ fn weighted_sums(rows: &[Row], strata: &[usize], resamples: usize, seed: u64) ->
 /// `stat` returns `None` (or a NaN) for a resample where the statistic is undefined; those are
 /// left out. `None` when no resample gives a value, `resamples` is 0 or `level` is not in
 /// `(0, 1)`.
-pub fn bootstrap_statistic(
+pub(crate) fn bootstrap_statistic(
     strata: &[usize],
     resamples: usize,
     level: f64,
@@ -532,7 +532,7 @@ fn signed_sums(values: &[f64]) -> Vec<f64> {
 /// `min(1, max_{j <= k} (m - j) p_(j))`, so the adjusted values keep the order of the raw ones
 /// and a family of tests keeps its error rate. Returned in the input's order. A NaN stays NaN
 /// and does not count in `m` (statsmodels would propagate it).
-pub fn holm(p: &[f64]) -> Vec<f64> {
+pub(crate) fn holm(p: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..p.len()).filter(|&i| !p[i].is_nan()).collect();
     order.sort_by(|&i, &j| p[i].total_cmp(&p[j]));
     let m = order.len();
@@ -573,7 +573,7 @@ pub struct Ranks {
 /// share the average of their places; the full data's tied groups are listed in
 /// [`Ranks::ties`]. A provider without a value (all NaN, or a series of another length than
 /// `strata`) or without one in a resample ranks after all others, tied with any other such.
-pub fn rank_bootstrap(
+pub(crate) fn rank_bootstrap(
     scores: &[&[f64]],
     strata: &[usize],
     higher_is_better: bool,

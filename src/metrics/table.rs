@@ -57,12 +57,12 @@ pub struct Similarity {
 
 impl Similarity {
     /// The Hungarian weight: overlap first, edit similarity as a tie-break.
-    pub fn weight(&self) -> f64 {
+    pub(crate) fn weight(&self) -> f64 {
         self.overlap + 0.001 * self.edit
     }
 
     /// Whether the pair is plausible enough to be a match.
-    pub fn plausible(&self) -> bool {
+    pub(crate) fn plausible(&self) -> bool {
         self.overlap >= MIN_OVERLAP || self.edit >= MIN_EDIT
     }
 }
@@ -75,7 +75,7 @@ fn dash_to_minus(c: char) -> char {
 }
 
 /// A cell's comparison key: NFKC, lowercase, no whitespace, dashes as `-`.
-pub fn cell_key(text: &str) -> String {
+pub(crate) fn cell_key(text: &str) -> String {
     text.nfkc()
         .filter(|c| !c.is_whitespace())
         .flat_map(char::to_lowercase)
@@ -110,7 +110,7 @@ pub fn similarity(gt: &Table, pred: &Table) -> Similarity {
 
 /// Pairs GT tables with predicted tables: `out[g]` is the predicted index matched to GT table
 /// `g`, or `None` (see the module doc).
-pub fn match_tables(gt: &[Table], pred: &[Table]) -> Vec<Option<usize>> {
+pub(crate) fn match_tables(gt: &[Table], pred: &[Table]) -> Vec<Option<usize>> {
     let mut out = vec![None; gt.len()];
     if gt.is_empty() || pred.is_empty() {
         return out;
@@ -133,7 +133,7 @@ pub fn match_tables(gt: &[Table], pred: &[Table]) -> Vec<Option<usize>> {
 }
 
 /// Returns a cell's number tokens (see the module doc), signs normalized.
-pub fn number_tokens(text: &str) -> Vec<String> {
+pub(crate) fn number_tokens(text: &str) -> Vec<String> {
     let chars: Vec<char> = text.nfkc().map(dash_to_minus).collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -164,7 +164,7 @@ pub fn number_tokens(text: &str) -> Vec<String> {
 }
 
 /// Whether a GT cell is numeric: it has an ASCII digit and no alphabetic character.
-pub fn is_numeric_cell(text: &str) -> bool {
+pub(crate) fn is_numeric_cell(text: &str) -> bool {
     text.chars().any(|c| c.is_ascii_digit()) && !text.chars().any(char::is_alphabetic)
 }
 
@@ -201,7 +201,7 @@ impl ValueAccuracy {
 
 /// Value accuracy of `pred` against `gt` under the GriTS-Con alignment `al` (see the module
 /// doc).
-pub fn value_accuracy(gt: &Table, pred: &Table, al: &Alignment) -> ValueAccuracy {
+pub(crate) fn value_accuracy(gt: &Table, pred: &Table, al: &Alignment) -> ValueAccuracy {
     let row_of: HashMap<usize, usize> = al.rows.iter().copied().collect();
     let col_of: HashMap<usize, usize> = al.cols.iter().copied().collect();
     let pred_idx = grits::cell_index_grid(pred);
@@ -272,7 +272,7 @@ impl TableScores {
 }
 
 /// Renders a table for TEDS: every cell a `td`, inside `<html><body>`.
-pub fn teds_html(t: &Table) -> String {
+pub(crate) fn teds_html(t: &Table) -> String {
     let mut plain = t.clone();
     for c in &mut plain.cells {
         c.header = false;

@@ -13,12 +13,12 @@ pub const NORMALIZE_VERSION: u32 = 1;
 
 /// Returns whether a line holds only ASCII digits and white space (review line numbers, page
 /// numbers). An empty or blank line counts as such a line.
-pub fn is_number_line(line: &str) -> bool {
+pub(crate) fn is_number_line(line: &str) -> bool {
     line.chars().all(|c| c.is_ascii_digit() || c.is_whitespace())
 }
 
 /// Folds one line to ASCII lowercase: NFKD, then every non-ASCII char dropped, then lowercase.
-pub fn fold_line(line: &str, out: &mut String) {
+pub(crate) fn fold_line(line: &str, out: &mut String) {
     if line.is_ascii() {
         out.extend(line.chars().map(|c| c.to_ascii_lowercase()));
         return;
@@ -32,7 +32,7 @@ pub fn fold_line(line: &str, out: &mut String) {
 
 /// Returns `loose(text)`: number-only lines dropped, the rest folded to ASCII and lowercased,
 /// lines joined by `\n`.
-pub fn loose(text: &str) -> String {
+pub(crate) fn loose(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
         if is_number_line(line) {
@@ -58,7 +58,7 @@ pub fn squash(text: &str) -> String {
 }
 
 /// Appends one line folded as by [`fold_line`] with its white space removed.
-pub fn squash_line(line: &str, out: &mut String) {
+pub(crate) fn squash_line(line: &str, out: &mut String) {
     if line.is_ascii() {
         out.extend(
             line.bytes()
@@ -76,7 +76,7 @@ pub fn squash_line(line: &str, out: &mut String) {
 
 /// Calls `f` on every token of an already loose (ASCII lowercase) string: the maximal runs of
 /// `[a-z0-9]`.
-pub fn for_each_token<'a>(loose_text: &'a str, mut f: impl FnMut(&'a str)) {
+pub(crate) fn for_each_token<'a>(loose_text: &'a str, mut f: impl FnMut(&'a str)) {
     let b = loose_text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -106,12 +106,12 @@ pub fn tokens(text: &str) -> Vec<String> {
 
 /// Returns the heading comparison key: `tokens(heading)` joined by single spaces, so that
 /// `1. Introduction` and `1 Introduction` compare equal.
-pub fn heading_key(heading: &str) -> String {
+pub(crate) fn heading_key(heading: &str) -> String {
     tokens(heading).join(" ")
 }
 
 /// Returns whether a char is CJK (ideographs, kana, Hangul, CJK punctuation and forms).
-pub fn is_cjk(c: char) -> bool {
+pub(crate) fn is_cjk(c: char) -> bool {
     matches!(c as u32,
         0x2E80..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFE30..=0xFE4F
         | 0xFF00..=0xFFEF | 0x20000..=0x2FA1F)
@@ -129,7 +129,7 @@ pub struct LineInfo<'a> {
 }
 
 /// Returns the junk flag, table flag and data values of a line.
-pub fn line_info(line: &str) -> LineInfo<'_> {
+pub(crate) fn line_info(line: &str) -> LineInfo<'_> {
     let mut junk = false;
     if !line.is_ascii() {
         let mut non_space = 0usize;
@@ -175,7 +175,8 @@ pub fn line_info(line: &str) -> LineInfo<'_> {
 /// Returns whether a GT line is a junk line: more than 30% of its non-space chars are
 /// non-ASCII, or it holds CJK, or more than half of its whitespace-separated tokens are a single
 /// char. Blank lines are not junk.
-pub fn is_junk_line(line: &str) -> bool {
+#[cfg(test)]
+pub(crate) fn is_junk_line(line: &str) -> bool {
     line_info(line).junk
 }
 
@@ -189,7 +190,7 @@ fn trim_number_token(t: &str) -> &str {
 
 /// Returns whether `t` (already trimmed) is a data value: it fully matches
 /// `\d{1,3}(,\d{3})+(\.\d+)?%?`, `\d+\.\d+%?`, `\d+%` or `\d{2,}`.
-pub fn is_data_value(t: &str) -> bool {
+pub(crate) fn is_data_value(t: &str) -> bool {
     let b = t.as_bytes();
     let b = b.strip_suffix(b"%").map(|s| (s, true)).unwrap_or((b, false));
     let (body, pct) = b;
@@ -225,7 +226,7 @@ pub fn is_data_value(t: &str) -> bool {
 /// Returns the data values of a text (`docs/paper-suite.md` §4.1), in order, with repeats: every
 /// whitespace-separated token that, with its surrounding punctuation trimmed, is a data value.
 /// Single digits never count.
-pub fn data_values(text: &str) -> Vec<&str> {
+pub(crate) fn data_values(text: &str) -> Vec<&str> {
     text.split_whitespace()
         .filter(|t| t.bytes().any(|b| b.is_ascii_digit()))
         .map(trim_number_token)
@@ -242,14 +243,14 @@ fn is_numeric_token(t: &str) -> bool {
 
 /// Returns whether a GT line is a table line (for text-only GT): a non-junk line with at least
 /// 2 data values in which numeric tokens are at least half of all whitespace-separated tokens.
-pub fn is_table_line(line: &str) -> bool {
+pub(crate) fn is_table_line(line: &str) -> bool {
     // Two data values need at least two digits.
     line.bytes().filter(u8::is_ascii_digit).nth(1).is_some() && line_info(line).table
 }
 
 /// Returns `text` with every HTML comment (`<!-- ... -->`) removed; an unterminated comment
 /// runs to the end of the text.
-pub fn strip_html_comments(text: &str) -> String {
+pub(crate) fn strip_html_comments(text: &str) -> String {
     if !text.contains("<!--") {
         return text.to_string();
     }
@@ -267,7 +268,7 @@ pub fn strip_html_comments(text: &str) -> String {
 }
 
 /// Returns `text` with every run of white space replaced by one space, trimmed.
-pub fn collapse_ws(text: &str) -> String {
+pub(crate) fn collapse_ws(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for w in text.split_whitespace() {
         if !out.is_empty() {

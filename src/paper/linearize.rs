@@ -25,12 +25,12 @@ use crate::normalize::latex_to_plain;
 use crate::normalize::{collapse_ws, heading_key, is_table_line, strip_html_comments};
 
 /// Returns whether a heading key (see [`heading_key`]) names the abstract.
-pub fn is_abstract_key(key: &str) -> bool {
+pub(crate) fn is_abstract_key(key: &str) -> bool {
     strip_number(key) == "abstract"
 }
 
 /// Returns whether a heading key names the reference list.
-pub fn is_references_key(key: &str) -> bool {
+pub(crate) fn is_references_key(key: &str) -> bool {
     matches!(
         strip_number(key),
         "references" | "reference" | "bibliography" | "literature cited" | "works cited"
@@ -60,7 +60,7 @@ enum Mode {
 
 /// Flattens a table block to one line: cells in row then column order, joined by single
 /// spaces; without cells, its text with white space collapsed.
-pub fn flatten_table(b: &Block) -> String {
+pub(crate) fn flatten_table(b: &Block) -> String {
     match &b.table {
         Some(t) if !t.cells.is_empty() => {
             let mut cells: Vec<_> = t.cells.iter().collect();

@@ -26,7 +26,7 @@ struct Pattern {
 }
 
 /// Returns the mentions found in the abstract and the sections, in order of appearance.
-pub fn extract(paper: &Paper) -> Vec<Mention> {
+pub(crate) fn extract(paper: &Paper) -> Vec<Mention> {
     let mut out = Vec::new();
     scan(paper, |text, found| {
         let sentences = sentences(text);
@@ -47,7 +47,7 @@ pub fn extract(paper: &Paper) -> Vec<Mention> {
 
 /// Returns the reference index of every mention, in order of appearance: [`extract`] without
 /// the contexts, for the metrics.
-pub fn cited(paper: &Paper) -> Vec<usize> {
+pub(crate) fn cited(paper: &Paper) -> Vec<usize> {
     let mut out = Vec::new();
     scan(paper, |_, found| out.extend(found.iter().map(|f| f.2)));
     out

@@ -98,13 +98,8 @@ pub struct Mention {
 }
 
 impl Reference {
-    /// Returns the last name of the first author (see [`references::last_name`]), if any.
-    pub fn first_last_name(&self) -> Option<String> {
-        self.authors.iter().map(|a| references::last_name(a)).find(|l| !l.is_empty())
-    }
-
     /// Returns the year's four digits without the letter.
-    pub fn year_digits(&self) -> Option<&str> {
+    pub(crate) fn year_digits(&self) -> Option<&str> {
         let y = self.year.as_deref()?;
         let d = y.trim_end_matches(|c: char| c.is_ascii_alphabetic());
         (!d.is_empty()).then_some(d)
@@ -132,7 +127,7 @@ impl Reference {
 }
 
 /// Folds a name for comparison: NFKD, ASCII only, lowercase, letters and digits only.
-pub fn fold_name(name: &str) -> String {
+pub(crate) fn fold_name(name: &str) -> String {
     let mut s = String::new();
     crate::normalize::fold_line(name, &mut s);
     s.retain(|c| c.is_ascii_alphanumeric());
@@ -164,7 +159,7 @@ impl Paper {
 
     /// Replaces [`Paper::mentions`] with the ones the extractor finds in the abstract and
     /// sections for the references.
-    pub fn rebuild_mentions(&mut self) {
+    pub(crate) fn rebuild_mentions(&mut self) {
         self.mentions = mentions::extract(self);
     }
 }
@@ -172,7 +167,8 @@ impl Paper {
 /// Merges a header truth and a fulltext truth of the same paper: title, abstract and the
 /// paper's own authors from the header, sections from the fulltext, and for every field the
 /// other side's value where one side lacks it. Mentions are rebuilt.
-pub fn merge_header_fulltext(header: Paper, fulltext: Paper) -> Paper {
+#[cfg(test)]
+pub(crate) fn merge_header_fulltext(header: Paper, fulltext: Paper) -> Paper {
     merge(vec![header, fulltext])
 }
 

@@ -44,7 +44,7 @@ fn compose(base: char, mark: char) -> Option<char> {
 /// (`¨ ´ ˜ ^ ˆ ` ¸ ˇ ˘ ˚`) loses the white space around it and combines with the letter after
 /// it (else the one before it), then the text is NFC-normalized. `Pylkk¨ anen` → `Pylkkänen`.
 /// A modifier that combines with neither neighbour is left alone.
-pub fn repair_diacritics(s: &str) -> String {
+pub(crate) fn repair_diacritics(s: &str) -> String {
     if !s.chars().any(|c| combining(c).is_some()) {
         return s.nfc().collect();
     }
@@ -89,7 +89,7 @@ pub fn repair_diacritics(s: &str) -> String {
 /// Returns an author's last name: the final name token after diacritic repair, without a
 /// trailing `.`; for `Last, First` the part before the comma; for Vancouver's `Surname AB`
 /// (a final run of one to three capitals without periods) the word before the initials.
-pub fn last_name(author: &str) -> String {
+pub(crate) fn last_name(author: &str) -> String {
     let a = repair_diacritics(author.trim());
     let a = match a.split_once(',') {
         Some((last, _)) if !last.trim().is_empty() => last.trim().to_string(),
@@ -173,7 +173,7 @@ const ORGANISATION_WORDS: [&str; 40] = [
 /// A. B.`, `Ludwig van Beethoven`) rather than an organisation or a title read where the
 /// authors stand: it holds no organisation word, no digit, and no lowercase word other than a
 /// name particle.
-pub fn is_person(author: &str) -> bool {
+pub(crate) fn is_person(author: &str) -> bool {
     repair_diacritics(author).split_whitespace().all(|w| {
         let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
         let lower = bare.to_lowercase();
@@ -196,7 +196,7 @@ const IDENTIFIER_LABELS: [&str; 9] =
 /// (`World Health Organization` → `worldhealthorganization`). Words with a digit (numbers,
 /// identifiers, years) and identifier labels are skipped, so an entry of identifiers only
 /// gives an empty name.
-pub fn words_key(text: &str) -> String {
+pub(crate) fn words_key(text: &str) -> String {
     let t = repair_diacritics(text);
     t.split_whitespace()
         .map(crate::paper::fold_name)
@@ -219,7 +219,7 @@ fn is_initials(word: &str) -> bool {
 
 /// Splits an author list on `,`, ` and ` and `&`; `Last, F.` pairs become `F. Last`; `et al.`
 /// is dropped.
-pub fn split_authors(s: &str) -> Vec<String> {
+pub(crate) fn split_authors(s: &str) -> Vec<String> {
     let s = et_al().replace_all(s, ",");
     let s = s.replace(" & ", ", ").replace(" and ", ", ");
     let mut out: Vec<String> = Vec::new();
@@ -379,7 +379,7 @@ fn author_block_end(s: &str) -> usize {
 /// Parses one reference-list entry (label, if any, stripped) after diacritic repair. The
 /// venue is the entry's tail as printed (locators and all, see [`split_venue`]); a DOI anywhere
 /// in the entry is taken as the DOI.
-pub fn parse_reference(entry: &str) -> Reference {
+pub(crate) fn parse_reference(entry: &str) -> Reference {
     let s = repair_diacritics(&collapse_ws(entry));
     let doi = find_doi(&s).map(|(_, _, d)| d);
     let s = strip_label(&s);
@@ -441,7 +441,7 @@ fn regexes() -> &'static [Regex; 5] {
 /// `Proceedings of X, pages 12-20` → `Proceedings of X`, page 12; `Transactions on Y, 4:101-118`
 /// → volume 4, page 101; `IEEE T. Z, vol. 5, no. 2, pp. 7-9`. The name is the text before the
 /// first locator. A venue without locators is its own name.
-pub fn split_venue(venue: &str) -> VenueParts {
+pub(crate) fn split_venue(venue: &str) -> VenueParts {
     let v = collapse_ws(venue);
     let [vip, vp, vol, no, pages] = regexes();
     let mut out = VenueParts::default();
@@ -480,7 +480,7 @@ pub fn split_venue(venue: &str) -> VenueParts {
 /// Finds a DOI in a text: `10.<registrant>/<suffix>`, with a `doi:`, `DOI` or resolver
 /// (`https://doi.org/`) prefix if there is one. Returns the byte range of the whole mention
 /// (prefix included) and the DOI without its trailing punctuation.
-pub fn find_doi(text: &str) -> Option<(usize, usize, String)> {
+pub(crate) fn find_doi(text: &str) -> Option<(usize, usize, String)> {
     static R: OnceLock<Regex> = OnceLock::new();
     let re = R.get_or_init(|| {
         Regex::new(r"(?i)(?:(?:https?://)?(?:dx\.)?doi\.org/|\bdoi\s*:?\s*)?\b(10\.\d{4,9}/[^\s]+)")
@@ -528,7 +528,7 @@ fn title_and_venue(rest: &str) -> (Option<String>, Option<String>) {
 
 /// Returns an entry in ACL form, `Authors. Year. Title. Venue.`, which [`parse_reference`]
 /// reads back to the same authors, year, title and venue.
-pub fn format_reference(r: &Reference) -> String {
+pub(crate) fn format_reference(r: &Reference) -> String {
     let mut out = String::new();
     let names: Vec<&str> = r.authors.iter().map(|a| a.trim()).collect();
     match names.len() {
@@ -603,7 +603,7 @@ pub fn format_reference(r: &Reference) -> String {
 
 /// Splits one block of reference-list text into entries: at every `[n]` label that starts a
 /// line or follows white space when the block starts with one, else the block is one entry.
-pub fn split_entries(text: &str) -> Vec<String> {
+pub(crate) fn split_entries(text: &str) -> Vec<String> {
     let t = text.trim();
     if t.is_empty() {
         return Vec::new();

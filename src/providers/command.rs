@@ -61,7 +61,7 @@ impl CommandProvider {
     }
 
     /// Declares the command of a preset (see `providers::preset`), whose id is its own.
-    pub fn for_preset(
+    pub(crate) fn for_preset(
         name: &'static str,
         version: &str,
         template: &str,

@@ -101,7 +101,7 @@ impl CacheKeyBuilder<'_> {
 
 /// Serialises JSON with object keys sorted and no white space, so equal configs hash equal
 /// whatever order their keys were written in.
-pub fn canonical_json(v: &Value) -> String {
+pub(crate) fn canonical_json(v: &Value) -> String {
     let mut out = String::new();
     write_canonical(v, &mut out);
     out

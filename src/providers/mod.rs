@@ -6,7 +6,6 @@
 //! a worker process (see [`runner`]) so that a PDF that hangs or crashes a native library
 //! costs that document, not the batch.
 
-pub mod builtin;
 pub mod command;
 pub mod empty;
 pub mod endpoint;
@@ -16,6 +15,7 @@ pub mod manifest;
 pub mod openai;
 pub mod pdfium;
 pub mod preset;
+pub mod raster;
 pub mod runner;
 pub mod testing;
 pub mod truth;
@@ -103,7 +103,7 @@ pub fn registry() -> Vec<&'static dyn Provider> {
 }
 
 static ALL: &[&dyn Provider] = &[
-    &builtin::PdfiumProvider,
+    &pdfium::PdfiumProvider,
     &layout::LayoutProvider,
     &empty::EmptyProvider,
     &testing::FaultyProvider,

@@ -143,7 +143,7 @@ pub struct KeyParts<'a> {
 }
 
 /// Decides, by cache key, which documents of `dataset` (all, if `None`) still need a run.
-pub fn plan(
+pub(crate) fn plan(
     store: &Store,
     parts: &KeyParts<'_>,
     dataset: Option<&str>,

@@ -357,7 +357,10 @@ fn page_sizes(
 /// ([`pdf_parse_bench::to_markdown`], formulas with their delimiters) kept as the Doc's, and
 /// one block per paragraph, display formula and table in the truth's order, the table blocks
 /// carrying the GT tables the table suite reads for the format.
-pub fn pdf_parse_bench_doc(bytes: &[u8], format: TruthFormat) -> std::result::Result<Doc, String> {
+pub(crate) fn pdf_parse_bench_doc(
+    bytes: &[u8],
+    format: TruthFormat,
+) -> std::result::Result<Doc, String> {
     let tables: Vec<GtTable> = match format {
         TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes),
         _ => pdf_parse_bench::read_tables(bytes),
@@ -435,7 +438,11 @@ fn table_block(page: u32, bbox: BBox, table: Option<&Table>) -> Block {
 /// structure file (the `n`-th `<table>` of one file is the `n`-th of the other; a table of the
 /// region file beyond the structure file's has no cells). Fails when the structure file has
 /// more tables than the region file: such a table has no place on a page.
-pub fn icdar2013_doc(reg: &[u8], st: &[u8], sizes: &[Page]) -> std::result::Result<Doc, String> {
+pub(crate) fn icdar2013_doc(
+    reg: &[u8],
+    st: &[u8],
+    sizes: &[Page],
+) -> std::result::Result<Doc, String> {
     let truth = crate::formats::icdar2013::read_truth(reg, st).map_err(|e| e.to_string())?;
     let reg_text = std::str::from_utf8(reg).map_err(|e| format!("reg: {e}"))?;
     let xml = roxmltree::Document::parse(reg_text).map_err(|e| format!("reg: {e}"))?;
@@ -520,7 +527,7 @@ fn odb_formula(latex: &str) -> String {
 /// One page of an OmniDocBench truth as a Doc (see the module docs): blocks from its
 /// `layout_dets` in `order`, and the Markdown the omnidoc suite reads. Fails on a table
 /// without HTML (the suite scores a LaTeX table as missed).
-pub fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
+pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
     let page = odb::read_page(bytes).map_err(|e| e.to_string())?;
     let order = |d: &LayoutDet| d.order.unwrap_or(0.0);
     // Blocks: every content block, in order (blocks without one last).

@@ -43,7 +43,7 @@ pub enum Reply {
 
 impl Reply {
     /// Encodes the reply as one line (without the newline).
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         match self {
             Reply::Ok { wall_ms, cpu_ms, json } => format!("ok {wall_ms}/{} {json}", cpu(cpu_ms)),
             Reply::Error { wall_ms, cpu_ms, message } => {
@@ -88,7 +88,7 @@ fn cpu(ms: &Option<u64>) -> String {
 /// Parses one PDF with a loaded engine, turning a panic into a per-document error.
 ///
 /// A small PDF is parsed from memory; a large one is read on demand from the store.
-pub fn run_one(engine: &mut dyn Engine, pdf: StoredPdf<'_>, pages: &PageSelection) -> Reply {
+pub(crate) fn run_one(engine: &mut dyn Engine, pdf: StoredPdf<'_>, pages: &PageSelection) -> Reply {
     let t0 = Instant::now();
     let cpu0 = crate::process::own_cpu_ms();
     let result = catch_unwind(AssertUnwindSafe(|| match pdf {

@@ -291,7 +291,7 @@ fn read_table_study(items: &[serde_json::Value], prompt_variant: &str) -> Result
 /// Adds corpus's own table columns ([`TABLE_COLUMNS`]) from each pair: the GT as LaTeX and the
 /// extraction in its notation, read and scored as the table suite reads and scores a matched
 /// pair; an extraction without a readable table scores as a missed table.
-pub fn table_columns(study: &mut Study) {
+pub(crate) fn table_columns(study: &mut Study) {
     use crate::formats::tables::{read_table, TableFormat};
     use crate::metrics::table::{score_pair, TableScores};
     let scored: Vec<Option<TableScores>> = study

@@ -160,7 +160,7 @@ pub fn long_frame(c: &ScoreColumns) -> PolarsResult<DataFrame> {
 }
 
 /// Returns the metrics present, in `preferred` order first, then by name.
-pub fn metric_order(c: &ScoreColumns, preferred: &[&str]) -> Vec<String> {
+pub(crate) fn metric_order(c: &ScoreColumns, preferred: &[&str]) -> Vec<String> {
     let mut all: Vec<&str> = c.metrics.iter().map(String::as_str).collect();
     all.sort_unstable();
     all.dedup();
@@ -869,7 +869,7 @@ pub enum Since {
 }
 
 /// Seconds since the Unix epoch of `YYYY-MM-DD[THH:MM[:SS]]` (UTC).
-pub fn parse_utc(s: &str) -> Option<i64> {
+pub(crate) fn parse_utc(s: &str) -> Option<i64> {
     let b = s.as_bytes();
     let num = |r: std::ops::Range<usize>| -> Option<i64> { s.get(r)?.parse().ok() };
     if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {

@@ -2,7 +2,7 @@
 //! truth.
 //!
 //! Each paper is written once, as structured data (`papers.rs`); a small layout engine
-//! (`layout.rs`) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
+//! ([`typeset`]) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
 //! PeerRead JSON (`truth.rs`) and the JATS XML (`jats.rs`) are derived from the same data, so
 //! PDF and truths agree by construction. Nothing here comes from third-party data or code.
 //!
@@ -15,12 +15,12 @@ use crate::doc::Doc;
 
 mod jats;
 pub mod large;
-mod layout;
 mod papers;
 pub mod pdf;
 mod source;
 mod styled;
 mod truth;
+mod typeset;
 
 /// One generated sample paper.
 #[derive(Debug, Clone)]
@@ -40,17 +40,17 @@ pub struct SamplePaper {
 
 impl SamplePaper {
     /// Returns the PDF's file name, `<name>.pdf`.
-    pub fn pdf_name(&self) -> String {
+    pub(crate) fn pdf_name(&self) -> String {
         format!("{}.pdf", self.name)
     }
 
     /// Returns the ground truth's file name, `<name>.pdf.json` (PeerRead's naming).
-    pub fn truth_name(&self) -> String {
+    pub(crate) fn truth_name(&self) -> String {
         format!("{}.pdf.json", self.name)
     }
 
     /// Returns the JATS truth's file name, `<name>.nxml` (PubMed Central's naming).
-    pub fn jats_name(&self) -> String {
+    pub(crate) fn jats_name(&self) -> String {
         format!("{}.nxml", self.name)
     }
 
@@ -81,7 +81,7 @@ fn generate(sources: &[source::Source]) -> Vec<SamplePaper> {
     sources
         .iter()
         .map(|src| {
-            let set = layout::typeset(src);
+            let set = typeset::typeset(src);
             SamplePaper {
                 name: src.name.to_string(),
                 pdf: set.pdf,

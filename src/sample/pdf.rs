@@ -57,7 +57,7 @@ impl Font {
 /// Returns the width in points of `text` set in Courier at `size` points.
 ///
 /// Exact for every char, since a char that WinAnsi lacks is drawn as the one-glyph `?`.
-pub fn text_width(text: &str, size: f32) -> f32 {
+pub(crate) fn text_width(text: &str, size: f32) -> f32 {
     text.chars().count() as f32 * CHAR_WIDTH_EM * size
 }
 
@@ -112,25 +112,14 @@ impl PdfPage {
 impl PdfPage {
     /// Fills a rectangle with its lower-left corner at `(x, y)`, in PDF coordinates: LaTeX
     /// draws `\hline` and booktabs rules this way, as thin black bars.
-    pub fn fill_rect(&mut self, x: f32, y: f32, w: f32, h: f32) {
+    #[cfg(test)]
+    pub(crate) fn fill_rect(&mut self, x: f32, y: f32, w: f32, h: f32) {
         let _ = writeln!(self.content, "{} {} {} {} re f", num(x), num(y), num(w), num(h));
     }
 
-    /// Fills a rectangle in a grey (0 black, 1 white), as cell shading is drawn.
-    pub fn shade_rect(&mut self, x: f32, y: f32, w: f32, h: f32, grey: f32) {
-        let _ = writeln!(
-            self.content,
-            "q {} g {} {} {} {} re f Q",
-            num(grey),
-            num(x),
-            num(y),
-            num(w),
-            num(h)
-        );
-    }
-
     /// Strokes a rectangle's outline with lines of the given width.
-    pub fn stroke_rect(&mut self, x: f32, y: f32, w: f32, h: f32, width: f32) {
+    #[cfg(test)]
+    pub(crate) fn stroke_rect(&mut self, x: f32, y: f32, w: f32, h: f32, width: f32) {
         let _ = writeln!(
             self.content,
             "{} w {} {} {} {} re S",
@@ -143,7 +132,8 @@ impl PdfPage {
     }
 
     /// Strokes a cubic Bézier curve from `p0` through control points `c1`, `c2` to `p1`.
-    pub fn curve(&mut self, p0: (f32, f32), c1: (f32, f32), c2: (f32, f32), p1: (f32, f32)) {
+    #[cfg(test)]
+    pub(crate) fn curve(&mut self, p0: (f32, f32), c1: (f32, f32), c2: (f32, f32), p1: (f32, f32)) {
         let _ = writeln!(
             self.content,
             "1 w {} {} m {} {} {} {} {} {} c S",
@@ -160,7 +150,13 @@ impl PdfPage {
 
     /// Strokes a line from `(x0, y0)` to `(x1, y1)` seen only inside the clip rectangle
     /// `clip` (`x, y, w, h`).
-    pub fn clipped_line(&mut self, clip: (f32, f32, f32, f32), from: (f32, f32), to: (f32, f32)) {
+    #[cfg(test)]
+    pub(crate) fn clipped_line(
+        &mut self,
+        clip: (f32, f32, f32, f32),
+        from: (f32, f32),
+        to: (f32, f32),
+    ) {
         let _ = writeln!(
             self.content,
             "q {} {} {} {} re W n 1 w {} {} m {} {} l S Q",
@@ -191,7 +187,7 @@ impl Pdf {
     }
 
     /// Sets the `/Title` and `/Creator` entries of the document information dictionary.
-    pub fn set_info(&mut self, title: &str, creator: &str) {
+    pub(crate) fn set_info(&mut self, title: &str, creator: &str) {
         self.title = Some(title.to_string());
         self.creator = Some(creator.to_string());
     }
@@ -286,7 +282,7 @@ impl Pdf {
 }
 
 /// Returns the WinAnsiEncoding code of `c`, or `None` where WinAnsi has no such char.
-pub fn win_ansi(c: char) -> Option<u8> {
+pub(crate) fn win_ansi(c: char) -> Option<u8> {
     let code = c as u32;
     match code {
         0x20..=0x7E | 0xA0..=0xFF => Some(code as u8),
@@ -328,7 +324,7 @@ pub fn win_ansi(c: char) -> Option<u8> {
 
 /// Returns `text` as a PDF literal string in WinAnsi: `(`, `)` and `\` escaped, bytes outside
 /// printable ASCII written as octal escapes, and chars that WinAnsi lacks replaced by `?`.
-pub fn literal_string(text: &str) -> String {
+pub(crate) fn literal_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
     out.push('(');
     for c in text.chars() {

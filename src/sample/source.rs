@@ -200,14 +200,14 @@ impl Item {
 
 impl Reference {
     /// Returns the authors as printed: `A`, `A and B`, or `A, B, and C`.
-    pub fn author_list(&self) -> String {
+    pub(crate) fn author_list(&self) -> String {
         let n: Vec<String> = self.authors.iter().map(|a| a.to_string()).collect();
         join_names(&n, " and ", ", and ").unwrap_or_default()
     }
 
     /// Returns the venue as printed: `Name, 14(2):33-51`, `Name, 4:101-118`,
     /// `Name, pages 12-20` or `Name`.
-    pub fn printed_venue(&self) -> String {
+    pub(crate) fn printed_venue(&self) -> String {
         match (self.volume, self.issue, self.pages) {
             (Some(v), Some(i), Some(p)) => format!("{}, {v}({i}):{p}", self.venue),
             (Some(v), None, Some(p)) => format!("{}, {v}:{p}", self.venue),
@@ -227,7 +227,7 @@ impl Reference {
 
     /// Returns the entry as printed in `style`'s reference list, with its label (`1. `,
     /// `[1] `) where the style numbers entries; `number` is 1-based.
-    pub fn entry_in(&self, style: RefStyle, number: usize) -> String {
+    pub(crate) fn entry_in(&self, style: RefStyle, number: usize) -> String {
         let y = self.year;
         let t = self.title;
         let v = self.venue;
@@ -346,7 +346,7 @@ impl Reference {
     /// Returns how the text cites this reference in an author-year style: `Berg & Haddad, 2019`
     /// (APA), `Berg and Haddad 2019` (Harvard), `Berg and Haddad, 2019` (ACL); an organisation
     /// by its name, a work without authors by its title's first two words.
-    pub fn author_year(&self, style: RefStyle) -> String {
+    pub(crate) fn author_year(&self, style: RefStyle) -> String {
         let last: Vec<&str> = if self.org {
             self.authors.to_vec()
         } else {
@@ -364,7 +364,7 @@ impl Reference {
     }
 
     /// Returns the last name of an author: the final name token.
-    pub fn last_name(author: &str) -> &str {
+    pub(crate) fn last_name(author: &str) -> &str {
         author.rsplit(' ').next().unwrap_or(author)
     }
 }

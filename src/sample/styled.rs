@@ -12,7 +12,7 @@ use super::source::{HeadingStyle, Item, RefStyle, Reference, Source, TableSource
 
 /// Every styled paper, in name order: `201` in Vancouver, APA, Harvard and Nature style, `202`
 /// in IEEE and ACM style, with caps, bold and numbered run-in headings among them.
-pub(crate) const SOURCES: [Source; 6] = [
+pub const SOURCES: [Source; 6] = [
     Source { name: "201-vancouver", ..P201 },
     Source { name: "201-apa", refs: RefStyle::Apa, headings: HeadingStyle::RunInBold, ..P201 },
     Source { name: "201-harvard", refs: RefStyle::Harvard, headings: HeadingStyle::Block, ..P201 },

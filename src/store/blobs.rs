@@ -166,7 +166,7 @@ impl<'c> BlobReader<'c> {
     }
 
     /// Reads the whole blob into memory.
-    pub fn read_all(mut self) -> Result<Vec<u8>> {
+    pub(crate) fn read_all(mut self) -> Result<Vec<u8>> {
         let mut out = Vec::with_capacity(self.size as usize);
         self.read_to_end(&mut out).map_err(|e| Error::Usage(format!("reading a blob: {e}")))?;
         Ok(out)
@@ -231,7 +231,7 @@ pub enum StoredPdf<'c> {
 
 impl Store {
     /// Returns a reader over the blob with this hash, or `None` when there is none.
-    pub fn blob_reader(&self, hash: &str) -> Result<Option<BlobReader<'_>>> {
+    pub(crate) fn blob_reader(&self, hash: &str) -> Result<Option<BlobReader<'_>>> {
         BlobReader::open(&self.conn, hash)
     }
 

@@ -8,14 +8,14 @@ use crate::error::Result;
 
 impl Store {
     /// The boxes JSON stored under `key`, if any.
-    pub fn cdm_render(&self, key: &str) -> Result<Option<String>> {
+    pub(crate) fn cdm_render(&self, key: &str) -> Result<Option<String>> {
         let mut st =
             self.conn.prepare_cached("SELECT boxes FROM cdm_renders WHERE cache_key = ?1")?;
         optional(st.query_row(params![key], |r| r.get(0)))
     }
 
     /// Stores one render (a key already there is kept: the same key renders the same).
-    pub fn put_cdm_render(
+    pub(crate) fn put_cdm_render(
         &self,
         key: &str,
         variant: &str,
@@ -31,7 +31,8 @@ impl Store {
     }
 
     /// How many renders are stored.
-    pub fn cdm_render_count(&self) -> Result<u64> {
+    #[cfg(test)]
+    pub(crate) fn cdm_render_count(&self) -> Result<u64> {
         let n: i64 = self.conn.query_row("SELECT count(*) FROM cdm_renders", [], |r| r.get(0))?;
         Ok(n as u64)
     }

@@ -111,13 +111,13 @@ fn ensure_dataset(conn: &Connection, name: &str) -> Result<i64> {
 
 impl Store {
     /// Returns the id and page count of the document with these bytes, if stored.
-    pub fn document_by_hash(&self, hash: &str) -> Result<Option<(i64, u32)>> {
+    pub(crate) fn document_by_hash(&self, hash: &str) -> Result<Option<(i64, u32)>> {
         let mut st = self.conn.prepare_cached("SELECT id, pages FROM documents WHERE blob = ?1")?;
         optional(st.query_row([hash], |r| Ok((r.get(0)?, r.get(1)?))))
     }
 
     /// Returns the blob hash of a document by id.
-    pub fn document_hash(&self, id: i64) -> Result<Option<String>> {
+    pub(crate) fn document_hash(&self, id: i64) -> Result<Option<String>> {
         let mut st = self.conn.prepare_cached("SELECT blob FROM documents WHERE id = ?1")?;
         optional(st.query_row([id], |r| r.get(0)))
     }
@@ -210,7 +210,7 @@ impl Store {
     }
 
     /// Records a per-file ingest failure.
-    pub fn record_ingest_error(
+    pub(crate) fn record_ingest_error(
         &self,
         run: Option<super::RunId>,
         path: &str,

@@ -22,7 +22,7 @@ pub struct StoredReply {
 
 impl Store {
     /// The reply stored under `key`, if any.
-    pub fn llm_reply(&self, key: &str) -> Result<Option<StoredReply>> {
+    pub(crate) fn llm_reply(&self, key: &str) -> Result<Option<StoredReply>> {
         let mut st = self
             .conn
             .prepare_cached("SELECT model, reply, prompt_tokens, completion_tokens FROM llm_replies WHERE cache_key = ?1")?;
@@ -37,7 +37,7 @@ impl Store {
     }
 
     /// Stores one reply (one statement: whole or absent); a key already there is kept.
-    pub fn put_llm_reply(
+    pub(crate) fn put_llm_reply(
         &mut self,
         key: &str,
         kind: &str,
@@ -55,7 +55,8 @@ impl Store {
     }
 
     /// How many replies of `kind` are stored.
-    pub fn llm_reply_count(&self, kind: &str) -> Result<u64> {
+    #[cfg(test)]
+    pub(crate) fn llm_reply_count(&self, kind: &str) -> Result<u64> {
         let n: i64 = self.conn.query_row(
             "SELECT count(*) FROM llm_replies WHERE kind = ?1",
             params![kind],

@@ -91,7 +91,8 @@ impl Store {
     }
 
     /// Returns the stored (metric, value) pairs of one scoring, empty if it was never scored.
-    pub fn metric_values(
+    #[cfg(test)]
+    pub(crate) fn metric_values(
         &self,
         output: i64,
         truth: i64,

@@ -23,7 +23,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 ];
 
 /// Applies every migration the store has not seen yet.
-pub fn migrate(conn: &mut Connection) -> Result<()> {
+pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Exclusive)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     let known = MIGRATIONS.len() as i64;

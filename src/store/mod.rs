@@ -114,7 +114,7 @@ impl Store {
 
     /// Opens an existing store as an immutable snapshot, without locks: for the workers of a
     /// task that reads a store on a shared file system (see [`Store::open_shard_task`]).
-    pub fn open_snapshot(path: &Path) -> Result<Store> {
+    pub(crate) fn open_snapshot(path: &Path) -> Result<Store> {
         Ok(Store::plain(shard::open_snapshot(path)?))
     }
 
@@ -159,12 +159,6 @@ impl Store {
     /// Runs `PRAGMA integrity_check` and returns its first line (`ok` when healthy).
     pub fn integrity_check(&self) -> Result<String> {
         Ok(self.conn.query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
-    }
-
-    /// Returns whether a blob with this hash is stored.
-    pub fn has_blob(&self, hash: &str) -> Result<bool> {
-        let mut st = self.conn.prepare_cached("SELECT 1 FROM blobs WHERE hash = ?1")?;
-        Ok(st.exists([hash])?)
     }
 
     /// Returns a blob's bytes, or `None` if no blob has this hash.
@@ -216,7 +210,7 @@ pub fn now() -> String {
 }
 
 /// Formats seconds since the Unix epoch as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
-pub fn format_utc(secs: i64, millis: u32) -> String {
+pub(crate) fn format_utc(secs: i64, millis: u32) -> String {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Civil-from-days (Howard Hinnant's algorithm).

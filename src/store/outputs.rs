@@ -88,7 +88,7 @@ impl Store {
     ///
     /// A task's handle looks in the main store, then in its shard file; a success in either
     /// wins.
-    pub fn output_status(&self, cache_key: &str) -> Result<Option<String>> {
+    pub(crate) fn output_status(&self, cache_key: &str) -> Result<Option<String>> {
         let mut st = self.conn.prepare_cached("SELECT status FROM outputs WHERE cache_key = ?1")?;
         let main: Option<String> = optional(st.query_row([cache_key], |r| r.get(0)))?;
         let Some(shard) = &self.shard else { return Ok(main) };

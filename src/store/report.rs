@@ -99,7 +99,7 @@ impl ScoreColumns {
     }
 
     /// Keeps only the rows (and metric ids) whose metric `keep` accepts.
-    pub fn retain_metrics(&mut self, keep: impl Fn(&str) -> bool) {
+    pub(crate) fn retain_metrics(&mut self, keep: impl Fn(&str) -> bool) {
         let mut new_index: Vec<Option<u32>> = Vec::with_capacity(self.metrics.len());
         let mut metrics = Vec::new();
         for m in std::mem::take(&mut self.metrics) {
@@ -366,24 +366,6 @@ impl Store {
             c.run.push(row.run);
         }
         Ok(c)
-    }
-
-    /// Sets an attribute of a document in a dataset (replacing an earlier value).
-    pub fn set_attribute(
-        &mut self,
-        document: i64,
-        dataset: &str,
-        name: &str,
-        value: &str,
-    ) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO document_attributes (document, dataset, name, value)
-                 SELECT ?1, id, ?3, ?4 FROM datasets WHERE name = ?2
-                 ON CONFLICT (document, dataset, name) DO UPDATE SET value = excluded.value",
-            )?
-            .execute(params![document, dataset, name, value])?;
-        Ok(())
     }
 }
 

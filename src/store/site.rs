@@ -46,7 +46,7 @@ pub struct SiteScore {
 
 impl Store {
     /// Lists a document's ok outputs, newest first.
-    pub fn document_outputs(&self, document: i64) -> Result<Vec<SiteOutput>> {
+    pub(crate) fn document_outputs(&self, document: i64) -> Result<Vec<SiteOutput>> {
         let mut st = self.conn.prepare_cached(
             "SELECT id, provider, provider_version, model_digest, blob FROM outputs
              WHERE document = ?1 AND status = 'ok' AND blob IS NOT NULL
@@ -70,7 +70,7 @@ impl Store {
     /// `CROSS JOIN` keeps SQLite's join order: the document's outputs by `outputs_document`,
     /// then their rows by `metrics_report` (suite, output); the other order scans every row
     /// of the suite for each document.
-    pub fn document_scores(&self, document: i64, suite: &str) -> Result<Vec<SiteScore>> {
+    pub(crate) fn document_scores(&self, document: i64, suite: &str) -> Result<Vec<SiteScore>> {
         let mut st = self.conn.prepare_cached(
             "SELECT o.id, o.provider, o.provider_version, o.model_digest, s.name, m.metric,
                     m.value, m.trace
@@ -84,7 +84,7 @@ impl Store {
     }
 
     /// Lists the names of the document attributes in use, sorted.
-    pub fn attribute_names(&self) -> Result<Vec<String>> {
+    pub(crate) fn attribute_names(&self) -> Result<Vec<String>> {
         let mut st = self
             .conn
             .prepare_cached("SELECT DISTINCT name FROM document_attributes ORDER BY name")?;
@@ -95,7 +95,7 @@ impl Store {
     /// Returns the newest score of a metric per (provider, version, model digest, dataset) in
     /// a suite, with its trace: for derived rows such as olmOCR's `overall`, whose trace holds
     /// the bootstrap interval.
-    pub fn latest_named(&self, suite: &str, metric: &str) -> Result<Vec<SiteScore>> {
+    pub(crate) fn latest_named(&self, suite: &str, metric: &str) -> Result<Vec<SiteScore>> {
         let mut st = self.conn.prepare_cached(
             "SELECT o.id, o.provider, o.provider_version, o.model_digest, s.name, m.metric,
                     m.value, m.trace

@@ -64,13 +64,13 @@ pub struct NamedScore {
 
 impl Store {
     /// Returns a document's page count (0 if there is no such document).
-    pub fn document_pages(&self, document: i64) -> Result<u32> {
+    pub(crate) fn document_pages(&self, document: i64) -> Result<u32> {
         let mut st = self.conn.prepare_cached("SELECT pages FROM documents WHERE id = ?1")?;
         Ok(super::optional(st.query_row([document], |r| r.get(0)))?.unwrap_or(0))
     }
 
     /// Lists ok outputs with config and pages, optionally of one provider, in id order.
-    pub fn page_outputs(&self, provider: Option<&str>) -> Result<Vec<PageOutput>> {
+    pub(crate) fn page_outputs(&self, provider: Option<&str>) -> Result<Vec<PageOutput>> {
         let mut st = self.conn.prepare_cached(
             "SELECT id, document, provider, provider_version, model_digest, config, pages, blob
              FROM outputs WHERE status = 'ok' AND (?1 IS NULL OR provider = ?1) ORDER BY id",
@@ -92,7 +92,7 @@ impl Store {
     }
 
     /// Returns the stored rows (with traces) of one scoring, empty if it was never scored.
-    pub fn metric_rows(
+    pub(crate) fn metric_rows(
         &self,
         output: i64,
         truth: i64,
@@ -120,7 +120,7 @@ impl Store {
     /// transaction, replacing the same metric's earlier value for this suite version: they are
     /// recomputed from the per-document rows whenever the set of documents changes. A task's
     /// handle writes none (it sees one shard of the documents).
-    pub fn put_derived_metrics(
+    pub(crate) fn put_derived_metrics(
         &mut self,
         output: i64,
         truth: i64,

@@ -298,7 +298,7 @@ fn put<S: Suite>(
 }
 
 /// The Doc of a provider's output, or why it cannot be scored.
-pub fn usable_doc(store: &Store, out: &OutputRow) -> std::result::Result<Doc, String> {
+pub(crate) fn usable_doc(store: &Store, out: &OutputRow) -> std::result::Result<Doc, String> {
     let doc = match out.blob.as_deref().map(|b| store.blob(b)) {
         Some(Ok(Some(json))) => serde_json::from_slice::<Doc>(&json).ok(),
         _ => None,

@@ -25,9 +25,9 @@ use serde_json::{json, Value};
 
 use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
-use crate::cdm::CdmEngine;
 use crate::doc::Doc;
 use crate::error::Result;
+use crate::external::cdm::CdmEngine;
 use crate::formats::pdf_parse_bench::{read_formulas, FormulaKind, GtFormula};
 use crate::formats::TruthFormat;
 use crate::metrics::cdm::Variant;
@@ -66,7 +66,7 @@ pub const METRIC_IDS: [&str; 9] = [
 ];
 
 /// The suite id of a CDM variant.
-pub fn suite_id(variant: Variant) -> &'static str {
+pub(crate) fn suite_id(variant: Variant) -> &'static str {
     match variant {
         Variant::OmniDocBench => SUITE,
         Variant::UniMERNet => SUITE_UNIMERNET,
@@ -256,7 +256,7 @@ impl DocResult {
     }
 
     /// Rebuilds a result from its stored `cdm` row.
-    pub fn from_rows(rows: &[MetricRow], variant: Variant) -> Option<DocResult> {
+    pub(crate) fn from_rows(rows: &[MetricRow], variant: Variant) -> Option<DocResult> {
         let row = rows.iter().find(|r| r.metric == "cdm")?;
         let trace: Value = serde_json::from_str(row.trace.as_deref()?).ok()?;
         let formulas = trace["formulas"]
@@ -270,7 +270,7 @@ impl DocResult {
 
 /// The prediction's text the formulas are looked for in: the imported Markdown itself, else
 /// the Doc as Markdown (formula blocks as `$$…$$`, their LaTeX where the provider has it).
-pub fn prediction_text(doc: &Doc) -> String {
+pub(crate) fn prediction_text(doc: &Doc) -> String {
     doc.markdown.clone().unwrap_or_else(|| doc.to_markdown())
 }
 
@@ -290,7 +290,7 @@ pub struct Paired {
 impl Paired {
     /// The prediction as the prediction wrote it: a math span in `$…$` / `$$…$$`, text as
     /// is (what the judge is shown, as pdf-parse-bench shows both sides with delimiters).
-    pub fn delimited(&self) -> String {
+    pub(crate) fn delimited(&self) -> String {
         match self.display {
             Some(true) => format!("$${}$$", self.pred),
             Some(false) => format!("${}$", self.pred),
@@ -301,7 +301,7 @@ impl Paired {
 
 /// Pairs a document's GT formulas with their predictions in `text`: per GT formula, its
 /// prediction, or `None` for a miss.
-pub fn pair_formulas(gt: &[GtFormula], text: &str) -> Vec<Option<Paired>> {
+pub(crate) fn pair_formulas(gt: &[GtFormula], text: &str) -> Vec<Option<Paired>> {
     let sources: Vec<String> = gt.iter().map(|g| g.source.clone()).collect();
     match_formulas(&sources, text)
         .into_iter()
@@ -319,11 +319,13 @@ pub fn pair_formulas(gt: &[GtFormula], text: &str) -> Vec<Option<Paired>> {
 
 /// Scores one document: pairs its GT formulas with predictions in `text` and scores each
 /// pair; `cdm` scores the pairs (GT LaTeX without delimiters, prediction), one result per pair.
-pub fn score_document(
+pub(crate) fn score_document(
     gt: &[GtFormula],
     text: &str,
     variant: Variant,
-    cdm: impl FnOnce(&[(String, String)]) -> Vec<std::result::Result<crate::cdm::CdmScore, String>>,
+    cdm: impl FnOnce(
+        &[(String, String)],
+    ) -> Vec<std::result::Result<crate::external::cdm::CdmScore, String>>,
 ) -> DocResult {
     let paired = pair_formulas(gt, text);
     let pairs: Vec<(String, String)> = gt
@@ -374,7 +376,7 @@ pub fn score_document(
 }
 
 /// Reads a truth's formulas; the inner error says why it cannot be read.
-pub fn load_truth(
+pub(crate) fn load_truth(
     store: &Store,
     t: &TruthGroup,
 ) -> Result<std::result::Result<Vec<GtFormula>, String>> {
@@ -644,7 +646,7 @@ impl Summary for FormulaSummary {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cdm::CdmScore;
+    use crate::external::cdm::CdmScore;
     use crate::formats::pdf_parse_bench::read_formulas;
 
     const TRUTH: &str = r#"[

@@ -10,7 +10,7 @@ use crate::formats::icdar2013::Region;
 pub const MIN_IOU: f64 = 0.5;
 
 /// Intersection over (true) union of two `[x0, y0, x1, y1]` boxes; 0 when the union is empty.
-pub fn box_iou(a: &[f64; 4], b: &[f64; 4]) -> f64 {
+pub(crate) fn box_iou(a: &[f64; 4], b: &[f64; 4]) -> f64 {
     let area = |r: &[f64; 4]| (r[2] - r[0]).max(0.0) * (r[3] - r[1]).max(0.0);
     let inter = area(&[a[0].max(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].min(b[3])]);
     let union = area(a) + area(b) - inter;

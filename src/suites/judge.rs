@@ -176,7 +176,10 @@ pub struct Verdict {
 /// Reads a judgement from a reply: the reply as JSON, else its first JSON object, else (for
 /// formulas, whose study asked for a bare integer) its first integer. Scores are clamped to
 /// 0–10; a reply without a score is an error naming it.
-pub fn parse_verdict(kind: Kind, content: &str) -> std::result::Result<(u8, Vec<String>), String> {
+pub(crate) fn parse_verdict(
+    kind: Kind,
+    content: &str,
+) -> std::result::Result<(u8, Vec<String>), String> {
     let clamp = |n: f64| n.round().clamp(0.0, 10.0) as u8;
     if let Some(v) = first_json_object(content) {
         if let Some(n) = v["score"].as_f64() {
@@ -324,7 +327,7 @@ pub fn ask(
 
 /// Rough token counts of pairs not yet judged: prompt characters / 4 (the usual rule of
 /// thumb for English and markup) plus `completion` tokens per reply.
-pub fn estimate_tokens(prompt: &Prompt, pairs: &[&Pair], completion: u64) -> (u64, u64) {
+pub(crate) fn estimate_tokens(prompt: &Prompt, pairs: &[&Pair], completion: u64) -> (u64, u64) {
     let prompt_tokens: u64 =
         pairs.iter().map(|p| prompt.render(&p.gt, &p.prediction).chars().count() as u64 / 4).sum();
     (prompt_tokens, completion * pairs.len() as u64)

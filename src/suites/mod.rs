@@ -79,7 +79,7 @@ impl Suite {
     }
 
     /// The suite whose scores are stored under `name`.
-    pub fn of_stored(name: &str) -> Option<Suite> {
+    pub(crate) fn of_stored(name: &str) -> Option<Suite> {
         Suite::ALL.into_iter().find(|s| s.stored_names().contains(&name))
     }
 
@@ -114,14 +114,6 @@ impl Suite {
             Suite::Olmocr => "docs/olmocr-bench.md",
             Suite::Table => "docs/table-metrics.md",
             Suite::Formula => "docs/formula-suite.md",
-        }
-    }
-
-    /// Whether `eval` scores one provider at a time (`--provider` required).
-    pub fn one_provider(self) -> bool {
-        match self {
-            Suite::Paper | Suite::Olmocr => false,
-            Suite::Omnidoc | Suite::Table | Suite::Formula => true,
         }
     }
 }

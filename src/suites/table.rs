@@ -93,7 +93,7 @@ pub const METRIC_IDS: [&str; 14] = [
 ];
 
 /// The predicted tables of a Doc: blocks of kind `table` with at least one cell, in order.
-pub fn predicted_tables(doc: &Doc) -> Vec<Table> {
+pub(crate) fn predicted_tables(doc: &Doc) -> Vec<Table> {
     doc.blocks
         .iter()
         .filter(|b| b.kind == BlockKind::Table)
@@ -222,7 +222,7 @@ fn mean(v: impl Iterator<Item = f64>) -> Option<f64> {
 }
 
 /// Scores one document: pairs its GT and predicted tables and scores every GT table.
-pub fn score_document(gt: &[GtTable], pred: &[Table]) -> DocResult {
+pub(crate) fn score_document(gt: &[GtTable], pred: &[Table]) -> DocResult {
     let gt_tables: Vec<Table> = gt.iter().map(|g| g.table.clone()).collect();
     let pairing = match_tables(&gt_tables, pred);
     let mut detail = Vec::new();
@@ -262,7 +262,10 @@ pub struct GtDoc {
 }
 
 /// Reads a truth as the suite scores it; the inner error says why it cannot be read.
-pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<GtDoc, String>> {
+pub(crate) fn load_truth(
+    store: &Store,
+    t: &TruthGroup,
+) -> Result<std::result::Result<GtDoc, String>> {
     let mut parts = Vec::new();
     for p in &t.parts {
         match store.blob(&p.blob)? {

@@ -135,7 +135,7 @@ fn sentence(rng: &mut Rng, min: u64, max: u64) -> String {
 }
 
 /// Filler text of about `min..=max` characters (whole sentences).
-pub fn filler(rng: &mut Rng, min: usize, max: usize) -> String {
+pub(crate) fn filler(rng: &mut Rng, min: usize, max: usize) -> String {
     let target = rng.range(min as u64, max as u64) as usize;
     let mut out = String::new();
     while out.len() < target {

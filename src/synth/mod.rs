@@ -8,10 +8,9 @@
 //! How a page is filled and why its truth is exact: `docs/synth.md`.
 
 pub mod generate;
-pub mod layout;
+pub mod preamble;
 pub mod rng;
 pub mod source;
-pub mod tex;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,8 +21,9 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::external::tex;
 use crate::progress::Progress;
-use layout::Layout;
+use preamble::Layout;
 use rng::Rng;
 use source::{Candidate, ItemKind, SourceStats};
 

@@ -65,7 +65,7 @@ const MAX_ARCHIVE: u64 = 512 << 20;
 /// Reads every source under `paths` (files, or folders searched for `.tex`, `.tar.gz`,
 /// `.tgz`, `.gz` and `.json`) and returns its candidates in a fixed order (paths sorted,
 /// items in source order), without repeats.
-pub fn read_sources(paths: &[PathBuf]) -> (Vec<Candidate>, SourceStats) {
+pub(crate) fn read_sources(paths: &[PathBuf]) -> (Vec<Candidate>, SourceStats) {
     let mut stats = SourceStats::default();
     let mut files = Vec::new();
     for p in paths {
@@ -236,7 +236,7 @@ fn strip_delims(s: &str, open: &str, close: &str) -> String {
 }
 
 /// Takes the items of one LaTeX document.
-pub fn extract(src: &str, shown: &str, out: &mut Vec<Candidate>, stats: &mut SourceStats) {
+pub(crate) fn extract(src: &str, shown: &str, out: &mut Vec<Candidate>, stats: &mut SourceStats) {
     let text = strip_comments(src);
     let defined = defined_macros(&text);
     // The body only: math and tables in the preamble are macro definitions, not content.
@@ -451,7 +451,7 @@ pub fn clean(s: &str) -> String {
 }
 
 /// Removes `%` comments (not `\%`) to the end of their line.
-pub fn strip_comments(s: &str) -> String {
+pub(crate) fn strip_comments(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in s.lines() {
         let mut prev_backslashes = 0;

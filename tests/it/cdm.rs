@@ -3,8 +3,8 @@
 //! TeX, the render cache, `corpus score --metric cdm`, and the two official variants' scores on
 //! the shared data.
 
-use corpus::cdm::render;
-use corpus::cdm::{omnidocbench_input, CdmEngine};
+use corpus::external::cdm::render;
+use corpus::external::cdm::{omnidocbench_input, CdmEngine};
 use corpus::metrics::cdm::matching::{self, match_boxes, norm_same_token, ransac, round3};
 use corpus::metrics::cdm::rng::Pcg64;
 use corpus::metrics::cdm::tokens::prepare;
@@ -284,7 +284,7 @@ fn omnidocbench_strips_dollars_and_fences_only() {
 /// test that cannot run says why and skips, and fails under `CI=true` (scripts/test.sh
 /// installs them).
 pub(crate) fn tex_ready(v: Variant) -> bool {
-    let missing = corpus::cdm::render::missing_tools(v);
+    let missing = corpus::external::cdm::render::missing_tools(v);
     if missing.is_empty() {
         return true;
     }

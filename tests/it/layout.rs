@@ -3,9 +3,9 @@
 //! image-only page, refusal of a corrupted model, and the CLI's `--device` and `models`.
 
 use corpus::doc::{BlockKind, Doc};
-use corpus::providers::layout::image::Bgr;
 use corpus::providers::layout::{self, runtime::Device, LayoutEngine};
 use corpus::providers::pdfium as pdf;
+use corpus::providers::raster::Bgr;
 use corpus::providers::{Engine, PageSelection};
 use corpus::sample::papers;
 
@@ -116,7 +116,7 @@ fn an_image_only_page_is_read_by_ocr() {
     let img = {
         let doc = pdf::open(&pdfium, &paper.pdf).unwrap();
         let page = doc.pages().get(0).unwrap();
-        layout::render(&page, 2.0).unwrap()
+        corpus::providers::raster::render(&page, 2.0).unwrap()
     };
     let scan = image_pdf(&img, 612.0, 792.0);
     // No text layer: pdfium alone finds nothing.

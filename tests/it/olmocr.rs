@@ -8,8 +8,9 @@ use corpus::metrics::olmocr::{
     ExactMathOnly,
 };
 
-use corpus::browser::BrowserKatex;
-use corpus::metrics::katex::{compare, Comparison, KatexRenderer};
+use corpus::external::chromium::BrowserKatex;
+use corpus::external::katex::KatexRenderer;
+use corpus::metrics::katex::{compare, Comparison};
 
 use crate::util::{corpus, json, run, shared_data, skip_or_fail, tiny_pdf};
 

@@ -9,7 +9,7 @@ use crate::util::{corpus, json, run, skip_or_fail};
 /// Whether pdflatex runs here; without it the test skips, and under `CI=true` fails
 /// (`scripts/test.sh` installs it).
 fn tex_here() -> bool {
-    match corpus::synth::tex::available() {
+    match corpus::external::tex::available() {
         Ok(()) => true,
         Err(why) => {
             skip_or_fail(&format!("the synth tests: {why}"));

@@ -401,7 +401,7 @@ impl Slot {
 
 /// Reads an OTSL table, with or without its `<otsl>`/`<loc_N>` wrappers (see the module
 /// comment); text that is no OTSL at all gives an empty table.
-pub fn otsl_table(otsl: &str) -> Table {
+pub(crate) fn otsl_table(otsl: &str) -> Table {
     let mut rows: Vec<Vec<(Slot, String)>> = Vec::new();
     let mut row: Vec<(Slot, String)> = Vec::new();
     let mut in_caption = 0usize;

@@ -79,18 +79,18 @@ const TYPES: [(&str, BlockKind); 22] = [
 
 /// Whether a region of this MinerU type only holds other regions (`list`, `equation_block`)
 /// or is a picture (`image`): MinerU's second stage reads none of them.
-pub fn is_container(label: &str) -> bool {
+pub(crate) fn is_container(label: &str) -> bool {
     matches!(label.to_ascii_lowercase().as_str(), "list" | "equation_block" | "image")
 }
 
 /// Reads MinerU2.5's layout reply: regions in reading order, boxes in the 0–1000 frame.
-pub fn read_layout(text: &str) -> Result<Vec<Region>, FormatError> {
+pub(crate) fn read_layout(text: &str) -> Result<Vec<Region>, FormatError> {
     Ok(read_layout_rotated(text)?.into_iter().map(|(r, _)| r).collect())
 }
 
 /// [`read_layout`] with each region's rotation in degrees (0, 90, 180 or 270; `None` where
 /// the reply gives none).
-pub fn read_layout_rotated(text: &str) -> Result<Vec<(Region, Option<u16>)>, FormatError> {
+pub(crate) fn read_layout_rotated(text: &str) -> Result<Vec<(Region, Option<u16>)>, FormatError> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }

@@ -158,7 +158,7 @@ pub struct PageRead {
 
 /// Maps a box from the model's frame to page points, clipped to the page; returns whether
 /// it had to be clipped. An empty box (no geometry) stays empty.
-pub fn to_page(b: BBox, frame: BoxFrame, seen: &Seen) -> (BBox, bool) {
+pub(crate) fn to_page(b: BBox, frame: BoxFrame, seen: &Seen) -> (BBox, bool) {
     if b == BBox::default() {
         return (b, false);
     }
@@ -222,7 +222,7 @@ pub fn read_page(
 
 /// Splits a YAML front matter block (`---` … `---` at the very start) from the Markdown
 /// after it, reading the keys olmOCR's models write; a reply without one is all body.
-pub fn split_front_matter(text: &str) -> (Option<FrontMatter>, &str) {
+pub(crate) fn split_front_matter(text: &str) -> (Option<FrontMatter>, &str) {
     let t = text.trim_start_matches('\u{feff}');
     let Some(rest) = t.strip_prefix("---").filter(|r| r.starts_with('\n') || r.starts_with("\r\n"))
     else {
@@ -257,7 +257,7 @@ pub fn split_front_matter(text: &str) -> (Option<FrontMatter>, &str) {
 /// Drops the tail of a reply that repeats itself until the token limit: when the last lines
 /// are one group of 1 to 8 lines said at least 4 times in a row (the last copy may be cut
 /// short), one copy is kept. Returns the text and how many lines were dropped.
-pub fn trim_repetition(text: &str) -> (String, usize) {
+pub(crate) fn trim_repetition(text: &str) -> (String, usize) {
     let lines: Vec<&str> = text.lines().collect();
     let n = lines.len();
     let mut best: Option<(usize, usize)> = None; // (end of the kept copy, lines dropped)
@@ -291,7 +291,7 @@ pub fn trim_repetition(text: &str) -> (String, usize) {
 
 /// The block kind of a layout category, by the names the models use (case and `-`/`_`/space
 /// ignored); `None` for a name no model here uses, which the reader reports.
-pub fn kind_of(category: &str) -> Option<BlockKind> {
+pub(crate) fn kind_of(category: &str) -> Option<BlockKind> {
     use BlockKind::*;
     let c: String = category
         .chars()

@@ -43,7 +43,7 @@ pub struct RansacParams {
 
 impl Variant {
     /// `cdm_metric.py` (OmniDocBench): 3 / 3 / 25 / 50; `evaluation.py` (UniMERNet): 5 / 2 / 20 / 50.
-    pub fn ransac_params(self) -> RansacParams {
+    pub(crate) fn ransac_params(self) -> RansacParams {
         match self {
             Variant::OmniDocBench => RansacParams {
                 max_iter: 3,
@@ -230,7 +230,7 @@ pub fn round3(x: f64) -> f64 {
 /// `HungarianMatcher.__call__`: the cost matrix (truth rows, predicted columns) and the
 /// assignment, as (truth, prediction) index pairs in truth order. Also returns the token cost
 /// matrix, which the final filter reads.
-pub fn assign(
+pub(crate) fn assign(
     gt: &[(&str, [i32; 4])],
     gt_size: (u32, u32),
     pred: &[(&str, [i32; 4])],
@@ -384,13 +384,6 @@ fn dynamic_max_trials(n_inliers: usize, n_samples: usize, min_samples: usize) ->
     let nom = eps;
     let denom = eps.max(1.0 - ratio.powf(min_samples as f64));
     (nom.ln() / denom.ln()).ceil()
-}
-
-/// Matches two rendered formulas as the variant's evaluation does, given both have boxes.
-pub fn match_rendered(gt: &Rendered, pred: &Rendered, variant: Variant) -> MatchOutcome {
-    let gt_boxes = gt.boxed();
-    let pred_boxes = pred.boxed();
-    match_boxes(&gt_boxes, (gt.width, gt.height), &pred_boxes, (pred.width, pred.height), variant)
 }
 
 /// The evaluation loop of the variant over boxed tokens (both lists non-empty, or F1 is 0).

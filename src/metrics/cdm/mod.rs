@@ -1,6 +1,6 @@
 //! CDM (Character Detection Matching), the formula metric of OmniDocBench v1.5 and UniMERNet:
 //! the pure half. LaTeX is tokenized and each token given its own colour ([`tokens`]); a TeX
-//! run (in `crate::cdm`, the IO half) renders the coloured formula and reads one box per
+//! run (in `crate::external::cdm`, the IO half) renders the coloured formula and reads one box per
 //! token; the boxes of the truth and the prediction are matched here (token identity,
 //! position and order costs, a linear assignment, RANSAC-style inlier filtering with a fixed
 //! seed) and F1 = 2·matched / (|gt| + |pred|). Two official variants differ in their TeX,

@@ -38,7 +38,7 @@ impl Pcg64 {
     }
 
     /// The next 32-bit output: the low half of a fresh 64-bit draw, then its high half.
-    pub fn next_u32(&mut self) -> u32 {
+    pub(crate) fn next_u32(&mut self) -> u32 {
         if let Some(high) = self.buffered.take() {
             return high;
         }

@@ -5,7 +5,7 @@ use super::*;
 /// `RepeatDetector.ngram_repeats`: for n = 1..=`max_ngram_size`, how many times the final
 /// n-gram repeats back to back at the end of the text (after collapsing whitespace runs to one
 /// space); 0 when the text is shorter than n.
-pub fn ngram_repeats(text: &str, max_ngram_size: usize) -> Vec<usize> {
+pub(crate) fn ngram_repeats(text: &str, max_ngram_size: usize) -> Vec<usize> {
     let mut result = vec![0usize; max_ngram_size];
     if text.is_empty() {
         return result;

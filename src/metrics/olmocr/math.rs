@@ -26,9 +26,9 @@ use super::*;
 /// the neighbours carry the same text.
 ///
 /// Not reproduced natively: KaTeX itself (its MathML serialization) and the browser layout
-/// (font metrics, glyph boxes) on which step (2) depends. [`super::katex::KatexRenderer`] runs
+/// (font metrics, glyph boxes) on which step (2) depends. `crate::external::katex::KatexRenderer` runs
 /// the `katex` npm package under node and reproduces (1) and the layout-free part of (2);
-/// `crate::browser::BrowserKatex` renders in headless Chromium as the runner does, and (2) is
+/// `crate::external::chromium::BrowserKatex` renders in headless Chromium as the runner does, and (2) is
 /// then decided exactly ([`super::katex::positional_match`]).
 pub trait MathRenderer {
     /// A rendered formula.

@@ -60,7 +60,7 @@ pub fn score_test<R: MathRenderer>(
 
 /// The runner's default `baseline` test for a PDF without one (`BaselineTest(id=f"{pdf}_baseline",
 /// pdf=pdf, page=1, type="baseline")`).
-pub fn default_baseline(pdf: &str) -> Test {
+pub(crate) fn default_baseline(pdf: &str) -> Test {
     Test::Baseline(BaselineTest {
         base: BaseFields {
             pdf: pdf.to_string(),
@@ -159,7 +159,7 @@ pub fn overall_score(results: &[(String, bool)]) -> f64 {
 }
 
 /// NumPy's default (`linear`) percentile of unsorted values, `q` in `[0, 100]`.
-pub fn percentile_linear(values: &[f64], q: f64) -> f64 {
+pub(crate) fn percentile_linear(values: &[f64], q: f64) -> f64 {
     if values.is_empty() {
         return f64::NAN;
     }

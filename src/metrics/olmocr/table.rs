@@ -61,12 +61,12 @@ impl TableData {
     }
 
     /// Heading cells reached by walking up from `id`, or the topmost cells when none is a heading.
-    pub fn top_heading_relations(&self, id: CellId) -> Vec<CellId> {
+    pub(crate) fn top_heading_relations(&self, id: CellId) -> Vec<CellId> {
         self.walk_headings(id, &self.up)
     }
 
     /// Heading cells reached by walking left from `id`, or the leftmost cells when none is.
-    pub fn left_heading_relations(&self, id: CellId) -> Vec<CellId> {
+    pub(crate) fn left_heading_relations(&self, id: CellId) -> Vec<CellId> {
         self.walk_headings(id, &self.left)
     }
 }
@@ -86,7 +86,7 @@ pub struct CellSpec {
 
 /// `_build_table_data_from_specs`: place cells on a grid honouring row/colspans and derive the
 /// neighbour relations.
-pub fn build_table(rows: &[Vec<CellSpec>]) -> Option<TableData> {
+pub(crate) fn build_table(rows: &[Vec<CellSpec>]) -> Option<TableData> {
     if rows.is_empty() {
         return None;
     }
@@ -223,7 +223,7 @@ fn process_table_lines(lines: &[&str]) -> Vec<Vec<String>> {
 
 /// `parse_markdown_tables`: every run of at least two consecutive lines containing `|` is a
 /// table; its first row and first column are headings.
-pub fn parse_markdown_tables(md: &str) -> Vec<TableData> {
+pub(crate) fn parse_markdown_tables(md: &str) -> Vec<TableData> {
     let mut tables = Vec::new();
     let flush = |block: &[&str], tables: &mut Vec<TableData>| {
         if block.len() < 2 {
@@ -342,7 +342,7 @@ pub fn html_table_specs(html: &str) -> Vec<Vec<Vec<CellSpec>>> {
 }
 
 /// `parse_html_tables`: [`html_table_specs`] placed on grids by [`build_table`].
-pub fn parse_html_tables(html: &str) -> Vec<TableData> {
+pub(crate) fn parse_html_tables(html: &str) -> Vec<TableData> {
     html_table_specs(html).iter().filter_map(|specs| build_table(specs)).collect()
 }
 

@@ -15,7 +15,7 @@ static_regex!(re_italic_pair, r"\*(.*?)\*|_(.*?)_");
 /// `tests.py::normalize_text`: drop `<br>`, Markdown bold/italic markers and `<b>`/`<i>` tags,
 /// collapse whitespace to one space, NFC, then fold typographic quotes, dashes, the fullwidth
 /// low line and the micro sign.
-pub fn normalize_text(md: &str) -> String {
+pub(crate) fn normalize_text(md: &str) -> String {
     let s = re_br().replace_all(md, " ");
     let s = re_bold_star().replace_all(&s, "$1");
     let s = re_bold_under().replace_all(&s, "$1");
@@ -149,7 +149,7 @@ pub struct BestMatch {
 /// Returns the best fuzzy matches of a test's texts in a page's Markdown: for `present` and
 /// `absent` the `text` (in the searched window, case-folded as the test does), for `order` the
 /// `before` and `after` texts; nothing for other types, whose explanations say enough.
-pub fn best_matches(test: &Test, md: &str) -> Vec<BestMatch> {
+pub(crate) fn best_matches(test: &Test, md: &str) -> Vec<BestMatch> {
     let search = |field: &'static str, query: &str, content: &[char]| {
         let q: Vec<char> = query.chars().collect();
         let score = fuzz::partial_ratio_chars(&q, content) / 100.0;

@@ -174,7 +174,7 @@ pub fn teds_both(pred: &Table, gt: &Table) -> (f64, f64) {
 
 /// Returns the ordered tree edit distance under PubTabNet's costs (see the module doc);
 /// with `structure_only` cell contents are ignored (`content = []` in the reference).
-pub fn tree_edit_distance(a: &TreeNode, b: &TreeNode, structure_only: bool) -> f64 {
+pub(crate) fn tree_edit_distance(a: &TreeNode, b: &TreeNode, structure_only: bool) -> f64 {
     let mut interner = Interner::default();
     let fa = Flat::new(a, &mut interner);
     let fb = Flat::new(b, &mut interner);

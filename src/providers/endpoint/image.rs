@@ -7,8 +7,8 @@ use base64::Engine as _;
 use pdfium_render::prelude::PdfRenderConfig;
 
 use crate::doc::Page;
-use crate::providers::layout::image::Bgr;
 use crate::providers::preset::ImageSpec;
+use crate::providers::raster::Bgr;
 
 /// Qwen2-VL's `smart_resize`: the image size closest to `height` × `width` whose sides are
 /// multiples of `factor` and whose area lies in `[min_pixels, max_pixels]` (Python's

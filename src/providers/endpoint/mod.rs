@@ -36,10 +36,10 @@ use pdfium_render::prelude::{PdfDocument, Pdfium};
 use serde_json::{json, Value};
 
 use super::key::{canonical_json, CacheKey, PageSelection};
-use super::layout::image::Bgr;
 use super::preset::{
     ImageSpec, LayoutSource, Price, PromptOrder, SamplingSpec, TableReply, TwoStage,
 };
+use super::raster::Bgr;
 use super::runner::{plan, record, KeyParts, OcrSummary, Plan, Usage};
 use super::Provider;
 use crate::doc::{BBox, Block, BlockKind, Doc, Page};
@@ -206,7 +206,7 @@ struct DocJob {
 
 /// The server's revision of `model`: the `root` of its `/models` entry (vLLM: the weights
 /// it serves), or `None` when the server lists none.
-pub fn server_revision(client: &Client, budget: &Budget, model: &str) -> Option<String> {
+pub(crate) fn server_revision(client: &Client, budget: &Budget, model: &str) -> Option<String> {
     match client.models(budget) {
         Ok(list) => list
             .iter()
@@ -300,7 +300,7 @@ pub fn run_endpoint(
         }
         h.finalize().to_hex().to_string()
     };
-    let pdfium_digest = super::builtin::PdfiumProvider.model_digest()?;
+    let pdfium_digest = super::pdfium::PdfiumProvider.model_digest()?;
     let config = ep.config(opts.model, revision.as_deref(), &opts.sampling, &pdfium_digest);
     let config_text = canonical_json(&config);
     let parts = KeyParts {

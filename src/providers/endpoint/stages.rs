@@ -6,8 +6,8 @@ use super::image::{data_url, decode_png, image_size, render_sized};
 use super::{cached, reply_key, request, Ask, Ctx, DocJob, RegionState};
 use crate::doc::{BBox, BlockKind, Page};
 use crate::formats::reply::{self, BoxFrame, Seen};
-use crate::providers::layout::image::Bgr;
 use crate::providers::preset::TwoStage;
+use crate::providers::raster::Bgr;
 use crate::store::Store;
 use pdfium_render::prelude::Pdfium;
 
@@ -34,7 +34,7 @@ pub(super) fn detect_regions(
     page: &pdfium_render::prelude::PdfPage<'_>,
     size: Page,
 ) -> Result<Vec<RegionState>, String> {
-    let img = crate::providers::layout::render(page, 2.0)?;
+    let img = crate::providers::raster::render(page, 2.0)?;
     detect_on(det, &img, size)
 }
 

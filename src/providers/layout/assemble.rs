@@ -6,11 +6,11 @@
 //! region's class. Regions are ordered by columns within bands cut by full-width regions.
 
 use crate::doc::{BBox, Block, BlockKind, Cell, Page, Table};
-use crate::providers::pdfium::layout::blocks::{
+use crate::providers::pdfium::structure::blocks::{
     caption_label, clean, is_keyword_heading, is_refs_heading, join_texts, numbering, run_in_end,
     run_in_heading,
 };
-use crate::providers::pdfium::layout::{drop_line_numbers, spans, Glyph, Span};
+use crate::providers::pdfium::structure::{drop_line_numbers, spans, Glyph, Span};
 
 /// The CDLA classes, in the model's output order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub enum Class {
 
 impl Class {
     /// Maps a model label to a class.
-    pub fn from_label(label: &str) -> Option<Class> {
+    pub(crate) fn from_label(label: &str) -> Option<Class> {
         Some(match label {
             "text" => Class::Text,
             "title" => Class::Title,
@@ -138,7 +138,7 @@ fn runs(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
 }
 
 /// The most common glyph size, to the nearest half point (10 when there are no glyphs).
-pub fn common_size<'a>(glyphs: impl IntoIterator<Item = &'a Glyph>) -> f32 {
+pub(crate) fn common_size<'a>(glyphs: impl IntoIterator<Item = &'a Glyph>) -> f32 {
     let mut counts: std::collections::HashMap<i32, usize> = std::collections::HashMap::new();
     for g in glyphs.into_iter().filter(|g| g.ch != ' ' && g.size > 0.0) {
         *counts.entry((g.size * 2.0).round() as i32).or_default() += 1;
@@ -231,7 +231,12 @@ pub struct PageBlock {
 }
 
 /// Builds one page's blocks in reading order.
-pub fn page_blocks(page: u32, size: Page, glyphs: &[Glyph], regions: &[Region]) -> Vec<PageBlock> {
+pub(crate) fn page_blocks(
+    page: u32,
+    size: Page,
+    glyphs: &[Glyph],
+    regions: &[Region],
+) -> Vec<PageBlock> {
     let merged = merge_overlapping(regions);
     let regions = &merged[..];
     // Assign runs of words on one baseline, whole: a line the detector cut in two (a title

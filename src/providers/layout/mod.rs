@@ -9,7 +9,6 @@
 //! place. Sessions are created once per worker and reused for every page.
 
 pub mod assemble;
-pub mod image;
 pub mod ocr;
 pub mod picodet;
 pub mod runtime;
@@ -17,15 +16,15 @@ pub mod slanet;
 
 use ort::session::Session;
 use ort::value::TensorRef;
-use pdfium_render::prelude::{PdfBitmapFormat, PdfPage, PdfRenderConfig};
+use pdfium_render::prelude::PdfPage;
 use serde_json::json;
 
 use self::assemble::{Class, GridPos, Region};
-use self::image::Bgr;
 use self::runtime::Device;
 use super::manifest::{Installed, ModelInfo};
-use super::pdfium::layout::{Glyph, PageTable, TableSource};
+use super::pdfium::structure::{Glyph, PageTable, TableSource};
 use super::pdfium::{self as pdf, Pdfium};
+use super::raster::{render, Bgr};
 use super::{Engine, PageSelection, Provider};
 use crate::doc::{BBox, Doc, Page};
 use crate::error::{Error, Result};
@@ -91,7 +90,7 @@ impl Provider for LayoutProvider {
         }
         // libpdfium renders the pages and gives the text layer: a new build can move boxes
         // and glyphs, so its digest (the pdfium provider's) is folded in too.
-        h.update(super::builtin::PdfiumProvider.model_digest()?.as_bytes());
+        h.update(super::pdfium::PdfiumProvider.model_digest()?.as_bytes());
         Ok(h.finalize().to_hex().to_string())
     }
 
@@ -257,7 +256,7 @@ impl Pipeline {
         // The tables the `pdfium` provider reads on this page (drawn grids, rule stacks,
         // aligned cells): snapped to, split by, or added where the model missed them
         // (docs/tables.md § 5).
-        let drawn = if !ocr_page { pdf::layout::page_tables(&pg) } else { Vec::new() };
+        let drawn = if !ocr_page { pdf::structure::page_tables(&pg) } else { Vec::new() };
         let mut taken = vec![false; drawn.len()];
         let glyphs = if ocr_page {
             let lines =
@@ -313,7 +312,7 @@ impl Pipeline {
                 let trimmed = if ocr_page {
                     bbox
                 } else {
-                    pdf::layout::trim_table_box(&glyphs, size.width, bbox)
+                    pdf::structure::trim_table_box(&glyphs, size.width, bbox)
                 };
                 let px = if trimmed == bbox {
                     d.bbox
@@ -563,20 +562,6 @@ fn area(a: &BBox) -> f32 {
 
 fn native(e: impl std::fmt::Display) -> Error {
     Error::Native(e.to_string())
-}
-
-/// Renders a page to BGR at `scale` pixels per point.
-pub fn render(page: &PdfPage<'_>, scale: f32) -> std::result::Result<Bgr, String> {
-    let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).set_format(PdfBitmapFormat::BGRA);
-    let bmp = page
-        .render_with_config(&cfg)
-        .map_err(|e| format!("rendering failed: {}", pdf::describe(&e)))?;
-    let (w, h) = (bmp.width() as usize, bmp.height() as usize);
-    let raw = bmp.as_raw_bytes();
-    if w == 0 || h == 0 || raw.len() < w * h * 4 {
-        return Err(format!("rendering gave a {w}x{h} bitmap of {} bytes", raw.len()));
-    }
-    Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
 }
 
 /// OCR lines as text-layer glyphs: each line's characters spread evenly over its box, so

@@ -3,7 +3,7 @@
 //! detected regions are taken as axis-aligned boxes (the package fits rotated rectangles) and
 //! the 0/180 orientation classifier is not run.
 
-use super::image::Bgr;
+use crate::providers::raster::Bgr;
 
 /// Detection: the shorter side is brought up to this (rapidocr `limit_type: min`).
 pub const LIMIT_SIDE: usize = 736;
@@ -21,7 +21,7 @@ pub const REC_BATCH: usize = 6;
 const TEXT_SCORE: f32 = 0.5;
 
 /// Returns the detector input size for an image: the rapidocr resize rule.
-pub fn det_size(w: usize, h: usize) -> (usize, usize) {
+pub(crate) fn det_size(w: usize, h: usize) -> (usize, usize) {
     // f64 arithmetic and round-half-to-even, as Python's.
     let ratio = if w.min(h) < LIMIT_SIDE { LIMIT_SIDE as f64 / w.min(h) as f64 } else { 1.0 };
     // Python's round: halves to even.
@@ -32,13 +32,13 @@ pub fn det_size(w: usize, h: usize) -> (usize, usize) {
 }
 
 /// Writes the detector input for `img` at `(w, h)` from [`det_size`].
-pub fn det_preprocess(img: &Bgr, w: usize, h: usize, out: &mut [f32]) {
+pub(crate) fn det_preprocess(img: &Bgr, w: usize, h: usize, out: &mut [f32]) {
     img.resize(w, h).write_planar([0.5; 3], [0.5; 3], false, out, w, h);
 }
 
 /// Text boxes from the probability map (`map_w x map_h`), in pixels of the original image,
 /// sorted top to bottom then left to right as rapidocr sorts them.
-pub fn det_boxes(
+pub(crate) fn det_boxes(
     prob: &[f32],
     map_w: usize,
     map_h: usize,
@@ -157,7 +157,7 @@ fn sort_boxes(boxes: &mut [[f32; 4]]) {
 
 /// The crop a box is recognised from: integer size as rapidocr computes it, turned upright
 /// when it is much taller than wide.
-pub fn line_crop(img: &Bgr, b: &[f32; 4]) -> Bgr {
+pub(crate) fn line_crop(img: &Bgr, b: &[f32; 4]) -> Bgr {
     let (x0, y0) = (b[0].max(0.0) as usize, b[1].max(0.0) as usize);
     let w = ((b[2] - b[0]) as usize).max(1);
     let h = ((b[3] - b[1]) as usize).max(1);
@@ -170,7 +170,7 @@ pub fn line_crop(img: &Bgr, b: &[f32; 4]) -> Bgr {
 }
 
 /// Writes a batch of line crops as the recogniser input `[n, 3, 48, W]`; returns W.
-pub fn rec_preprocess(crops: &[&Bgr], out: &mut Vec<f32>) -> usize {
+pub(crate) fn rec_preprocess(crops: &[&Bgr], out: &mut Vec<f32>) -> usize {
     let mut max_ratio = REC_W as f64 / REC_H as f64;
     for c in crops {
         max_ratio = max_ratio.max(c.width as f64 / c.height.max(1) as f64);
@@ -190,7 +190,7 @@ pub fn rec_preprocess(crops: &[&Bgr], out: &mut Vec<f32>) -> usize {
 /// Greedy CTC over one line's `[T, K]` scores: best class per step, repeats merged, blanks
 /// (0) dropped. `dict` is the model's characters; index i + 1 is `dict[i]`, and K - 1 is a
 /// space. Returns the text and its mean character score, or `None` under the text score.
-pub fn ctc(scores: &[f32], k: usize, dict: &[String]) -> Option<(String, f32)> {
+pub(crate) fn ctc(scores: &[f32], k: usize, dict: &[String]) -> Option<(String, f32)> {
     let mut text = String::new();
     let mut sum = 0.0;
     let mut n = 0;

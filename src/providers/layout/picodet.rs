@@ -2,7 +2,7 @@
 //! NMS, following rapid-layout 0.4.2's `PPPreProcess` / `PPPostProcess` step for step so the
 //! boxes agree with the Python package on the same image.
 
-use super::image::Bgr;
+use crate::providers::raster::Bgr;
 
 /// Network input width and height.
 pub const INPUT_W: usize = 608;
@@ -29,7 +29,7 @@ pub struct Detection {
 
 /// Writes the image as the network's input `[3, 800, 608]`: stretched, in RGB order when
 /// `rgb` (as rapid-layout feeds it), ImageNet-normalised.
-pub fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], rgb: bool, out: &mut [f32]) {
+pub(crate) fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], rgb: bool, out: &mut [f32]) {
     img.resize(INPUT_W, INPUT_H).write_planar(mean, std, rgb, out, INPUT_W, INPUT_H);
 }
 
@@ -142,7 +142,7 @@ fn hard_nms(cands: &mut [([f32; 4], f32)], iou: f32) -> Vec<([f32; 4], f32)> {
 }
 
 /// IoU as rapid-layout computes it (with 1e-5 in the denominator).
-pub fn iou_of(a: &[f32; 4], b: &[f32; 4]) -> f32 {
+pub(crate) fn iou_of(a: &[f32; 4], b: &[f32; 4]) -> f32 {
     let area = |x0: f32, y0: f32, x1: f32, y1: f32| (x1 - x0).max(0.0) * (y1 - y0).max(0.0);
     let inter = area(a[0].max(b[0]), a[1].max(b[1]), a[2].min(b[2]), a[3].min(b[3]));
     inter / (area(a[0], a[1], a[2], a[3]) + area(b[0], b[1], b[2], b[3]) - inter + 1e-5)

@@ -76,7 +76,11 @@ pub fn environment() -> Result<&'static ort::environment::Environment, String> {
 }
 
 /// Creates a session for the model file, with `threads` intra-op threads on the CPU.
-pub fn session(model: &Installed, device: Device, threads: usize) -> Result<Session, String> {
+pub(crate) fn session(
+    model: &Installed,
+    device: Device,
+    threads: usize,
+) -> Result<Session, String> {
     let env = environment()?;
     let what = |e: &dyn std::fmt::Display| {
         format!("model {} ({}): {e}", model.manifest.name, model.file.display())
@@ -104,7 +108,7 @@ pub fn session(model: &Installed, device: Device, threads: usize) -> Result<Sess
 }
 
 /// Reads a metadata entry's lines (PaddleOCR models keep their dictionaries in `character`).
-pub fn metadata_lines(session: &Session, key: &str) -> Result<Vec<String>, String> {
+pub(crate) fn metadata_lines(session: &Session, key: &str) -> Result<Vec<String>, String> {
     let meta = session.metadata().map_err(|e| e.to_string())?;
     let text = meta.custom(key).ok_or_else(|| format!("the model has no metadata {key:?}"))?;
     Ok(py_splitlines(&text))
@@ -112,7 +116,7 @@ pub fn metadata_lines(session: &Session, key: &str) -> Result<Vec<String>, Strin
 
 /// Splits like Python's `str.splitlines()` (what the reference packages use on these
 /// dictionaries), which also breaks at \x0b, \x0c, \x1c..\x1e, \x85, U+2028 and U+2029.
-pub fn py_splitlines(text: &str) -> Vec<String> {
+pub(crate) fn py_splitlines(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = text.chars().peekable();

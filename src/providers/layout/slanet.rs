@@ -2,7 +2,7 @@
 //! token sequence read into a cell grid. Follows rapid-table 0.3.0 (`TablePreprocess`,
 //! `TableLabelDecode`, `adapt_slanet_plus`).
 
-use super::image::Bgr;
+use crate::providers::raster::Bgr;
 
 /// Network input side.
 pub const SIDE: usize = 488;
@@ -33,7 +33,7 @@ pub fn dictionary(mut chars: Vec<String>) -> Vec<String> {
 }
 
 /// Writes the crop as the network input `[3, 488, 488]` (longer side 488, zero padding).
-pub fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], out: &mut [f32]) {
+pub(crate) fn preprocess(img: &Bgr, mean: [f32; 3], std: [f32; 3], out: &mut [f32]) {
     // In f64, as Python computes it: in f32, 744 * (488 / 744) truncates to 487.
     let ratio = SIDE as f64 / img.width.max(img.height) as f64;
     let w = ((img.width as f64 * ratio) as usize).max(1);

@@ -3,7 +3,7 @@
 
 use pdfium_render::prelude::{PdfDocument, PdfFontWeight, PdfPage, PdfPageRenderRotation};
 
-use super::layout::{Glyph, PageGlyphs};
+use super::structure::{Glyph, PageGlyphs};
 use crate::doc::BBox;
 
 /// Characters whose angle differs from the page's main text direction by more than this

@@ -6,10 +6,11 @@
 //! document at a time on it; parallelism comes from worker processes.
 
 pub(crate) mod extract;
-pub mod layout;
 mod paths;
+mod provider;
 #[cfg(test)]
 mod sample_tests;
+pub mod structure;
 #[cfg(test)]
 mod table_tests;
 
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 
 pub use pdfium_render::prelude::Pdfium;
 use pdfium_render::prelude::{PdfiumError as RawError, PdfiumInternalError};
+pub use provider::{PdfiumPageCounter, PdfiumProvider};
 
 /// Bump when the output for the same PDF changes (4: run-in headings are split from their
 /// paragraph; 5: a run-in heading's paragraph may go on below its first line, and a
@@ -97,7 +99,7 @@ pub fn bind() -> Result<Pdfium, PdfiumError> {
 ///
 /// A library found only on the system search path has no path to hash, so it is refused
 /// here with the same advice as a missing one.
-pub fn library_path() -> Result<PathBuf, PdfiumError> {
+pub(crate) fn library_path() -> Result<PathBuf, PdfiumError> {
     let candidates = candidate_paths();
     candidates.iter().find(|p| p.is_file()).cloned().ok_or_else(|| PdfiumError::NotFound {
         tried: candidates
@@ -191,7 +193,10 @@ pub fn page_count(pdfium: &Pdfium, bytes: &[u8]) -> Result<u32, PdfiumError> {
 }
 
 /// Returns every page's size in PDF points, without reading its text.
-pub fn page_sizes(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<crate::doc::Page>, PdfiumError> {
+pub(crate) fn page_sizes(
+    pdfium: &Pdfium,
+    bytes: &[u8],
+) -> Result<Vec<crate::doc::Page>, PdfiumError> {
     let doc = open(pdfium, bytes)?;
     Ok(doc
         .pages()
@@ -204,12 +209,16 @@ pub fn page_sizes(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<crate::doc::Page>
 pub fn parse(pdfium: &Pdfium, bytes: &[u8]) -> Result<crate::doc::Doc, PdfiumError> {
     let doc = open(pdfium, bytes)?;
     let pages = extract::pages(&doc);
-    Ok(layout::build_doc(&pages))
+    Ok(structure::build_doc(&pages))
 }
 
 /// Reads every page's glyphs, rules and art, before any layout (for tools and tests that
 /// look at what the layout is given).
-pub fn read_pages(pdfium: &Pdfium, bytes: &[u8]) -> Result<Vec<layout::PageGlyphs>, PdfiumError> {
+#[cfg(test)]
+pub(crate) fn read_pages(
+    pdfium: &Pdfium,
+    bytes: &[u8],
+) -> Result<Vec<structure::PageGlyphs>, PdfiumError> {
     let doc = open(pdfium, bytes)?;
     Ok(extract::pages(&doc))
 }
@@ -229,7 +238,7 @@ pub fn open<'a>(
 
 /// Opens a document that pdfium reads on demand from `reader` (a PDF too large to hold in
 /// memory: a file, or a stored blob read in pieces), mapping load errors as [`open`] does.
-pub fn open_reader<'a, R: std::io::Read + std::io::Seek + 'a>(
+pub(crate) fn open_reader<'a, R: std::io::Read + std::io::Seek + 'a>(
     pdfium: &'a Pdfium,
     mut reader: R,
 ) -> Result<pdfium_render::prelude::PdfDocument<'a>, PdfiumError> {
@@ -245,7 +254,7 @@ pub fn open_reader<'a, R: std::io::Read + std::io::Seek + 'a>(
 }
 
 /// Counts the pages of a PDF file that pdfium reads on demand.
-pub fn page_count_file(pdfium: &Pdfium, path: &std::path::Path) -> Result<u32, PdfiumError> {
+pub(crate) fn page_count_file(pdfium: &Pdfium, path: &std::path::Path) -> Result<u32, PdfiumError> {
     let f = std::fs::File::open(path)
         .map_err(|e| PdfiumError::Pdfium(format!("cannot open: {}", crate::walk::io_words(&e))))?;
     let doc = open_reader(pdfium, std::io::BufReader::with_capacity(1 << 16, f))?;
@@ -253,13 +262,13 @@ pub fn page_count_file(pdfium: &Pdfium, path: &std::path::Path) -> Result<u32, P
 }
 
 /// Parses a PDF that pdfium reads on demand from `reader` (see [`open_reader`]).
-pub fn parse_reader<R: std::io::Read + std::io::Seek>(
+pub(crate) fn parse_reader<R: std::io::Read + std::io::Seek>(
     pdfium: &Pdfium,
     reader: R,
 ) -> Result<crate::doc::Doc, PdfiumError> {
     let doc = open_reader(pdfium, reader)?;
     let pages = extract::pages(&doc);
-    Ok(layout::build_doc(&pages))
+    Ok(structure::build_doc(&pages))
 }
 
 fn load_error(e: RawError) -> PdfiumError {

@@ -60,7 +60,7 @@ impl Env {
 }
 
 /// The base Python: `CORPUS_PYTHON`, else `python3`.
-pub fn base_python() -> PathBuf {
+pub(crate) fn base_python() -> PathBuf {
     std::env::var_os("CORPUS_PYTHON")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
@@ -158,7 +158,7 @@ pub fn which(name: &str) -> Option<PathBuf> {
 
 /// Makes the preset's environment if it is not there (saying what it does through `say`),
 /// and returns it with whether it was made now. A preset without `[python]` has none.
-pub fn ensure(preset: &Preset, say: &mut dyn FnMut(&str)) -> Result<Option<(Env, bool)>> {
+pub(crate) fn ensure(preset: &Preset, say: &mut dyn FnMut(&str)) -> Result<Option<(Env, bool)>> {
     check_tools(preset)?;
     let Some(py) = &preset.python else { return Ok(None) };
     let python = python_version()?;

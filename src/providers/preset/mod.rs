@@ -414,7 +414,7 @@ impl Preset {
     }
 
     /// The reply format of an endpoint preset (checked when the preset was read).
-    pub fn reply_format(&self) -> Option<ReplyFormat> {
+    pub(crate) fn reply_format(&self) -> Option<ReplyFormat> {
         self.endpoint.as_ref()?;
         ReplyFormat::ALL.into_iter().find(|f| f.name() == self.output)
     }
@@ -507,7 +507,7 @@ impl EndpointRun {
 
 /// The normalised project name of a pip requirement (`PyMuPDF==1.2` → `pymupdf`,
 /// `markitdown[pdf]==0.1` → `markitdown`).
-pub fn requirement_name(req: &str) -> String {
+pub(crate) fn requirement_name(req: &str) -> String {
     let end = req.find(|c: char| "=<>!~[; ".contains(c)).unwrap_or(req.len());
     norm(&req[..end])
 }
@@ -529,7 +529,7 @@ pub fn norm(name: &str) -> String {
 
 /// The user's preset folders: `CORPUS_PRESETS` (folders separated by `:`), else
 /// `${XDG_CONFIG_HOME:-$HOME/.config}/corpus/presets`.
-pub fn user_dirs() -> Vec<PathBuf> {
+pub(crate) fn user_dirs() -> Vec<PathBuf> {
     if let Some(v) = std::env::var_os("CORPUS_PRESETS") {
         return std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect();
     }
@@ -543,7 +543,7 @@ pub fn user_dirs() -> Vec<PathBuf> {
 /// Every preset: the built-in ones, then the user's, with an error for each file that could
 /// not be used (it names the file). A user preset may not reuse a built-in id or another
 /// user preset's id: two presets under one id would mix their outputs.
-pub fn load_all(reserved: &[&str]) -> (Vec<Preset>, Vec<Error>) {
+pub(crate) fn load_all(reserved: &[&str]) -> (Vec<Preset>, Vec<Error>) {
     let mut out: Vec<Preset> = Vec::new();
     let mut errors = Vec::new();
     for (file, text) in BUILTIN {

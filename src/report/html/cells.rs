@@ -22,7 +22,7 @@ pub enum Mark {
 }
 
 /// The mark of every slot (row-major) of the GT table and of the predicted table.
-pub fn marks(gt: &Table, pred: &Table) -> (Vec<Mark>, Vec<Mark>) {
+pub(crate) fn marks(gt: &Table, pred: &Table) -> (Vec<Mark>, Vec<Mark>) {
     let (_, al) = grits_con_aligned(gt, pred);
     let (tg, pg) = (text_grid(gt), text_grid(pred));
     let norm = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -71,7 +71,7 @@ pub fn table_html(t: &Table, marks: &[Mark], class: &str) -> String {
 
 /// The matched pairs of one provider's output, side by side; unmatched GT tables and
 /// unmatched predicted tables listed whole.
-pub fn pairs_html(gt: &[Table], pred: &[Table], pairs: &[(usize, Option<usize>)]) -> String {
+pub(crate) fn pairs_html(gt: &[Table], pred: &[Table], pairs: &[(usize, Option<usize>)]) -> String {
     let mut s = String::new();
     for &(g, p) in pairs {
         let Some(gt_t) = gt.get(g) else { continue };

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 /// Escapes `s` for HTML text and for double- or single-quoted attribute values: `&`, `<`,
 /// `>`, `"` and `'` become character references; control characters other than tab and
 /// newline (which HTML cannot carry) become U+FFFD.
-pub fn esc(s: &str) -> String {
+pub(crate) fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + s.len() / 8);
     for c in s.chars() {
         match c {

@@ -190,7 +190,7 @@ impl PageImages {
                     .get(i32::try_from(p).unwrap_or(i32::MAX))
                     .map_err(|e| format!("page {}: {}", p + 1, pdf::describe(&e)))?;
                 let pw = page.width().value.max(1.0);
-                let img = crate::providers::layout::render(&page, width as f32 / pw)
+                let img = crate::providers::raster::render(&page, width as f32 / pw)
                     .map_err(|e| format!("page {}: {e}", p + 1))?;
                 write_png(&dir.join(name), img.width, img.height, &img.data)?;
                 Ok((img.width as u32, img.height as u32))

@@ -10,7 +10,7 @@ pub const CSP: &str = "default-src 'none'; img-src 'self' data:; style-src 'unsa
                        script-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 /// The colour of a block kind's box (stroke; the fill is the same at low opacity).
-pub fn kind_colour(k: BlockKind) -> &'static str {
+pub(crate) fn kind_colour(k: BlockKind) -> &'static str {
     match k {
         BlockKind::Title => "#d62728",
         BlockKind::Heading => "#ff7f0e",

@@ -22,7 +22,7 @@ pub struct Series {
 /// Draws a line chart of `series` over `runs` (the x-axis labels, run ids), titled `title`.
 /// The y axis spans the values' range, widened to include 0 and 1 when the values lie in
 /// [0, 1] (most metrics).
-pub fn line_chart(title: &str, runs: &[String], series: &[Series]) -> String {
+pub(crate) fn line_chart(title: &str, runs: &[String], series: &[Series]) -> String {
     let (w, h) = (520.0_f64, 220.0_f64);
     let (left, right, top, bottom) = (44.0, 12.0, 22.0, 40.0);
     let ys: Vec<f64> = series.iter().flat_map(|s| s.points.iter().map(|p| p.1)).collect();
@@ -111,7 +111,7 @@ pub fn line_chart(title: &str, runs: &[String], series: &[Series]) -> String {
 }
 
 /// The chart's legend as HTML: one swatch and label per series.
-pub fn legend(series: &[Series]) -> String {
+pub(crate) fn legend(series: &[Series]) -> String {
     let mut s = String::from(r#"<ul class="legend">"#);
     for (k, ser) in series.iter().enumerate() {
         let _ = write!(

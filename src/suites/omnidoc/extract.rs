@@ -55,7 +55,7 @@ pub struct PredBlock {
 
 impl PredBlock {
     /// `get_pred_category_type`: the fine category when set, else the category.
-    pub fn category_name(&self) -> &'static str {
+    pub(crate) fn category_name(&self) -> &'static str {
         self.fine.unwrap_or(self.category.as_str())
     }
 }
@@ -293,7 +293,7 @@ fn replace_table_with_placeholder(input: &str) -> String {
 
 /// `convert_markdown_to_html`: every pipe-table row becomes a one-row HTML table, consecutive ones
 /// are merged, then `<table>` / `<td>` get the reference's default attributes.
-pub fn convert_markdown_to_html(content: &str) -> String {
+pub(crate) fn convert_markdown_to_html(content: &str) -> String {
     let mut content = content.replace('\r', "");
     content.push('\n');
     let matches: Vec<String> =
@@ -308,7 +308,7 @@ pub fn convert_markdown_to_html(content: &str) -> String {
 }
 
 /// `md_tex_filter`: splits one page of Markdown/LaTeX prediction into typed blocks.
-pub fn md_tex_filter(content: &str) -> PredPage {
+pub(crate) fn md_tex_filter(content: &str) -> PredPage {
     let mut s = IMG_RE.replace_all(content, "").into_owned();
     for r in FENCE_RES.iter() {
         s = r.replace_all(&s, "").into_owned();

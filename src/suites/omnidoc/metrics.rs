@@ -72,7 +72,7 @@ pub struct EditSummary {
 
 /// The page key of `call_Edit_dist`: the `img_id` itself when it ends with `.jpg`, otherwise
 /// the id without its last `_` part (meant for `<page>_<k>` ids; it truncates `.png` names).
-pub fn edit_page_key(img_id: &str) -> String {
+pub(crate) fn edit_page_key(img_id: &str) -> String {
     if img_id.ends_with(".jpg") {
         img_id.to_string()
     } else {
@@ -83,7 +83,7 @@ pub fn edit_page_key(img_id: &str) -> String {
 
 /// The page key of `get_page_split`: the `img_id` without `.jpg`/`.png`, otherwise without its
 /// last `_` part.
-pub fn split_page_key(img_id: &str) -> String {
+pub(crate) fn split_page_key(img_id: &str) -> String {
     match img_id.strip_suffix(".jpg").or_else(|| img_id.strip_suffix(".png")) {
         Some(s) => s.to_string(),
         None => edit_page_key(img_id),
@@ -92,7 +92,7 @@ pub fn split_page_key(img_id: &str) -> String {
 
 /// `call_Edit_dist.evaluate`: fills `edit_num`, `upper_len` and `metric["Edit_dist"]` and
 /// returns the summary (NaN when there are no samples).
-pub fn edit_dist(samples: &mut [Sample]) -> EditSummary {
+pub(crate) fn edit_dist(samples: &mut [Sample]) -> EditSummary {
     for s in samples.iter_mut() {
         let (gl, pl) = s.lens();
         s.upper_len = gl.max(pl);
@@ -199,7 +199,7 @@ fn label(v: &Value) -> String {
 }
 
 /// `get_full_labels_results`: sample-level means per GT attribute label.
-pub fn group_results(samples: &[Sample]) -> BTreeMap<String, BTreeMap<String, f64>> {
+pub(crate) fn group_results(samples: &[Sample]) -> BTreeMap<String, BTreeMap<String, f64>> {
     let mut acc: BTreeMap<String, BTreeMap<String, Vec<f64>>> = BTreeMap::new();
     for s in samples {
         let Some(e) = &s.entry else { continue };
@@ -236,7 +236,7 @@ pub fn group_results(samples: &[Sample]) -> BTreeMap<String, BTreeMap<String, f6
 /// `get_page_split`: page-level breakdown by page attributes. For `Edit_dist` each page
 /// contributes Σ(score·upper_len)/Σ upper_len; other metrics the page mean; then the mean over
 /// pages per attribute. Special issues mentioning `table` are skipped.
-pub fn page_split(
+pub(crate) fn page_split(
     samples: &[Sample],
     page_attrs: &BTreeMap<String, Map<String, Value>>,
 ) -> BTreeMap<String, BTreeMap<String, f64>> {
@@ -329,7 +329,7 @@ pub struct CdmOutcome {
 
 impl ElementResult {
     /// Mean CDM F1 over the samples CDM scored (`None` without any).
-    pub fn cdm_mean(&self) -> Option<f64> {
+    pub(crate) fn cdm_mean(&self) -> Option<f64> {
         let f: Vec<f64> =
             self.cdm.iter().filter_map(|c| c.score.as_ref().ok().map(|s| s.0)).collect();
         (!f.is_empty()).then(|| f.iter().sum::<f64>() / f.len() as f64)
@@ -348,7 +348,7 @@ impl ElementResult {
 /// space around (twice, as the reference strips `$$` then `$`); the prediction cut to what
 /// follows its last ```` ```latex ```` and precedes the next ```` ``` ````, then stripped the
 /// same way. Nothing else: a prediction's `\[ … \]` is kept (`docs/omnidocbench.md`).
-pub fn cdm_input(gt: &str, pred: &str) -> (String, String) {
+pub(crate) fn cdm_input(gt: &str, pred: &str) -> (String, String) {
     fn strip(s: &str) -> String {
         let once = s.trim_matches('$').trim();
         once.trim_matches('$').trim().to_string()
@@ -375,7 +375,8 @@ pub fn overall(text_page_avg: f64, cdm_page: Option<f64>, teds_page: Option<f64>
 }
 
 /// CDM callback: scores (gt, pred) pairs as [`cdm_input`] prepares them.
-pub type CdmFn<'a> = &'a dyn Fn(&[(String, String)]) -> Vec<Result<crate::cdm::CdmScore, String>>;
+pub type CdmFn<'a> =
+    &'a dyn Fn(&[(String, String)]) -> Vec<Result<crate::external::cdm::CdmScore, String>>;
 
 /// The whole end-to-end evaluation.
 #[derive(Debug, Clone, Default)]
@@ -419,7 +420,7 @@ pub fn evaluate(
 /// [`evaluate`], and with `cdm` every display-formula sample scored by CDM as v1.5 does
 /// (sample metric `CDM`, so the `group` and `page` breakdowns have it); a pair CDM cannot
 /// score has no `CDM` and keeps its error (`docs/omnidocbench.md`).
-pub fn evaluate_with_cdm(
+pub(crate) fn evaluate_with_cdm(
     pages: &[Page],
     predictions: &BTreeMap<String, String>,
     method: MatchMethod,
@@ -716,8 +717,8 @@ mod tests {
         ))
     }
 
-    fn ok(f1: f64, r: f64, p: f64) -> Result<crate::cdm::CdmScore, String> {
-        Ok(crate::cdm::CdmScore { f1, recall: r, precision: p, trace: Value::Null })
+    fn ok(f1: f64, r: f64, p: f64) -> Result<crate::external::cdm::CdmScore, String> {
+        Ok(crate::external::cdm::CdmScore { f1, recall: r, precision: p, trace: Value::Null })
     }
 
     /// Each matched display-formula pair is prepared for CDM exactly as v1.5 feeds it, and,
@@ -729,21 +730,23 @@ mod tests {
     fn demo_cdm_inputs_and_overall_follow_the_reference() {
         let Some((pages, preds, cdm_ref, metric_ref)) = demo() else { return };
         let pairs = cdm_ref["pairs"].as_array().unwrap();
-        let lookup = |inputs: &[(String, String)]| -> Vec<Result<crate::cdm::CdmScore, String>> {
-            inputs
-                .iter()
-                .map(|(g, p)| {
-                    let r = pairs
-                        .iter()
-                        .find(|x| {
-                            x["gt_fed_to_cdm"] == g.as_str() && x["pred_fed_to_cdm"] == p.as_str()
-                        })
-                        .unwrap_or_else(|| panic!("no reference pair fed {g:?} / {p:?}"));
-                    let f = |k: &str| r[k].as_f64().unwrap();
-                    ok(f("F1_score"), f("recall"), f("precision"))
-                })
-                .collect()
-        };
+        let lookup =
+            |inputs: &[(String, String)]| -> Vec<Result<crate::external::cdm::CdmScore, String>> {
+                inputs
+                    .iter()
+                    .map(|(g, p)| {
+                        let r = pairs
+                            .iter()
+                            .find(|x| {
+                                x["gt_fed_to_cdm"] == g.as_str()
+                                    && x["pred_fed_to_cdm"] == p.as_str()
+                            })
+                            .unwrap_or_else(|| panic!("no reference pair fed {g:?} / {p:?}"));
+                        let f = |k: &str| r[k].as_f64().unwrap();
+                        ok(f("F1_score"), f("recall"), f("precision"))
+                    })
+                    .collect()
+            };
         let teds = |p: &str, g: &str, s: bool| crate::metrics::teds::teds(p, g, s);
         let r = evaluate_with_cdm(&pages, &preds, MatchMethod::Quick, Some(&teds), Some(&lookup));
         let df = &r.display_formula;
@@ -766,13 +769,14 @@ mod tests {
         // ((1 − 0.351)·100 + 85.949 + 80.012) / 3
         assert!((o - 76.95366666666666).abs() < 1e-9, "{o}");
         // A pair CDM cannot score keeps its error and is left out.
-        let failing = |inputs: &[(String, String)]| -> Vec<Result<crate::cdm::CdmScore, String>> {
-            inputs
-                .iter()
-                .enumerate()
-                .map(|(i, _)| if i == 0 { Err("no TeX".into()) } else { ok(1.0, 1.0, 1.0) })
-                .collect()
-        };
+        let failing =
+            |inputs: &[(String, String)]| -> Vec<Result<crate::external::cdm::CdmScore, String>> {
+                inputs
+                    .iter()
+                    .enumerate()
+                    .map(|(i, _)| if i == 0 { Err("no TeX".into()) } else { ok(1.0, 1.0, 1.0) })
+                    .collect()
+            };
         let r = evaluate_with_cdm(&pages, &preds, MatchMethod::Quick, None, Some(&failing));
         assert_eq!(r.display_formula.cdm[0].score, Err("no TeX".to_string()));
         assert_eq!(r.display_formula.cdm_mean(), Some(1.0));
@@ -785,14 +789,14 @@ mod tests {
     fn demo_cdm_equals_the_reference_per_pair() {
         let Some((pages, preds, cdm_ref, _)) = demo() else { return };
         let variant = crate::metrics::cdm::Variant::OmniDocBench;
-        let missing = crate::cdm::render::missing_tools(variant);
+        let missing = crate::external::cdm::render::missing_tools(variant);
         if !missing.is_empty() {
             let why = format!("CDM needs {} (scripts/test.sh installs them)", missing.join(", "));
             assert!(std::env::var("CI").map_or(true, |v| v != "true"), "under CI=true: {why}");
             eprintln!("skipping: {why}");
             return;
         }
-        let engine = crate::cdm::CdmEngine::new(variant, None);
+        let engine = crate::external::cdm::CdmEngine::new(variant, None);
         let cdm = |p: &[(String, String)]| engine.score_pairs(p);
         let r = evaluate_with_cdm(&pages, &preds, MatchMethod::Quick, None, Some(&cdm));
         let pairs = cdm_ref["pairs"].as_array().unwrap();

@@ -11,7 +11,7 @@
 //!   it stores per-page rows (metric ids [`METRIC_IDS`]) whose traces list the matched pairs,
 //!   and returns the whole-run figures, which are what OmniDocBench's leaderboard reports
 //!   (they are kept in the run's record too: `v_runs.counts`).
-//! - Display formulas are scored by CDM too (OmniDocBench's variant, [`crate::cdm`]), each
+//! - Display formulas are scored by CDM too (OmniDocBench's variant, [`crate::external::cdm`]), each
 //!   matched pair prepared as v1.5 does ([`metrics::cdm_input`]): per page `formula_cdm` and
 //!   `formula_exprate`, over the run the pair mean, ExpRate@CDM and the page-level mean; and
 //!   `overall`, v1.5's `((1 − text_edit)·100 + CDM + TEDS) / 3` from page-level averages as
@@ -208,8 +208,10 @@ impl Suite for OmnidocSuite<'_> {
     }
 
     fn score_run(&mut self, store: &Store) -> Vec<PairRows> {
-        let engine =
-            crate::cdm::CdmEngine::new(crate::metrics::cdm::Variant::OmniDocBench, Some(store));
+        let engine = crate::external::cdm::CdmEngine::new(
+            crate::metrics::cdm::Variant::OmniDocBench,
+            Some(store),
+        );
         let cdm = |pairs: &[(String, String)]| engine.score_pairs(pairs);
         let report = metrics::evaluate_with_cdm(
             &self.pages,

@@ -464,13 +464,13 @@ fn match_simple_typed(
 }
 
 /// `match_gt2pred_simple` on a text pool.
-pub fn match_simple(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<MatchEntry> {
+pub(crate) fn match_simple(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<MatchEntry> {
     match_simple_typed(gt_items, pred_items, LineType::Text).0
 }
 
 /// `match_gt2pred_no_split`: the GT blocks with a truthy order, sorted by order and joined with
 /// blank lines, against all predictions sorted by position.
-pub fn match_no_split(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<MatchEntry> {
+pub(crate) fn match_no_split(gt_items: &[GtItem], pred_items: &[PredItem]) -> Vec<MatchEntry> {
     let lines = get_gt_pred_lines(gt_items, pred_items, LineType::Text);
     let mut g: Vec<(f64, &str, &str)> = Vec::new();
     for (k, it) in gt_items.iter().enumerate().take(lines.gt_norm.len()) {

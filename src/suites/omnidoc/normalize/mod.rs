@@ -74,7 +74,7 @@ pub(crate) fn py_strip(s: &str) -> &str {
 /// Python's `isalpha` is the general categories L*, Rust's `is_alphabetic` adds Nl and
 /// `Other_Alphabetic`; the latter are combining marks (Mn/Mc, removed here) and the circled
 /// letters (So, excluded explicitly). Numeric agrees (Nd/Nl/No).
-pub fn is_python_word(c: char) -> bool {
+pub(crate) fn is_python_word(c: char) -> bool {
     if c == '_' {
         return true;
     }
@@ -90,7 +90,7 @@ pub fn is_python_word(c: char) -> bool {
 
 /// `clean_string`: removes the literal sequences `\t`, `\n` (backslash + letter), tab, newline,
 /// `/t`, `/n` (in that order), then keeps only `[\w\u4e00-\u9fff]`.
-pub fn clean_string(s: &str) -> String {
+pub(crate) fn clean_string(s: &str) -> String {
     // Sequential replacements, in the reference's order (a later one may see the result of an
     // earlier one).
     let mut s = s.to_string();
@@ -103,7 +103,7 @@ pub fn clean_string(s: &str) -> String {
 /// `textblock2unicode`: every inline formula `$…$` / `\(…\)` whose content (after deleting the
 /// escapes `\\ \_ \& \% \^`) still contains `\`, `^` or `_` is replaced by its
 /// [`latex_to_text`] rendering, stripped.
-pub fn textblock2unicode(text: &str) -> String {
+pub(crate) fn textblock2unicode(text: &str) -> String {
     let mut replacements: Vec<(usize, usize, String)> = Vec::new();
     for caps in INLINE_RE.captures_iter(text) {
         let Some(whole) = caps.get(0) else { continue };
@@ -132,7 +132,7 @@ pub fn textblock2unicode(text: &str) -> String {
 
 /// Text normalization used for matching and the text edit distance:
 /// `clean_string(textblock2unicode(s))`.
-pub fn normalize_text(s: &str) -> String {
+pub(crate) fn normalize_text(s: &str) -> String {
     clean_string(&textblock2unicode(s))
 }
 
@@ -210,7 +210,7 @@ fn display_bracket_content(text: &str) -> Option<&str> {
 /// `normalized_formula`: strips delimiters, keeps the content of `\[…\]`, deletes `\tag{}`,
 /// `\hspace{}`, `\begin{}`, `\end{}`, `\arraycolsep…}`, outer dots, the filter tokens (font
 /// commands, spacing commands, spaces, `$$`, `\left`, `\right`, …), and lowercases.
-pub fn normalized_formula(text: &str) -> String {
+pub(crate) fn normalized_formula(text: &str) -> String {
     let mut t: String = py_strip(text).trim_matches('$').trim_matches('\n').to_string();
     if let Some(inner) = display_bracket_content(&t) {
         t = py_strip(inner).to_string();
@@ -265,7 +265,7 @@ fn soup_table_rewrite(html: &str) -> String {
 /// `normalized_html_table`: the TEDS/edit-distance input for tables, of the form
 /// `<html><body><table border="1" >…</table></body></html>`, or `""` when the input holds no
 /// `<table`.
-pub fn normalized_html_table(text: &str) -> String {
+pub(crate) fn normalized_html_table(text: &str) -> String {
     if !text.replace(' ', "").replace('\'', "\"").contains("<table") {
         return String::new();
     }

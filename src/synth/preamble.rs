@@ -79,7 +79,7 @@ impl Layout {
     }
 
     /// The width of one column in points (A4 is 595.276 pt wide).
-    pub fn column_width_pt(&self) -> f64 {
+    pub(crate) fn column_width_pt(&self) -> f64 {
         let text = 595.276 - f64::from(self.margins_pt[2] + self.margins_pt[3]);
         if self.columns == 2 {
             (text - f64::from(self.column_sep_pt)) / 2.0
@@ -89,7 +89,7 @@ impl Layout {
     }
 
     /// The height of the text block in points (A4 is 841.89 pt high).
-    pub fn text_height_pt(&self) -> f64 {
+    pub(crate) fn text_height_pt(&self) -> f64 {
         841.89 - f64::from(self.margins_pt[0] + self.margins_pt[1])
     }
 
@@ -116,7 +116,7 @@ impl Layout {
     }
 
     /// The preamble: everything before `\begin{document}`.
-    pub fn preamble(&self) -> String {
+    pub(crate) fn preamble(&self) -> String {
         let mut opts = vec![format!("{}pt", self.size_pt), "a4paper".to_string()];
         if self.columns == 2 {
             opts.push("twocolumn".into());
@@ -166,7 +166,7 @@ impl Layout {
 
     /// A table as the page writes it: scaled down to the column when wider, placed; `mark`
     /// goes right after its box, before the space below it.
-    pub fn table_block(&self, latex: &str, mark: &str) -> String {
+    pub(crate) fn table_block(&self, latex: &str, mark: &str) -> String {
         let s = self.table_space_pt;
         let align = if self.table_align == "center" { "\\centering" } else { "\\raggedright" };
         format!(

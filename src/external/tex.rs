@@ -1,11 +1,13 @@
-//! Running `pdflatex`: one document in a fresh temporary folder, reproducibly
+//! Running `pdflatex` (for `crate::synth`): one document in a fresh temporary folder, reproducibly
 //! (`SOURCE_DATE_EPOCH` with `FORCE_SOURCE_DATE`, and `\pdftrailerid{}` in the preamble),
 //! non-interactively, under a time limit; and what its log says (pages, errors, the
 //! `SYNTH…` lines our documents print).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use crate::process::{run_limited, Finished};
 
 /// The fixed creation date of every PDF (2026-01-01T00:00:00Z).
 pub const SOURCE_DATE_EPOCH: &str = "1767225600";
@@ -53,41 +55,24 @@ pub fn pdflatex(tex: &str, draft: bool, timeout: Duration, tmp: &Path) -> Result
         // Unwrapped log lines, so `marks` reads each on one line.
         .env("max_print_line", "100000")
         .stdin(Stdio::null())
-        .stdout(Stdio::piped())
         .stderr(Stdio::null());
+    // The terminal output is also in the log; kept in a file for when there is no log.
+    let terminal = dir.path().join("terminal.txt");
+    let out = std::fs::File::create(&terminal)
+        .map_err(|e| format!("cannot write {}: {e}", terminal.display()))?;
+    cmd.stdout(out);
     if draft {
         cmd.arg("-draftmode");
     }
     cmd.arg("page.tex");
-    let mut child = cmd.spawn().map_err(|e| format!("cannot run pdflatex: {e}"))?;
-    // The terminal output is also in the log; read it on a thread so a full pipe never blocks.
-    let mut out = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        if let Some(o) = out.as_mut() {
-            let _ = std::io::Read::read_to_end(o, &mut s);
-        }
-        s
-    });
-    let start = Instant::now();
-    let mut timed_out = false;
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => break,
-            Ok(None) if start.elapsed() > timeout => {
-                let _ = child.kill();
-                let _ = child.wait();
-                timed_out = true;
-                break;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("waiting for pdflatex: {e}")),
-        }
-    }
-    let terminal = reader.join().unwrap_or_default();
-    let log = std::fs::read(dir.path().join("page.log"))
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
-        .unwrap_or_else(|_| String::from_utf8_lossy(&terminal).into_owned());
+    let timed_out = match run_limited(&mut cmd, timeout) {
+        Ok(Finished::Exited(_)) => false,
+        Ok(Finished::TimedOut) => true,
+        Err(e) => return Err(format!("cannot run pdflatex: {e}")),
+    };
+    let read = |name: &str| std::fs::read(dir.path().join(name)).ok();
+    let log = read("page.log").or_else(|| read("terminal.txt")).unwrap_or_default();
+    let log = String::from_utf8_lossy(&log).into_owned();
     let pages = pages_written(&log);
     let pdf = if draft || pages == 0 || timed_out {
         None
@@ -120,7 +105,7 @@ fn first_error(log: &str) -> Option<String> {
 
 /// The values of `PREFIX:a:b:…` lines in a log, split at `:`, in log order (`pdflatex` runs
 /// with `max_print_line` raised, so TeX does not wrap them).
-pub fn marks(log: &str, prefix: &str) -> Vec<Vec<String>> {
+pub(crate) fn marks(log: &str, prefix: &str) -> Vec<Vec<String>> {
     log.lines()
         .filter_map(|l| {
             l.find(prefix).map(|p| l[p + prefix.len()..].split(':').map(str::to_string).collect())
@@ -129,7 +114,7 @@ pub fn marks(log: &str, prefix: &str) -> Vec<Vec<String>> {
 }
 
 /// A TeX dimension (`12.5pt`) in points.
-pub fn points(s: &str) -> Option<f64> {
+pub(crate) fn points(s: &str) -> Option<f64> {
     s.trim().strip_suffix("pt")?.parse().ok()
 }
 

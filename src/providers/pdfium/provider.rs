@@ -2,13 +2,13 @@
 
 use std::path::PathBuf;
 
-use super::manifest::{Manifest, MANIFESTS};
-use super::pdfium::{self as pdf, Pdfium};
-use super::{Engine, PageSelection, Provider};
+use super::{self as pdf, Pdfium};
 use crate::doc::Doc;
 use crate::error::{Error, Result};
+use crate::providers::manifest::{Manifest, MANIFESTS};
+use crate::providers::{Engine, PageSelection, Provider};
 
-/// The text-layer provider (see [`super::pdfium`]).
+/// The text-layer provider (see [`super`]).
 #[derive(Debug)]
 pub struct PdfiumProvider;
 
@@ -60,7 +60,7 @@ impl Engine for PdfiumEngine {
 
     fn run_reader(
         &mut self,
-        reader: &mut dyn super::PdfRead,
+        reader: &mut dyn crate::providers::PdfRead,
         pages: &PageSelection,
     ) -> std::result::Result<Doc, String> {
         let doc = pdf::parse_reader(&self.pdfium, reader).map_err(|e| e.to_string())?;

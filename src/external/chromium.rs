@@ -8,15 +8,24 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde::Deserialize;
 
 use crate::metrics::katex::{compare, KatexRender, Normalization, SpanBox};
 use crate::metrics::olmocr::MathRenderer;
+
+use super::NodeHelper;
+
+/// How long node may take to start Chromium, load KaTeX and greet.
+const HANDSHAKE: Duration = Duration::from_secs(120);
+/// A batch's time limit: this, plus [`PER_FORMULA`] for each formula in it.
+const PER_BATCH: Duration = Duration::from_secs(60);
+/// Each formula's share of a batch's time limit (a render takes milliseconds).
+const PER_FORMULA: Duration = Duration::from_secs(2);
 
 /// The command that installs the driver, relative to the project root.
 pub const INSTALL_HINT: &str =
@@ -70,60 +79,35 @@ struct Rendered {
     spans: Vec<SpanBox>,
 }
 
-struct Process {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
+/// Reads one reply line of `katex.mjs`.
+fn read_reply(line: &str) -> Result<Reply, BrowserError> {
+    serde_json::from_str(line).map_err(|e| {
+        let shown: String = line.chars().take(200).collect();
+        BrowserError::Protocol(format!("bad reply {shown:?}: {e}"))
+    })
 }
 
-impl Process {
-    fn read_reply(&mut self) -> Result<Reply, BrowserError> {
-        let mut line = String::new();
-        match self.stdout.read_line(&mut line) {
-            Ok(0) => Err(BrowserError::Protocol("the node process exited".to_string())),
-            Ok(_) => serde_json::from_str(&line).map_err(|e| {
-                let shown: String = line.chars().take(200).collect();
-                BrowserError::Protocol(format!("bad reply {shown:?}: {e}"))
-            }),
-            Err(e) => Err(BrowserError::Protocol(format!("reading from node: {e}"))),
-        }
+/// Sends one batch of formulas and reads their renders, one per formula.
+fn batch(node: &mut NodeHelper, texs: &[&str]) -> Result<Vec<Rendered>, BrowserError> {
+    let msg = serde_json::json!({ "batch": texs }).to_string();
+    let limit = PER_BATCH + PER_FORMULA * texs.len() as u32;
+    let reply = read_reply(&node.request(&msg, limit).map_err(BrowserError::Protocol)?)?;
+    if let Some(fatal) = reply.fatal {
+        return Err(BrowserError::Protocol(fatal));
     }
-
-    fn batch(&mut self, texs: &[&str]) -> Result<Vec<Rendered>, BrowserError> {
-        let msg = serde_json::json!({ "batch": texs }).to_string();
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| BrowserError::Protocol("node's stdin is closed".to_string()))?;
-        writeln!(stdin, "{msg}")
-            .and_then(|()| stdin.flush())
-            .map_err(|e| BrowserError::Protocol(format!("writing to node: {e}")))?;
-        let reply = self.read_reply()?;
-        if let Some(fatal) = reply.fatal {
-            return Err(BrowserError::Protocol(fatal));
-        }
-        let renders = reply.renders.ok_or_else(|| BrowserError::Protocol("no renders".into()))?;
-        if renders.len() != texs.len() {
-            return Err(BrowserError::Protocol(format!(
-                "{} renders for {} formulas",
-                renders.len(),
-                texs.len()
-            )));
-        }
-        Ok(renders)
+    let renders = reply.renders.ok_or_else(|| BrowserError::Protocol("no renders".into()))?;
+    if renders.len() != texs.len() {
+        return Err(BrowserError::Protocol(format!(
+            "{} renders for {} formulas",
+            renders.len(),
+            texs.len()
+        )));
     }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        // Closing stdin makes katex.mjs close the browser and exit; then reap it.
-        drop(self.stdin.take());
-        let _ = self.child.wait();
-    }
+    Ok(renders)
 }
 
 struct State {
-    process: Process,
+    node: NodeHelper,
     cache: HashMap<String, Arc<KatexRender>>,
     failure: Option<BrowserError>,
     batches: usize,
@@ -176,24 +160,13 @@ impl BrowserKatex {
             )));
         }
         let mut cmd = Command::new(node);
-        cmd.arg(script)
-            .current_dir(dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        cmd.arg(script).current_dir(dir);
         if let Some(c) = chromium {
             cmd.env("CORPUS_CHROMIUM", c);
         }
-        let mut child = cmd
-            .spawn()
+        let mut helper = NodeHelper::start(cmd, "node")
             .map_err(|e| BrowserError::NodeMissing(format!("{}: {e}", node.display())))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(BrowserError::Protocol("no pipes to node".to_string()));
-        };
-        let mut process = Process { child, stdin: Some(stdin), stdout: BufReader::new(stdout) };
-        let hello = process.read_reply()?;
+        let hello = read_reply(&helper.greeting(HANDSHAKE).map_err(BrowserError::Protocol)?)?;
         if let Some(fatal) = hello.fatal {
             return Err(BrowserError::Unavailable(fatal));
         }
@@ -201,7 +174,12 @@ impl BrowserKatex {
             return Err(BrowserError::Protocol("no handshake from katex.mjs".to_string()));
         };
         Ok(BrowserKatex {
-            state: Mutex::new(State { process, cache: HashMap::new(), failure: None, batches: 0 }),
+            state: Mutex::new(State {
+                node: helper,
+                cache: HashMap::new(),
+                failure: None,
+                batches: 0,
+            }),
             mode,
             katex,
             browser,
@@ -230,7 +208,7 @@ impl BrowserKatex {
         if todo.is_empty() {
             return Ok(());
         }
-        let renders = state.process.batch(&todo)?;
+        let renders = batch(&mut state.node, &todo)?;
         state.batches += 1;
         for (tex, r) in todo.into_iter().zip(renders) {
             let render = match &r.error {

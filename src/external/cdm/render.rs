@@ -12,7 +12,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use crate::metrics::cdm::tokens::{Prepared, Template};
 use crate::metrics::cdm::Variant;
@@ -25,6 +25,9 @@ const PAD: i64 = 8;
 
 /// Formulas per TeX run.
 const BATCH: usize = 24;
+
+/// Said when TeX or Ghostscript cannot be started.
+const TEX_HINT: &str = "is TeX Live installed? see docs/cdm.md";
 
 /// One formula's render: a box per token colour (`None`: no pixel of that colour), the
 /// cropped image's size, and what TeX complained about while still producing the page (the
@@ -42,7 +45,7 @@ pub struct RenderedBoxes {
 }
 
 /// The TeX program of a variant.
-pub fn tex_program(variant: Variant) -> &'static str {
+pub(crate) fn tex_program(variant: Variant) -> &'static str {
     match variant {
         Variant::OmniDocBench => "xelatex",
         Variant::UniMERNet => "pdflatex",
@@ -298,47 +301,13 @@ fn tex_run(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null());
-    run_limited(&mut cmd, limit, program)?;
+    crate::external::run(&mut cmd, limit, program, TEX_HINT)?;
     let log = std::fs::read(dir.path().join("f.log")).unwrap_or_default();
     let log = String::from_utf8_lossy(&log);
     let (errors, mut starts) = split_log(&log, items.len());
     let ended = starts.pop().flatten() == Some((0, items.len() + 1));
     let pages = pdf_pages(&log);
     Ok(TexRun { dir, pages, errors, starts, ended })
-}
-
-/// Runs `cmd` with a time limit, killing its process group past it.
-fn run_limited(cmd: &mut Command, limit: Duration, name: &str) -> Result<(), String> {
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
-    let mut child = cmd.spawn().map_err(|e| {
-        format!("cannot start {name}: {e} (is TeX Live installed? see docs/cdm.md)")
-    })?;
-    let t0 = Instant::now();
-    let mut nap = Duration::from_millis(2);
-    loop {
-        match child.try_wait() {
-            Ok(Some(_)) => return Ok(()),
-            Ok(None) if t0.elapsed() >= limit => {
-                #[cfg(unix)]
-                {
-                    let pid = rustix::process::Pid::from_child(&child);
-                    let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-                }
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!("{name} timed out after {} s", limit.as_secs()));
-            }
-            Ok(None) => {
-                std::thread::sleep(nap);
-                nap = (nap * 2).min(Duration::from_millis(20));
-            }
-            Err(e) => return Err(format!("waiting for {name}: {e}")),
-        }
-    }
 }
 
 /// Per formula, TeX's error messages (a `! ...` line and the context line that places it,
@@ -552,7 +521,7 @@ fn rasterize(dir: &tempfile::TempDir, pages: usize) -> Result<Vec<PageScan>, Str
     .stdin(Stdio::null())
     .stdout(Stdio::null())
     .stderr(Stdio::null());
-    run_limited(&mut cmd, Duration::from_secs(30 + 2 * pages as u64), "gs")?;
+    crate::external::run(&mut cmd, Duration::from_secs(30 + 2 * pages as u64), "gs", TEX_HINT)?;
     (1..=pages).map(|k| read_png(&d.join(format!("p{k}.png")))).collect()
 }
 

@@ -56,7 +56,7 @@ pub fn omnidocbench_input(gt: &str, pred: &str) -> (String, String) {
 
 /// The cache key of one render: blake3 over the renderer version, the variant, the template,
 /// the paper size and the coloured LaTeX, each length-prefixed.
-pub fn render_key(variant: Variant, p: &Prepared) -> String {
+pub(crate) fn render_key(variant: Variant, p: &Prepared) -> String {
     let template = match (variant, p.template) {
         (Variant::OmniDocBench, _) | (_, Template::Formula) => "formula",
         (_, Template::Tabular) => "tabular",
@@ -105,12 +105,6 @@ impl<'a> CdmEngine<'a> {
     pub fn new(variant: Variant, store: Option<&'a Store>) -> Self {
         let jobs = std::thread::available_parallelism().map_or(1, |n| n.get());
         CdmEngine { variant, store, jobs, renders: Cell::new(0) }
-    }
-
-    /// Renders on at most `jobs` threads at once (default: the machine's cores).
-    pub fn with_jobs(mut self, jobs: usize) -> Self {
-        self.jobs = jobs.max(1);
-        self
     }
 
     /// The variant.

@@ -390,7 +390,7 @@ pub struct PageTable {
 /// reading order. The body size is the page's most common glyph size. What the `layout`
 /// provider snaps its table regions to and adds where its model missed one (docs/tables.md
 /// § 5).
-pub fn page_tables(page: &PageGlyphs) -> Vec<PageTable> {
+pub(crate) fn page_tables(page: &PageGlyphs) -> Vec<PageTable> {
     let mut s = spans(&page.glyphs);
     drop_line_numbers(&mut s, page.width);
     let body = body_size(std::slice::from_ref(&s));
@@ -416,7 +416,7 @@ pub fn page_tables(page: &PageGlyphs) -> Vec<PageTable> {
 /// and bottom to the lines the page shows as the table's rows: lines of prose, lines in
 /// another font size and lines more than two row pitches away at its edges are left out
 /// (docs/tables.md § 5). The body size is the page's most common glyph size.
-pub fn trim_table_box(glyphs: &[Glyph], page_width: f32, bbox: BBox) -> BBox {
+pub(crate) fn trim_table_box(glyphs: &[Glyph], page_width: f32, bbox: BBox) -> BBox {
     let mut s = spans(glyphs);
     drop_line_numbers(&mut s, page_width);
     let body = body_size(std::slice::from_ref(&s));
@@ -476,7 +476,7 @@ fn read_body(
 }
 
 /// Builds the document: blocks in reading order over all pages.
-pub fn build_doc(pages: &[PageGlyphs]) -> Doc {
+pub(crate) fn build_doc(pages: &[PageGlyphs]) -> Doc {
     let sizes: Vec<Page> =
         pages.iter().map(|p| Page { width: p.width, height: p.height }).collect();
     let mut page_spans: Vec<Vec<Span>> = pages

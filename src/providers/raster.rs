@@ -1,6 +1,12 @@
-//! The few image operations the models need, on 8-bit BGR pixels: OpenCV-compatible bilinear
+//! Page images: a PDF page rendered to 8-bit BGR pixels ([`render`]) for the `layout`
+//! provider's models, the images sent to vision-language endpoints and the HTML report's page
+//! pictures; and the few image operations the models need: OpenCV-compatible bilinear
 //! resizing (so our inputs equal the Python packages' `cv2.resize` inputs), crops, and the
 //! normalised planar tensors the networks read.
+
+use pdfium_render::prelude::{PdfBitmapFormat, PdfPage, PdfRenderConfig};
+
+use super::pdfium as pdf;
 
 /// An 8-bit image, 3 channels interleaved in BGR order (what pdfium renders and OpenCV uses).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +31,7 @@ impl Bgr {
     }
 
     /// Converts interleaved 4-channel BGRA (pdfium's bitmap format) with `stride` bytes per row.
-    pub fn from_bgra(width: usize, height: usize, stride: usize, bgra: &[u8]) -> Bgr {
+    pub(crate) fn from_bgra(width: usize, height: usize, stride: usize, bgra: &[u8]) -> Bgr {
         let mut data = Vec::with_capacity(width * height * 3);
         for y in 0..height {
             let row = &bgra[y * stride..y * stride + width * 4];
@@ -59,7 +65,7 @@ impl Bgr {
     }
 
     /// Returns the image turned a quarter turn counter-clockwise (numpy's `rot90`).
-    pub fn rot90(&self) -> Bgr {
+    pub(crate) fn rot90(&self) -> Bgr {
         let (w, h) = (self.width, self.height);
         let mut data = vec![0u8; w * h * 3];
         // out(y', x') with out width h, height w: out[y'][x'] = in[x'][w - 1 - y'].
@@ -75,7 +81,7 @@ impl Bgr {
 
     /// Resizes to `width x height` exactly as OpenCV's `cv2.resize(..., INTER_LINEAR)` does
     /// for 8-bit images: half-pixel centres, edge clamping, 11-bit fixed-point weights.
-    pub fn resize(&self, width: usize, height: usize) -> Bgr {
+    pub(crate) fn resize(&self, width: usize, height: usize) -> Bgr {
         if width == self.width && height == self.height {
             return self.clone();
         }
@@ -129,7 +135,7 @@ impl Bgr {
     /// Writes the image as planar, normalised f32 (`(x / 255 - mean) / std` per channel, in
     /// the image's BGR order, or RGB when `rgb`) into `out`, which is `3 x out_h x out_w` and
     /// keeps its contents (zero padding) outside the image.
-    pub fn write_planar(
+    pub(crate) fn write_planar(
         &self,
         mean: [f32; 3],
         std: [f32; 3],
@@ -177,6 +183,20 @@ fn taps(src: usize, dst: usize) -> Vec<(usize, i32, i32)> {
             (s as usize, a0, a1)
         })
         .collect()
+}
+
+/// Renders a page to BGR at `scale` pixels per point.
+pub fn render(page: &PdfPage<'_>, scale: f32) -> std::result::Result<Bgr, String> {
+    let cfg = PdfRenderConfig::new().scale_page_by_factor(scale).set_format(PdfBitmapFormat::BGRA);
+    let bmp = page
+        .render_with_config(&cfg)
+        .map_err(|e| format!("rendering failed: {}", pdf::describe(&e)))?;
+    let (w, h) = (bmp.width() as usize, bmp.height() as usize);
+    let raw = bmp.as_raw_bytes();
+    if w == 0 || h == 0 || raw.len() < w * h * 4 {
+        return Err(format!("rendering gave a {w}x{h} bitmap of {} bytes", raw.len()));
+    }
+    Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
 }
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 use super::rules::Rules;
 use super::Word;
 use crate::doc::{BBox, Cell, Table};
-use crate::providers::pdfium::layout::blocks::{clean, join_texts};
+use crate::providers::pdfium::structure::blocks::{clean, join_texts};
 
 /// Words closer than this many ems are one segment (one cell's text on one line).
 pub(crate) const SEG_GAP: f32 = 0.8;
