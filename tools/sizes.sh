@@ -1,7 +1,15 @@
 #!/usr/bin/env bash
 # Prints every hand-written Rust file in src/ longer than 1,000 lines and every function longer
-# than 150 lines, and exits 1 when it finds any (0 when there are none). Run from anywhere:
+# than 150 lines, and exits 1 when it finds one that is not in ALLOWED below or is longer than
+# ALLOWED says (0 otherwise). CI runs it. Run from anywhere:
 #   tools/sizes.sh
+#
+# ALLOWED is a ratchet, not a licence: each entry is a unit that was over when the check went
+# into CI, with its size then; it may shrink (lower the figure, or drop the entry once it is
+# under) but not grow, and nothing new joins it. Three are ports kept one-to-one with the
+# reference function they reproduce, so that each branch can be read beside the original
+# (`group`: the KaTeX printer's `group` switch; `md_tex_filter` and `match_quick`:
+# OmniDocBench's functions of those names); the other four are corpus's own and are to be split.
 #
 # Method: a file's size is its line count (`wc -l`). A function is found by a line whose code
 # starts with `fn NAME` (after any of `pub`, `pub(...)`, `const`, `async`, `unsafe`,
@@ -29,6 +37,24 @@ src/metrics/cdm/tokens/symbols.rs
 src/suites/omnidoc/normalize/latex_table.rs
 '
 
+# path:name (a function) or path (a file), then the most lines it may have.
+ALLOWED='
+src/metrics/cdm/tokens/katex/printer.rs:group 201
+src/suites/omnidoc/extract.rs:md_tex_filter 219
+src/suites/omnidoc/matching/quick.rs:match_quick 210
+src/providers/pdfium/structure/tables/grid.rs:build 358
+src/providers/pdfium/structure/xycut.rs:table_at 196
+src/store/report.rs:score_columns 230
+src/cli/ocr.rs:run 162
+'
+
+# allowed UNIT LINES: whether UNIT may have LINES lines.
+allowed() {
+    local max
+    max=$(awk -v u="$1" '$1 == u { print $2 }' <<<"$ALLOWED")
+    [ -n "$max" ] && [ "$2" -le "$max" ]
+}
+
 found=0
 while IFS= read -r f; do
     if grep -qxF "$f" <<<"$GENERATED"; then
@@ -36,8 +62,12 @@ while IFS= read -r f; do
     fi
     lines=$(wc -l <"$f")
     if [ "$lines" -gt "$MAX_FILE" ]; then
-        echo "file $f: $lines lines (over $MAX_FILE)"
-        found=1
+        if allowed "$f" "$lines"; then
+            echo "file $f: $lines lines (over $MAX_FILE; allowed)"
+        else
+            echo "file $f: $lines lines (over $MAX_FILE)"
+            found=1
+        fi
     fi
     out=$(awk -v max="$MAX_FN" -v file="$f" '
         function clean(s) {
@@ -70,12 +100,17 @@ while IFS= read -r f; do
                     }
                 }
                 if (end > 0 && end - i + 1 > max)
-                    printf "fn %s:%d %s: %d lines (over %d)\n", file, i, name, end - i + 1, max
+                    printf "%s:%s %d %d\n", file, name, i, end - i + 1
             }
         }' "$f")
-    if [ -n "$out" ]; then
-        echo "$out"
-        found=1
-    fi
+    while read -r unit at n; do
+        [ -n "$unit" ] || continue
+        if allowed "$unit" "$n"; then
+            echo "fn ${unit%%:*}:$at ${unit##*:}: $n lines (over $MAX_FN; allowed)"
+        else
+            echo "fn ${unit%%:*}:$at ${unit##*:}: $n lines (over $MAX_FN)"
+            found=1
+        fi
+    done <<<"$out"
 done < <(find src -name '*.rs' | sort)
 exit "$found"
