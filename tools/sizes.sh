@@ -25,7 +25,7 @@
 # Files written by a committed generator are left out; each is listed here with its generator:
 #   src/metrics/cdm/tokens/symbols.rs             tools/gen_cdm_symbols.py
 #   src/suites/omnidoc/normalize/latex_table.rs   tools/gen_latex_table.py (tools/gen_latex_table.sh)
-# (src/metrics/cdm/tokens/katex.rs is a hand port of the CDM tokenizer's KaTeX parser, not
+# (src/metrics/cdm/tokens/katex/ is a hand port of the CDM tokenizer's KaTeX parser, not
 # generated, so it is checked.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
