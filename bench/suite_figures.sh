@@ -8,7 +8,8 @@
 #   diff -r before/ after/
 # Writes OUT_DIR/scores.csv (every stored score and its trace, sorted), OUT_DIR/eval-*.txt
 # (what each `eval` printed: the whole-run figures), OUT_DIR/report-*.csv and the exit codes.
-# Run times, run ids and output row ids are left out (they differ by construction).
+# Run times (the report's s/page columns too), run ids and output row ids are left out (they
+# differ by construction).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: bench/suite_figures.sh OUT_DIR [DATA_DIR]}
@@ -61,6 +62,10 @@ step eval-olmocr-olmocr.txt eval --suite olmocr --provider olmocr
 step eval-omnidoc-omnidoc-demo.txt eval --suite omnidoc --provider omnidoc-demo
 for s in paper table olmocr omnidoc; do
     step "report-$s.txt" report --suite "$s" --by provider --format csv
+    # The seconds per page (wall and CPU) are times: dropped, as run times are.
+    awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) drop[i] = ($i == "s/page" || $i == "cpu s/page") }
+        { n = 0; line = ""; for (i = 1; i <= NF; i++) if (!drop[i]) { line = n++ ? line OFS $i : $i } print line }' \
+        "$out/report-$s.txt" >"$work/report" && mv "$work/report" "$out/report-$s.txt"
 done
 # Every score, its trace and the truth format, in a fixed order; ids, times and runs left out.
 "$bin" -q sql "SELECT dataset, document, provider, provider_version, suite, suite_version,

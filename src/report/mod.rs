@@ -199,7 +199,26 @@ pub fn wide_frame(c: &ScoreColumns, metrics: &[String]) -> PolarsResult<DataFram
         };
         values[j][r] = c.value[i];
     }
-    let keys: Vec<&crate::store::ScoreKey> = order.iter().map(|&k| &c.keys[k]).collect();
+    // Rows in a fixed order (dataset, document, provider, version, model, attribute), not the
+    // store's row order: the bootstrap draws documents by position, so the same scores stored
+    // in another order (outputs of `ocr --jobs N` land as they finish) must give the same
+    // intervals from the same seed.
+    let mut perm: Vec<usize> = (0..order.len()).collect();
+    perm.sort_by(|&a, &b| {
+        let (x, y) = (&c.keys[order[a]], &c.keys[order[b]]);
+        (&x.dataset, &x.document, &x.provider, &x.provider_version, &x.model_digest, &x.attribute)
+            .cmp(&(
+                &y.dataset,
+                &y.document,
+                &y.provider,
+                &y.provider_version,
+                &y.model_digest,
+                &y.attribute,
+            ))
+    });
+    let values: Vec<Vec<Option<f64>>> =
+        values.into_iter().map(|v| perm.iter().map(|&r| v[r]).collect()).collect();
+    let keys: Vec<&crate::store::ScoreKey> = perm.iter().map(|&r| &c.keys[order[r]]).collect();
     let mut cols = vec![
         Column::new(
             "provider".into(),
