@@ -13,14 +13,14 @@
 # from a higher one. `paper` is the paper suite's model (Paper, its references and mentions,
 # the Doc <-> Paper linearizer); the readers that fill it are in `formats`.
 LAYERS='
-error walk progress process cluster llm
+error walk progress process cluster llm paths
 doc
 normalize
 paper
 metrics
 formats
 store sample
-providers ingest import truth external synth
+providers ingest import truth external synth install
 suites
 report
 cli

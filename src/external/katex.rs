@@ -40,10 +40,7 @@ impl fmt::Display for KatexError {
                 "cannot run node ({why}); install Node.js (20 or later), then run `{INSTALL_HINT}`"
             ),
             KatexError::KatexMissing(why) => {
-                write!(
-                    f,
-                    "KaTeX is not available ({why}); run `{INSTALL_HINT}` in the project root"
-                )
+                write!(f, "KaTeX is not available ({why}); run `{INSTALL_HINT}`")
             }
             KatexError::Protocol(why) => write!(f, "KaTeX renderer failed: {why}"),
         }
@@ -95,9 +92,10 @@ impl fmt::Debug for KatexRenderer {
 }
 
 impl KatexRenderer {
-    /// The folder holding `render.js` and `node_modules/katex` in this source tree.
+    /// The folder holding `render.js` and `node_modules/katex` (`CORPUS_KATEX_DIR`, the
+    /// cache, the installed `share/corpus/`, the checkout: [`crate::paths::asset_dir`]).
     pub fn default_dir() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts").join("katex")
+        crate::paths::asset_dir(crate::paths::Asset::Katex)
     }
 
     /// Start `node` (from `PATH`) on `dir/render.js`, with the lxml normalization.

