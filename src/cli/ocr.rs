@@ -203,8 +203,18 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     let sum = run_ocr(&mut store, &opts, &bar)?;
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.failed)?;
     super::shard::note(g, &store, "outputs");
-    match a.output.format {
-        Format::Json => print_json(&sum)?,
+    print_summary(g, a.output.format, &sum)?;
+    Ok(if sum.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// Prints one run's summary (a row, or JSON) and, on a terminal, its failures.
+fn print_summary(
+    g: &GlobalArgs,
+    format: Format,
+    sum: &corpus::providers::runner::OcrSummary,
+) -> anyhow::Result<()> {
+    match format {
+        Format::Json => print_json(sum)?,
         Format::Table => {
             let secs = sum.wall_ms as f64 / 1000.0;
             let rate = if sum.ran > 0 && secs > 0.0 {
@@ -237,11 +247,11 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
                 ]],
             )?;
             if !g.quiet {
-                print_failures(&sum, "runs them again");
+                print_failures(sum, "runs them again");
             }
         }
     }
-    Ok(if sum.failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+    Ok(())
 }
 
 /// Prints each failure of this run, and how many documents have a failure cached from before
