@@ -44,7 +44,7 @@ src/suites/omnidoc/extract.rs:md_tex_filter 219
 src/suites/omnidoc/matching/quick.rs:match_quick 210
 src/providers/pdfium/structure/tables/grid.rs:build 358
 src/providers/pdfium/structure/xycut.rs:table_at 196
-src/store/report.rs:score_columns 230
+src/store/report.rs:score_columns 174
 '
 
 # allowed UNIT LINES: whether UNIT may have LINES lines.

@@ -129,26 +129,15 @@ impl ScoreColumns {
 }
 
 impl Store {
-    /// Reads score rows: the rows of `v_latest_scores` (or of `v_scores` when not
-    /// `latest`), one per document name in the truth's dataset (the first name where a
-    /// document has several), with the filters applied.
-    ///
-    /// The views define the rows; this reads them from the tables the views are made of,
-    /// through the covering index `metrics_report`, and picks the newest score per key in
-    /// memory: a million scores take a fraction of a second instead of the seconds the
-    /// views' joins and window function need.
-    pub fn score_columns(&self, f: &ScoreFilter<'_>) -> Result<ScoreColumns> {
+    /// The tables [`Store::score_columns`] joins its metric rows with: outputs (of the
+    /// filter's provider), truths (of its dataset) with their dataset, document names,
+    /// runs' start times, and the filter's attribute.
+    fn score_lookups(&self, f: &ScoreFilter<'_>) -> Result<Lookups> {
         use std::collections::HashMap;
-        struct Out {
-            document: i64,
-            provider: String,
-            version: String,
-            model: String,
-        }
         let mut outputs: HashMap<i64, Out> = HashMap::new();
         let mut st = self.conn.prepare(
             "SELECT id, document, provider, provider_version, model_digest FROM outputs
-             WHERE ?1 IS NULL OR provider = ?1",
+                 WHERE ?1 IS NULL OR provider = ?1",
         )?;
         let mut rows = st.query(params![f.provider])?;
         while let Some(r) = rows.next()? {
@@ -166,7 +155,7 @@ impl Store {
         let mut truths: HashMap<i64, (i64, String)> = HashMap::new();
         let mut st = self.conn.prepare(
             "SELECT t.id, t.dataset, s.name FROM truths t JOIN datasets s ON s.id = t.dataset
-             WHERE ?1 IS NULL OR s.name = ?1",
+                 WHERE ?1 IS NULL OR s.name = ?1",
         )?;
         let mut rows = st.query(params![f.dataset])?;
         while let Some(r) = rows.next()? {
@@ -196,6 +185,20 @@ impl Store {
                 attrs.insert((r.get(0)?, r.get(1)?), r.get(2)?);
             }
         }
+        Ok(Lookups { outputs, truths, names, started, attrs })
+    }
+
+    /// Reads score rows: the rows of `v_latest_scores` (or of `v_scores` when not
+    /// `latest`), one per document name in the truth's dataset (the first name where a
+    /// document has several), with the filters applied.
+    ///
+    /// The views define the rows; this reads them from the tables the views are made of,
+    /// through the covering index `metrics_report`, and picks the newest score per key in
+    /// memory: a million scores take a fraction of a second instead of the seconds the
+    /// views' joins and window function need.
+    pub fn score_columns(&self, f: &ScoreFilter<'_>) -> Result<ScoreColumns> {
+        use std::collections::HashMap;
+        let Lookups { outputs, truths, names, started, attrs } = self.score_lookups(f)?;
 
         // One scan of the covering index, in (suite, output, truth) order, so consecutive
         // rows share their output, truth and usually their time: those lookups are cached.
@@ -367,6 +370,28 @@ impl Store {
         }
         Ok(c)
     }
+}
+
+/// One output's identity, as the report keys it.
+struct Out {
+    document: i64,
+    provider: String,
+    version: String,
+    model: String,
+}
+
+/// What [`Store::score_lookups`] reads.
+struct Lookups {
+    /// output id -> its document, provider, version and model
+    outputs: std::collections::HashMap<i64, Out>,
+    /// truth id -> (dataset id, dataset name)
+    truths: std::collections::HashMap<i64, (i64, String)>,
+    /// (document, dataset) -> the document's first name in the dataset
+    names: std::collections::HashMap<(i64, i64), String>,
+    /// run id -> started_at
+    started: std::collections::HashMap<i64, String>,
+    /// (document, dataset) -> the asked attribute's value
+    attrs: std::collections::HashMap<(i64, i64), String>,
 }
 
 /// An interval a suite stored with a score whose value is not a mean over documents
