@@ -547,10 +547,39 @@ impl Cut<'_> {
         if k < 2 {
             return None;
         }
+        if !self.accepted(run, &spans, &gutters, bbox) {
+            return None;
+        }
+        // The cells as the grid builder reads them from the words (spans, rowspans, header
+        // lines); the alignment of spans below is the fallback.
+        let (em, pad) = (self.em, 0.3 * self.em);
+        let region = BBox::new(bbox.x0 - pad, bbox.y0 - 0.2, bbox.x1 + pad, bbox.y1 + 0.2);
+        let words = tables::words_in(self.glyphs, &region, self.rules);
+        let inner = self.rules.within(&region, 2.0);
+        if let Some(built) = tables::grid::build(&words, &inner, region, em) {
+            let t = built.table;
+            let mut b = Block::new(BlockKind::Table, self.page, bbox, t.flat_text());
+            b.table = Some(t);
+            return Some((end, b));
+        }
+        self.aligned_table(run, &gutters, bbox).map(|b| (end, b))
+    }
+
+    /// Whether a run of cell rows is a table (docs/tables.md § 4, acceptance): short cells,
+    /// and numbers near a caption, or mostly numbers in three columns and rows, or alignment
+    /// alone.
+    fn accepted(
+        &self,
+        run: &[Vec<usize>],
+        spans: &[usize],
+        gutters: &[(f32, f32)],
+        bbox: BBox,
+    ) -> bool {
+        let k = gutters.len() + 1;
         let n_rows = run.len();
         let chars: usize = spans.iter().map(|&i| self.spans[i].text.chars().count()).sum();
         if chars > MEAN_CELL * spans.len() {
-            return None;
+            return false;
         }
         let numeric = spans
             .iter()
@@ -592,24 +621,20 @@ impl Cut<'_> {
             && !(k == 2
                 && (cell_rows.iter().all(|r| marker(&self.spans[r[0]].text))
                     || cell_rows.iter().all(|r| marker(&self.spans[r[r.len() - 1]].text))));
-        let accept = (near_caption && numeric >= 0.25 && (k >= 3 || numeric >= 0.5))
+        (near_caption && numeric >= 0.25 && (k >= 3 || numeric >= 0.5))
             || (numeric >= 0.6 && k >= 3 && n_rows >= 3)
-            || aligned;
-        if !accept {
-            return None;
-        }
-        // The cells as the grid builder reads them from the words (spans, rowspans, header
-        // lines); the alignment of spans below is the fallback.
-        let pad = 0.3 * em;
-        let region = BBox::new(bbox.x0 - pad, bbox.y0 - 0.2, bbox.x1 + pad, bbox.y1 + 0.2);
-        let words = tables::words_in(self.glyphs, &region, self.rules);
-        let inner = self.rules.within(&region, 2.0);
-        if let Some(built) = tables::grid::build(&words, &inner, region, em) {
-            let t = built.table;
-            let mut b = Block::new(BlockKind::Table, self.page, bbox, t.flat_text());
-            b.table = Some(t);
-            return Some((end, b));
-        }
+            || aligned
+    }
+
+    /// The fallback grid of an accepted run: each span in the column of the gutters its
+    /// centre falls between; `None` when fewer than 60 % of the rows have two filled cells.
+    fn aligned_table(
+        &self,
+        run: &[Vec<usize>],
+        gutters: &[(f32, f32)],
+        bbox: BBox,
+    ) -> Option<Block> {
+        let (k, n_rows) = (gutters.len() + 1, run.len());
         let col_of = |s: &Span| {
             let cx = (s.bbox.x0 + s.bbox.x1) * 0.5;
             gutters.iter().filter(|g| (g.0 + g.1) * 0.5 < cx).count()
@@ -656,7 +681,7 @@ impl Cut<'_> {
         }
         let mut b = Block::new(BlockKind::Table, self.page, bbox, text);
         b.table = Some(Table { rows: n_rows as u32, cols: k as u32, cells });
-        Some((end, b))
+        Some(b)
     }
 
     /// Emits the region's spans as lines, top to bottom, each row left to right; runs of
