@@ -158,7 +158,7 @@ fn split_sentences(s: &str) -> Vec<String> {
         };
         let end = match c[i] {
             '\n' => Some(run(i, &|x| x == '\n')),
-            '.' if !(i > 0 && is_decimal(c[i - 1]))
+            '.' if (i == 0 || !is_decimal(c[i - 1]))
                 && !c.get(i + 1).is_some_and(|&x| is_decimal(x)) =>
             {
                 Some(i + 1)
@@ -550,10 +550,12 @@ pub fn missing_specific_sentence(sentence: &str, md: &str) -> Outcome {
             "sentence is too short or empty after normalization: {sentence:?}"
         ));
     }
-    if sentence_full_text(md).contains(&n) {
+    let full = sentence_full_text(md);
+    if full.contains(&n) {
         Outcome::pass()
     } else {
         Outcome::fail(format!("Missing specific sentence: {}", show_sentence(&n)))
+            .with_best(&n, &full)
     }
 }
 

@@ -56,22 +56,70 @@ pub struct Outcome {
     /// The rule could not be built from its fields.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub error: bool,
+    /// For a failing text rule: what was looked for (normalized) and the stretch of the
+    /// normalized output that matches it best.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub best_match: Option<BestMatch>,
+}
+
+/// What a failing text rule looked for and the closest stretch of the output.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BestMatch {
+    /// The rule's text as compared.
+    pub looked_for: String,
+    /// The window of the compared output with the highest `ratio` to it.
+    pub found: String,
+    /// `partial_ratio` / 100.
+    pub ratio: f64,
+}
+
+/// The window of `content` (as long as `query`) with the highest `ratio` to it (the first on
+/// ties), with the `partial_ratio`.
+pub fn best_match(query: &str, content: &str) -> BestMatch {
+    let q: Vec<char> = query.chars().collect();
+    let c: Vec<char> = content.chars().collect();
+    let ratio = crate::metrics::fuzz::partial_ratio_chars(&q, &c) / 100.0;
+    let found: String = if q.is_empty() || c.len() <= q.len() {
+        c.iter().collect()
+    } else {
+        let mut best = (-1.0f64, 0usize);
+        for i in 0..=c.len() - q.len() {
+            let r = crate::metrics::fuzz::ratio_chars(&q, &c[i..i + q.len()]);
+            if r > best.0 {
+                best = (r, i);
+            }
+        }
+        c[best.1..best.1 + q.len()].iter().collect()
+    };
+    BestMatch { looked_for: query.to_string(), found, ratio }
 }
 
 impl Outcome {
     /// Passed, score 1.
     pub fn pass() -> Outcome {
-        Outcome { passed: true, score: 1.0, explanation: String::new(), error: false }
+        Outcome {
+            passed: true,
+            score: 1.0,
+            explanation: String::new(),
+            error: false,
+            best_match: None,
+        }
     }
 
     /// Failed, score 0.
     pub fn fail(why: impl Into<String>) -> Outcome {
-        Outcome { passed: false, score: 0.0, explanation: why.into(), error: false }
+        Outcome {
+            passed: false,
+            score: 0.0,
+            explanation: why.into(),
+            error: false,
+            best_match: None,
+        }
     }
 
     /// A graduated result.
     pub fn scored(passed: bool, score: f64, why: String) -> Outcome {
-        Outcome { passed, score, explanation: why, error: false }
+        Outcome { passed, score, explanation: why, error: false, best_match: None }
     }
 
     /// The rule could not be built: failed, score 0.
@@ -81,7 +129,16 @@ impl Outcome {
             score: 0.0,
             explanation: format!("Error executing rule: {}", why.into()),
             error: true,
+            best_match: None,
         }
+    }
+
+    /// The outcome with the best match of a failing text rule.
+    pub fn with_best(mut self, query: &str, content: &str) -> Outcome {
+        if !self.passed && !self.error {
+            self.best_match = Some(best_match(query, content));
+        }
+        self
     }
 }
 

@@ -109,7 +109,7 @@ impl Presence {
                 let found = if self.max_diffs == 0.0 {
                     count_substr(&content, &query)
                 } else {
-                    let dist = self.max_diffs.min(15.0).max(0.0) as usize;
+                    let dist = self.max_diffs.clamp(0.0, 15.0) as usize;
                     let mut ms = find_near_matches(&query, &content, dist);
                     ms.sort_by_key(|m| (m.start, m.end));
                     let (mut n, mut last_end) = (0, None);
@@ -136,6 +136,7 @@ impl Presence {
                     "Expected '{q40}...' with threshold {} but best match ratio was {best:.3}",
                     py_float(threshold)
                 ))
+                .with_best(&query, &content)
             }
         } else if best < threshold {
             Outcome::pass()
@@ -144,6 +145,7 @@ impl Presence {
                 "Expected absence of '{q40}...' with threshold {} but best match ratio was {best:.3}",
                 py_float(threshold)
             ))
+            .with_best(&query, &content)
         }
     }
 }
@@ -194,7 +196,7 @@ impl Order {
                 return Outcome::pass();
             }
         }
-        let dist = |len: usize| ((len / 20) as f64).max(self.max_diffs).min(15.0).max(0.0) as usize;
+        let dist = |len: usize| ((len / 20) as f64).max(self.max_diffs).clamp(0.0, 15.0) as usize;
         let (bd, ad) = (dist(bl), dist(al));
         let bstarts: Vec<usize> = match bpos {
             Some(b) => vec![b],
@@ -208,13 +210,15 @@ impl Order {
             return Outcome::fail(format!(
                 "'before' text '{}...' not found with max_l_dist {bd}",
                 preview(&before, 40)
-            ));
+            ))
+            .with_best(&before, &content);
         };
         let Some(&last_after) = astarts.iter().max() else {
             return Outcome::fail(format!(
                 "'after' text '{}...' not found with max_l_dist {ad}",
                 preview(&after, 40)
-            ));
+            ))
+            .with_best(&after, &content);
         };
         if first_before < last_after {
             return Outcome::pass();
