@@ -94,20 +94,29 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
     let cases = d.path().join("ParseBench");
     std::fs::create_dir_all(&cases).unwrap();
     let s = ingest_cases(&db, &cases);
-    assert_eq!(s["new_documents"], 7, "{s}");
+    assert_eq!(s["new_documents"], 10, "{s}");
     assert!(s["errors"].as_array().unwrap().is_empty(), "{s}");
     let not_run: Vec<&str> =
         s["rules_not_run"].as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(
         not_run,
-        ["chart_data_point", "is_bold", "is_latex", "is_title", "layout", "table_same_row"]
+        [
+            "chart_data_point",
+            "is_bold",
+            "is_latex",
+            "is_title",
+            "layout",
+            "table_colspan",
+            "table_same_row",
+            "tables_values"
+        ]
     );
     for (provider, dir) in [("pb-good", "good"), ("pb-bad", "bad")] {
         let out = run(corpus(&db)
             .args(["import", "--provider", provider, "--format", "markdown", "--print", "json"])
             .arg(fixtures().join("outputs").join(dir)));
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(json(&out)["imported"], 7);
+        assert_eq!(json(&out)["imported"], 10);
         let s = eval(&db, provider);
         assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
         let got = rule_results(&s);
@@ -127,9 +136,9 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .map(|d| d["category"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout"]);
-        assert_eq!(dimension(&s, "table"), (None, 1, 1));
-        assert_eq!(dimension(&s, "layout"), (None, 1, 1));
-        assert_eq!(dimension(&s, "text_formatting"), (None, 3, 4));
+        assert_eq!(dimension(&s, "table"), (None, 3, 3));
+        assert_eq!(dimension(&s, "layout"), (None, 3, 3));
+        assert_eq!(dimension(&s, "text_formatting"), (None, 4, 5));
         let (chart, n, _) = dimension(&s, "chart");
         assert_eq!(n, 3);
         // Chart: mean over its cases of each case's pass rate (c3 has two rules).
@@ -170,5 +179,5 @@ fn malformed_parsebench_lines_are_named_and_the_rest_ingests() {
     assert_eq!(errors.len(), 1, "{s}");
     assert!(errors[0]["path"].as_str().unwrap().ends_with("chart.jsonl:6"), "{s}");
     assert!(errors[0]["error"].as_str().unwrap().contains("field text: expected a string"), "{s}");
-    assert_eq!(s["new_documents"], 7, "{s}");
+    assert_eq!(s["new_documents"], 10, "{s}");
 }
