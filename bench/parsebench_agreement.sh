@@ -75,6 +75,6 @@ PYEOF
 )
 PYTHONPATH="$PB/src" "$VENV/bin/python" bench/parsebench_reference.py "$work/cases" "$outputs" \
   "$types" truth good bad >"$work/reference.json" 2>"$work/reference.log"
-echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD), $(wc -l < tests/fixtures/parsebench/text_content.jsonl) text rules and the rest in tests/fixtures/parsebench"
+echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD): $(cat tests/fixtures/parsebench/*.jsonl | wc -l) rules of tests/fixtures/parsebench, providers truth, good, bad"
 python3 bench/parsebench_compare.py "$work/reference.json" \
   truth="$work/corpus-truth.json" good="$work/corpus-good.json" bad="$work/corpus-bad.json"

@@ -18,6 +18,7 @@
 //! rules than the data holds.
 
 pub mod bag;
+pub mod format;
 pub mod normalize;
 pub mod tables;
 pub mod text;
@@ -161,12 +162,22 @@ pub enum RuleCheck {
     ExtraContent(Vec<(String, i64)>),
     /// `bag_of_digit_percent`.
     Digits(BTreeMap<String, i64>),
+    /// `is_<kind>` / `is_not_<kind>`: (kind, present, text).
+    Styling(&'static str, bool, String),
+    /// `is_title`.
+    Title(String),
+    /// `title_hierarchy_percent`: the expected tree.
+    TitleHierarchy(Value),
+    /// `is_latex`: the formula.
+    Latex(String),
+    /// `is_code_block`: (language, code).
+    CodeBlock(String, String),
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 20] = [
+pub const IMPLEMENTED: [&str; 38] = [
     "present",
     "absent",
     "order",
@@ -187,6 +198,24 @@ pub const IMPLEMENTED: [&str; 20] = [
     "missing_specific_word",
     "extra_content",
     "bag_of_digit_percent",
+    "is_bold",
+    "is_not_bold",
+    "is_italic",
+    "is_not_italic",
+    "is_underline",
+    "is_not_underline",
+    "is_strikeout",
+    "is_not_strikeout",
+    "is_mark",
+    "is_not_mark",
+    "is_sup",
+    "is_not_sup",
+    "is_sub",
+    "is_not_sub",
+    "is_title",
+    "title_hierarchy_percent",
+    "is_latex",
+    "is_code_block",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -347,7 +376,20 @@ impl Rule {
             "bag_of_digit_percent" => {
                 RuleCheck::Digits(counts(f, "bag_of_digit")?.into_iter().collect())
             }
-            _ => RuleCheck::Unimplemented,
+            "is_title" => RuleCheck::Title(str_or(f, "text", "")?),
+            "title_hierarchy_percent" => match f.get("title_hierarchy") {
+                None | Some(Value::Null) => RuleCheck::TitleHierarchy(Value::Object(Map::new())),
+                Some(v @ Value::Object(_)) => RuleCheck::TitleHierarchy(v.clone()),
+                Some(_) => return Err(wrong("title_hierarchy", "an object")),
+            },
+            "is_latex" => RuleCheck::Latex(str_or(f, "formula", "")?),
+            "is_code_block" => {
+                RuleCheck::CodeBlock(str_or(f, "language", "")?, str_or(f, "code", "")?)
+            }
+            k => match format::styling_kind(k) {
+                Some((kind, present)) => RuleCheck::Styling(kind, present, str_or(f, "text", "")?),
+                None => RuleCheck::Unimplemented,
+            },
         })
     }
 
@@ -373,6 +415,11 @@ impl Rule {
             RuleCheck::SpecificWord(w) => bag::missing_specific_word(&w, md, normalized),
             RuleCheck::ExtraContent(b) => bag::extra_content(&b, md),
             RuleCheck::Digits(d) => bag::bag_of_digit_percent(&d, md),
+            RuleCheck::Styling(kind, present, text) => format::styling(kind, present, &text, md),
+            RuleCheck::Title(t) => format::is_title(&t, md),
+            RuleCheck::TitleHierarchy(tree) => format::title_hierarchy(&tree, md),
+            RuleCheck::Latex(f) => format::is_latex(&f, md),
+            RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
             RuleCheck::Unimplemented => return None,
         })
     }
@@ -619,18 +666,18 @@ mod tests {
             rule(r#"{"type":"absent","text":"Revenue grew"}"#),
             rule(r#"{"type":"order","before":"Revenue grew","after":"Costs fell"}"#),
             rule(r#"{"type":"missing_word_percent","bag_of_word":{"revenue":1,"profit":1}}"#),
-            rule(r#"{"type":"is_bold","text":"Revenue"}"#),
+            rule(r#"{"type":"chart_data_point","value":"3"}"#),
         ];
         let c = score_case("text_content", &rules, "Revenue grew. Costs fell.");
         assert_eq!(c.metrics["rule_present_pass_rate"], 1.0);
         assert_eq!(c.metrics["rule_absent_pass_rate"], 0.0);
         assert_eq!(c.metrics["rule_missing_word_percent_pass_rate"], 0.5);
-        // (1 + 0 + 1 + 0.5) / 4: the is_bold rule is not run.
+        // (1 + 0 + 1 + 0.5) / 4: the chart rule is not run.
         assert_eq!(c.metrics["rule_pass_rate"], 2.5 / 4.0);
         // (correctness 0.5 * 1 + order 1 * 0.5) / 1.5
         assert!((c.metrics["content_faithfulness"] - 1.0 / 1.5).abs() < 1e-12);
         assert!(!c.metrics.contains_key("semantic_formatting"));
-        assert_eq!(c.unimplemented(), [("is_bold".to_string(), 1)].into());
+        assert_eq!(c.unimplemented(), [("chart_data_point".to_string(), 1)].into());
         let empty = score_case("text_content", &rules, "");
         assert_eq!(empty.metrics["rule_pass_rate"], 0.0);
     }
