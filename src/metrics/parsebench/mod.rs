@@ -20,6 +20,7 @@
 pub mod bag;
 pub mod format;
 pub mod normalize;
+pub mod table_rules;
 pub mod tables;
 pub mod text;
 
@@ -172,12 +173,14 @@ pub enum RuleCheck {
     Latex(String),
     /// `is_code_block`: (language, code).
     CodeBlock(String, String),
+    /// The table structure rules, with their `table_anchor_cells`.
+    Table(table_rules::TableCheck, Vec<String>),
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 38] = [
+pub const IMPLEMENTED: [&str; 52] = [
     "present",
     "absent",
     "order",
@@ -216,6 +219,20 @@ pub const IMPLEMENTED: [&str; 38] = [
     "title_hierarchy_percent",
     "is_latex",
     "is_code_block",
+    "table_colspan",
+    "table_rowspan",
+    "table_same_row",
+    "table_same_column",
+    "table_adjacent_up",
+    "table_adjacent_down",
+    "table_adjacent_left",
+    "table_adjacent_right",
+    "table_top_header",
+    "table_left_header",
+    "table_no_left",
+    "table_no_right",
+    "table_no_above",
+    "table_no_below",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -286,6 +303,21 @@ fn counts(f: &Map<String, Value>, k: &str) -> Result<Vec<(String, i64)>, String>
             })
             .collect(),
         Some(_) => Err(wrong(k, "an object of counts")),
+    }
+}
+
+/// `table_anchor_cells` (null as none): strings as written, other values as their JSON.
+fn anchor_cells(f: &Map<String, Value>) -> Result<Vec<String>, String> {
+    match f.get("table_anchor_cells") {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(a)) => Ok(a
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => s.clone(),
+                v => v.to_string(),
+            })
+            .collect()),
+        Some(_) => Err(wrong("table_anchor_cells", "a list")),
     }
 }
 
@@ -386,6 +418,14 @@ impl Rule {
             "is_code_block" => {
                 RuleCheck::CodeBlock(str_or(f, "language", "")?, str_or(f, "code", "")?)
             }
+            k if k.starts_with("table_") => {
+                let s = |x: &str| str_or(f, x, "");
+                let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
+                match table_rules::check_of(k, s, n) {
+                    Some(c) => RuleCheck::Table(c?, anchor_cells(f)?),
+                    None => RuleCheck::Unimplemented,
+                }
+            }
             k => match format::styling_kind(k) {
                 Some((kind, present)) => RuleCheck::Styling(kind, present, str_or(f, "text", "")?),
                 None => RuleCheck::Unimplemented,
@@ -420,6 +460,7 @@ impl Rule {
             RuleCheck::TitleHierarchy(tree) => format::title_hierarchy(&tree, md),
             RuleCheck::Latex(f) => format::is_latex(&f, md),
             RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
+            RuleCheck::Table(c, anchors) => table_rules::run(&c, &anchors, md),
             RuleCheck::Unimplemented => return None,
         })
     }
