@@ -18,6 +18,7 @@
 //! rules than the data holds.
 
 pub mod bag;
+pub mod chart;
 pub mod format;
 pub mod normalize;
 pub mod table_rules;
@@ -175,12 +176,14 @@ pub enum RuleCheck {
     CodeBlock(String, String),
     /// The table structure rules, with their `table_anchor_cells`.
     Table(table_rules::TableCheck, Vec<String>),
+    /// `chart_data_point`.
+    ChartPoint(chart::DataPoint),
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 52] = [
+pub const IMPLEMENTED: [&str; 53] = [
     "present",
     "absent",
     "order",
@@ -233,6 +236,7 @@ pub const IMPLEMENTED: [&str; 52] = [
     "table_no_right",
     "table_no_above",
     "table_no_below",
+    "chart_data_point",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -303,6 +307,22 @@ fn counts(f: &Map<String, Value>, k: &str) -> Result<Vec<(String, i64)>, String>
             })
             .collect(),
         Some(_) => Err(wrong(k, "an object of counts")),
+    }
+}
+
+/// Python's `str()` of a JSON value as pydantic gives it (`None`, `15`, `15.0`, text).
+fn py_str(v: Option<&Value>) -> String {
+    match v {
+        None | Some(Value::Null) => "None".into(),
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Bool(b)) => if *b { "True" } else { "False" }.into(),
+        Some(Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => i.to_string(),
+            (None, Some(x)) if x.fract() == 0.0 && x.abs() < 1e16 => format!("{x:.1}"),
+            (None, Some(x)) => format!("{x}"),
+            _ => n.to_string(),
+        },
+        Some(v) => v.to_string(),
     }
 }
 
@@ -418,6 +438,24 @@ impl Rule {
             "is_code_block" => {
                 RuleCheck::CodeBlock(str_or(f, "language", "")?, str_or(f, "code", "")?)
             }
+            "chart_data_point" => RuleCheck::ChartPoint(chart::DataPoint {
+                value: py_str(f.get("value")),
+                labels: match f.get("labels") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(a)) => a
+                        .iter()
+                        .map(|l| l.as_str().map(str::to_string))
+                        .collect::<Option<Vec<_>>>()
+                        .ok_or_else(|| wrong("labels", "a list of strings"))?,
+                    Some(_) => return Err(wrong("labels", "a list of strings")),
+                },
+                normalize_numbers: bool_or(f, "normalize_numbers", true)?,
+                relative_tolerance: match f.get("relative_tolerance") {
+                    None | Some(Value::Null) => 0.01,
+                    Some(v) => v.as_f64().ok_or_else(|| wrong("relative_tolerance", "a number"))?,
+                },
+                max_diffs: self.max_diffs()?,
+            }),
             k if k.starts_with("table_") => {
                 let s = |x: &str| str_or(f, x, "");
                 let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
@@ -461,6 +499,7 @@ impl Rule {
             RuleCheck::Latex(f) => format::is_latex(&f, md),
             RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
             RuleCheck::Table(c, anchors) => table_rules::run(&c, &anchors, md),
+            RuleCheck::ChartPoint(p) => p.run(md),
             RuleCheck::Unimplemented => return None,
         })
     }
@@ -707,7 +746,7 @@ mod tests {
             rule(r#"{"type":"absent","text":"Revenue grew"}"#),
             rule(r#"{"type":"order","before":"Revenue grew","after":"Costs fell"}"#),
             rule(r#"{"type":"missing_word_percent","bag_of_word":{"revenue":1,"profit":1}}"#),
-            rule(r#"{"type":"chart_data_point","value":"3"}"#),
+            rule(r#"{"type":"chart_data_array_data","value":"3"}"#),
         ];
         let c = score_case("text_content", &rules, "Revenue grew. Costs fell.");
         assert_eq!(c.metrics["rule_present_pass_rate"], 1.0);
@@ -718,7 +757,7 @@ mod tests {
         // (correctness 0.5 * 1 + order 1 * 0.5) / 1.5
         assert!((c.metrics["content_faithfulness"] - 1.0 / 1.5).abs() < 1e-12);
         assert!(!c.metrics.contains_key("semantic_formatting"));
-        assert_eq!(c.unimplemented(), [("chart_data_point".to_string(), 1)].into());
+        assert_eq!(c.unimplemented(), [("chart_data_array_data".to_string(), 1)].into());
         let empty = score_case("text_content", &rules, "");
         assert_eq!(empty.metrics["rule_pass_rate"], 0.0);
     }
@@ -742,12 +781,12 @@ mod tests {
             "chart",
             &[("rule_pass_rate".to_string(), 0.0), ("rule_order_pass_rate".to_string(), 0.5)]
                 .into(),
-            &[("chart_data_point".to_string(), 2)].into(),
+            &[("chart_data_array_data".to_string(), 2)].into(),
         );
         let a = a.finish();
         assert_eq!(a.get("chart", "rule_pass_rate"), Some(0.5));
         assert_eq!(a.get("chart", "rule_order_pass_rate"), Some(0.5));
         assert_eq!(a.cases["chart"], 2);
-        assert_eq!(a.unimplemented["chart"]["chart_data_point"], 2);
+        assert_eq!(a.unimplemented["chart"]["chart_data_array_data"], 2);
     }
 }

@@ -50,10 +50,16 @@ fn process_lines(lines: &[&str]) -> Grid {
 
 /// `parse_markdown_tables`: the pipe tables, in order.
 pub fn markdown_tables(md: &str) -> Vec<Grid> {
+    markdown_tables_in_context(md).into_iter().map(|t| t.0).collect()
+}
+
+/// The pipe tables with the up to 5 lines before each (`context_before`).
+pub fn markdown_tables_in_context(md: &str) -> Vec<(Grid, String)> {
     let lines: Vec<&str> = super::normalize::py_strip(md).split('\n').collect();
     let mut out = Vec::new();
     let mut current: Vec<&str> = Vec::new();
-    let flush = |current: &mut Vec<&str>, out: &mut Vec<Grid>| {
+    let mut start = 0;
+    let flush = |current: &mut Vec<&str>, out: &mut Vec<(Grid, String)>, start: usize| {
         if current.len() >= 2 {
             let mut t = process_lines(current);
             if !t.is_empty() {
@@ -61,19 +67,22 @@ pub fn markdown_tables(md: &str) -> Vec<Grid> {
                 for r in &mut t {
                     r.resize(w, String::new());
                 }
-                out.push(t);
+                out.push((t, lines[start.saturating_sub(5)..start].join("\n")));
             }
         }
         current.clear();
     };
-    for line in lines {
+    for (i, line) in lines.iter().enumerate() {
         if line.contains('|') {
+            if current.is_empty() {
+                start = i;
+            }
             current.push(line);
         } else if !current.is_empty() {
-            flush(&mut current, &mut out);
+            flush(&mut current, &mut out, start);
         }
     }
-    flush(&mut current, &mut out);
+    flush(&mut current, &mut out, start);
     out
 }
 
@@ -128,8 +137,31 @@ fn span(e: ElementRef<'_>, attr: &str) -> usize {
     e.value().attr(attr).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1)
 }
 
+/// An HTML table as `parse_html_tables` gives it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HtmlTable {
+    /// Rows of cell texts, spanning cells repeated.
+    pub grid: Grid,
+    /// Column -> texts of the `<th>` cells over it, in order.
+    pub col_headers: std::collections::BTreeMap<usize, Vec<String>>,
+    /// Row -> texts of the `<th>` cells across it, in order.
+    pub row_headers: std::collections::BTreeMap<usize, Vec<String>>,
+    /// The text of up to 3 preceding siblings (the last 300 characters), after the caption.
+    pub context_before: String,
+}
+
 /// `parse_html_tables`: the top-level HTML tables, in order.
 pub fn html_tables(md: &str) -> Vec<Grid> {
+    html_tables_full(md).into_iter().map(|t| t.grid).collect()
+}
+
+/// BeautifulSoup's `get_text(strip=True)`: the stripped strings, concatenated.
+fn stripped_text(e: ElementRef<'_>) -> String {
+    e.text().map(super::normalize::py_strip).collect()
+}
+
+/// [`html_tables`] with each table's headers and preceding context.
+pub fn html_tables_full(md: &str) -> Vec<HtmlTable> {
     if !md.to_lowercase().contains("<table") {
         return Vec::new();
     }
@@ -149,6 +181,7 @@ pub fn html_tables(md: &str) -> Vec<Grid> {
     for table in order {
         let mut rows = Vec::new();
         rows_of(table, &mut rows);
+        let mut out = HtmlTable::default();
         let mut grid: std::collections::HashMap<(usize, usize), String> = Default::default();
         for (r, row) in rows.iter().enumerate() {
             let mut c = 0;
@@ -169,6 +202,14 @@ pub fn html_tables(md: &str) -> Vec<Grid> {
                         grid.insert((rr, cc), text.clone());
                     }
                 }
+                if cell.value().name() == "th" {
+                    for cc in c..c + cs {
+                        out.col_headers.entry(cc).or_default().push(text.clone());
+                    }
+                    for rr in r..r + rs {
+                        out.row_headers.entry(rr).or_default().push(text.clone());
+                    }
+                }
                 c += cs;
             }
         }
@@ -178,7 +219,37 @@ pub fn html_tables(md: &str) -> Vec<Grid> {
         for ((r, c), text) in grid {
             t[r][c] = text;
         }
-        tables.push(t);
+        out.grid = t;
+        let mut parts: Vec<String> = Vec::new();
+        let mut prev = table.prev_sibling();
+        for _ in 0..3 {
+            let Some(p) = prev else { break };
+            let text = match p.value() {
+                Node::Element(el) if el.name() == "table" => break,
+                Node::Element(_) => ElementRef::wrap(p).map(stripped_text).unwrap_or_default(),
+                Node::Text(t) => super::normalize::py_strip(t).to_string(),
+                _ => String::new(),
+            };
+            if !text.is_empty() {
+                parts.insert(0, text);
+            }
+            prev = p.prev_sibling();
+        }
+        let full = parts.join(" ");
+        let n = full.chars().count();
+        let mut ctx: String = if n > 300 { full.chars().skip(n - 300).collect() } else { full };
+        let caption = table
+            .children()
+            .filter_map(ElementRef::wrap)
+            .find(|e| e.value().name() == "caption")
+            .map(stripped_text)
+            .unwrap_or_default();
+        if !caption.is_empty() {
+            let markup = format!("<caption>{caption}</caption>");
+            ctx = if ctx.is_empty() { markup } else { format!("{markup} {ctx}") };
+        }
+        out.context_before = ctx;
+        tables.push(out);
     }
     tables
 }
