@@ -178,12 +178,14 @@ pub enum RuleCheck {
     Table(table_rules::TableCheck, Vec<String>),
     /// `chart_data_point`.
     ChartPoint(chart::DataPoint),
+    /// `tables_num_rows` / `tables_num_cols`: (expected, the count the rule carries, rows).
+    TableCount(i64, Option<i64>, bool),
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 53] = [
+pub const IMPLEMENTED: [&str; 55] = [
     "present",
     "absent",
     "order",
@@ -237,6 +239,8 @@ pub const IMPLEMENTED: [&str; 53] = [
     "table_no_above",
     "table_no_below",
     "chart_data_point",
+    "tables_num_rows",
+    "tables_num_cols",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -456,6 +460,16 @@ impl Rule {
                 },
                 max_diffs: self.max_diffs()?,
             }),
+            "tables_num_rows" => RuleCheck::TableCount(
+                opt_int(f, "expected_num_rows")?.unwrap_or(0),
+                opt_int(f, "actual_num_rows")?,
+                true,
+            ),
+            "tables_num_cols" => RuleCheck::TableCount(
+                opt_int(f, "expected_num_cols")?.unwrap_or(0),
+                opt_int(f, "actual_num_cols")?,
+                false,
+            ),
             k if k.starts_with("table_") => {
                 let s = |x: &str| str_or(f, x, "");
                 let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
@@ -500,6 +514,18 @@ impl Rule {
             RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
             RuleCheck::Table(c, anchors) => table_rules::run(&c, &anchors, md),
             RuleCheck::ChartPoint(p) => p.run(md),
+            // As the evaluator has it: the count the rule carries (filled in when the data was
+            // made) against the expected one; the output is not read.
+            RuleCheck::TableCount(want, got, rows) => {
+                let what = if rows { "Row" } else { "Column" };
+                match got {
+                    None => Outcome::fail(format!("{what} count not populated")),
+                    Some(g) if g == want => Outcome::pass(),
+                    Some(g) => {
+                        Outcome::fail(format!("{what} count mismatch: expected {want}, got {g}"))
+                    }
+                }
+            }
             RuleCheck::Unimplemented => return None,
         })
     }
