@@ -189,3 +189,44 @@ fn malformed_parsebench_lines_are_named_and_the_rest_ingests() {
     assert!(errors[0]["error"].as_str().unwrap().contains("field text: expected a string"), "{s}");
     assert_eq!(s["new_documents"], 13, "{s}");
 }
+
+/// GT-vs-GT scores the documents whose truth gives its Markdown; one without is named by `ocr`
+/// and left out of `eval`, not scored 0.
+#[test]
+fn truths_without_markdown_are_left_out_of_gt_vs_gt() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let cases = d.path().join("pb");
+    std::fs::create_dir_all(&cases).unwrap();
+    make_cases(&cases);
+    let map = cases.join("expected_markdown.json");
+    let mut md: serde_json::Map<String, Value> =
+        serde_json::from_slice(&std::fs::read(&map).unwrap()).unwrap();
+    md.remove("pdfs/chart/c4.pdf");
+    std::fs::write(&map, serde_json::to_vec(&md).unwrap()).unwrap();
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "parsebench", "--dataset", "pb", "--format", "json"])
+        .arg(&cases));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(corpus(&db).args(["ocr", "--provider", "truth", "--format", "json"]));
+    let o = json(&out);
+    let f = &o["formats"][0];
+    assert_eq!(
+        (f["failed"].as_u64(), f["failures"][0]["document"].as_str()),
+        (Some(1), Some("chart/c4")),
+        "{o}"
+    );
+    assert!(f["failures"][0]["error"].as_str().unwrap().contains("no expected Markdown"), "{o}");
+    let s = eval(&db, "truth");
+    assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
+    let docs: Vec<&str> = s["documents_scored"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["document"].as_str().unwrap())
+        .collect();
+    assert_eq!(docs.len(), 12, "{docs:?}");
+    assert!(!docs.contains(&"chart/c4"));
+    let (chart, n, _) = dimension(&s, "chart");
+    assert_eq!((chart, n), (Some(1.0), 3));
+}
