@@ -120,7 +120,8 @@ impl TruthFormat {
                 }
                 Vec::new()
             }
-            TruthFormat::OlmocrBench => Vec::new(),
+            // Found per folder, as olmOCR-bench's are (`ingest::parsebench`).
+            TruthFormat::OlmocrBench | TruthFormat::ParseBench => Vec::new(),
         }
     }
 

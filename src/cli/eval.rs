@@ -8,7 +8,7 @@ use corpus::external::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;
-use corpus::suites::{formula, olmocr, omnidoc, paper, table, EvalFailure, Suite};
+use corpus::suites::{formula, olmocr, omnidoc, paper, parsebench, table, EvalFailure, Suite};
 
 use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
@@ -22,7 +22,7 @@ pub struct EvalArgs {
     /// end-to-end (text, formula, table TEDS, reading order). olmocr: olmOCR-bench unit tests
     /// on every repeat of a page. table: LaTeX or ICDAR 2013 GT tables (TEDS, GriTS, value
     /// accuracy, detection). formula: pdf-parse-bench formulas (CDM, edit similarity, exact
-    /// match, by inline/display).
+    /// match, by inline/display). parsebench: ParseBench's rules, per dimension and rule type.
     #[arg(long, default_value = "paper", value_parser = super::values::suite())]
     suite: String,
     /// omnidoc: how predicted blocks are matched to the truth's (quick = OmniDocBench's
@@ -110,6 +110,18 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             };
             let opts = table::TableOptions { provider, dataset, run: Some(run) };
             let sum = table::eval(store, &opts, &bar)?;
+            finish(g, a, store, run, &sum)
+        }
+        Suite::Parsebench => {
+            let Some(provider) = a.provider.as_deref() else {
+                usage_bail!("--suite parsebench scores one provider: give --provider");
+            };
+            if provider == corpus::providers::truth::ID {
+                let keep = |f| parsebench::FORMATS.contains(&f);
+                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
+            }
+            let opts = parsebench::ParsebenchOptions { provider, dataset, run: Some(run) };
+            let sum = parsebench::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
         Suite::Paper => {
@@ -605,4 +617,67 @@ fn shard_summary(
         );
     }
     Ok(if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(EXIT_SOME_FAILED) })
+}
+
+/// `eval --suite parsebench`: the five dimensions as ParseBench's leaderboard shows them, then
+/// every rule type's pass rate per category, then the rule types not run.
+impl Render for parsebench::ParsebenchSummary {
+    fn render(&self, g: &GlobalArgs, _: &EvalArgs) -> anyhow::Result<()> {
+        let sum = self;
+        let rows: Vec<Vec<String>> = sum
+            .dimensions
+            .iter()
+            .map(|d| {
+                let value = match (d.value, d.cases) {
+                    (Some(v), _) => format!("{:.1}%", v * 100.0),
+                    (None, 0) => "–".to_string(),
+                    (None, _) => "not computed".to_string(),
+                };
+                vec![
+                    d.category.clone(),
+                    d.metric.to_string(),
+                    value,
+                    d.cases.to_string(),
+                    d.rules_not_run.to_string(),
+                ]
+            })
+            .collect();
+        print_table(&["Dimension", "Metric", &sum.provider, "Cases", "Rules not run"], &rows)?;
+        let mut types = Vec::new();
+        for (cat, m) in parsebench::type_rates(&sum.aggregate) {
+            for (t, (v, n)) in m {
+                types.push(vec![cat.clone(), t, format!("{:.1}%", v * 100.0), n.to_string()]);
+            }
+        }
+        if !types.is_empty() {
+            println!();
+            print_table(&["Category", "Rule type", "Pass rate", "Cases"], &types)?;
+        }
+        if !g.quiet {
+            let mut not_run: std::collections::BTreeMap<&str, usize> = Default::default();
+            for m in sum.aggregate.unimplemented.values() {
+                for (k, n) in m {
+                    *not_run.entry(k.as_str()).or_default() += n;
+                }
+            }
+            eprintln!(
+                "{} documents: {} scored now (parsebench v{}); rates are means over each category's test cases, as ParseBench's avg_ figures.",
+                sum.documents, sum.scored, sum.suite_version
+            );
+            if !not_run.is_empty() {
+                let list: Vec<String> = not_run.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+                eprintln!(
+                    "corpus: warning: rules of types this build does not run were left out of every rate: {}",
+                    list.join(", ")
+                );
+            }
+            if sum.failed_outputs > 0 {
+                eprintln!(
+                    "corpus: {} document(s) had a failed output, scored as empty Markdown (every rule fails), as ParseBench counts a failed inference",
+                    sum.failed_outputs
+                );
+            }
+        }
+        Ok(())
+    }
 }

@@ -181,6 +181,15 @@ fn finish(
                         sum.truths_missing[0]
                     );
                 }
+                if !sum.rules_not_run.is_empty() {
+                    let n: u64 = sum.rules_not_run.values().sum();
+                    let kinds: Vec<String> =
+                        sum.rules_not_run.iter().map(|(k, c)| format!("{k} ({c})")).collect();
+                    eprintln!(
+                        "corpus: warning: {n} ParseBench rule(s) of types this build does not run (stored, counted by eval, left out of its rates): {}",
+                        kinds.join(", ")
+                    );
+                }
             }
         }
     }

@@ -101,6 +101,9 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     if a.suite.as_deref().is_some_and(|s| olmocr.contains(&s)) && a.metric.is_none() {
         return show_olmocr(&store, a);
     }
+    if a.suite.as_deref() == Some(corpus::suites::parsebench::SUITE) && a.metric.is_none() {
+        return show_parsebench(&store, a);
+    }
     let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
     if a.metric.is_some() || a.suite.is_some() {
         return show_scores(&store, &doc, a);
@@ -278,6 +281,81 @@ fn show_olmocr(store: &Store, a: &ShowArgs) -> anyhow::Result<ExitCode> {
                 m["score"].as_f64().unwrap_or(0.0),
                 m["text"].as_str().unwrap_or("")
             )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `corpus show DOC --suite parsebench`: per test case (category) its pass rate and headline,
+/// then each failed rule with what it looked for and the closest stretch of the output, and
+/// the rule types not run.
+fn show_parsebench(store: &Store, a: &ShowArgs) -> anyhow::Result<ExitCode> {
+    let suite = corpus::suites::parsebench::SUITE;
+    let doc = resolve(store, &a.doc, a.dataset.as_deref())?;
+    let mut rows = store.scores(doc.id, &a.provider, Some(suite), None)?;
+    // `--provider` defaults to pdfium: fall back to every provider's scores.
+    if rows.is_empty() && a.provider == "pdfium" {
+        rows = store.scores_named_on(doc.id, suite)?;
+    }
+    if rows.is_empty() {
+        anyhow::bail!("no parsebench score for {}; run `corpus eval --suite parsebench`", doc.name);
+    }
+    let mut out = std::io::stdout().lock();
+    if a.format == ShowFormat::Json {
+        serde_json::to_writer_pretty(&mut out, &rows)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut seen = std::collections::HashSet::new();
+    let rows: Vec<_> =
+        rows.into_iter().filter(|r| seen.insert((r.provider.clone(), r.metric.clone()))).collect();
+    for r in rows.iter().filter(|r| r.metric.ends_with("/rule_pass_rate")) {
+        let category = r.metric.trim_end_matches("/rule_pass_rate");
+        let headline = corpus::metrics::parsebench::headline_of(category);
+        let head = rows
+            .iter()
+            .find(|h| h.provider == r.provider && h.metric == format!("{category}/{headline}"))
+            .map(|h| format!(", {headline} {}", super::output::fmt_value(h.value)))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{category}: rule_pass_rate {}{head}  ({}@{}, parsebench v{})",
+            super::output::fmt_value(r.value),
+            r.provider,
+            r.provider_version,
+            r.suite_version
+        )?;
+        let t: serde_json::Value =
+            r.trace.as_deref().and_then(|t| serde_json::from_str(t).ok()).unwrap_or_default();
+        if let Some(e) = t["output_error"].as_str() {
+            writeln!(out, "  the output failed (scored as empty Markdown): {e}")?;
+        }
+        for rule in t["rules"].as_array().into_iter().flatten() {
+            if rule.get("passed").is_none() || rule["passed"].as_bool() == Some(true) {
+                continue;
+            }
+            writeln!(
+                out,
+                "  FAIL {:.3}  {}  {}{}",
+                rule["score"].as_f64().unwrap_or(0.0),
+                rule["type"].as_str().unwrap_or(""),
+                rule["id"].as_str().unwrap_or("(no id)"),
+                rule["page"].as_i64().map(|p| format!(" (page {p})")).unwrap_or_default()
+            )?;
+            writeln!(out, "       {}", rule["explanation"].as_str().unwrap_or(""))?;
+            if let Some(b) = rule.get("best_match").filter(|b| b.is_object()) {
+                writeln!(out, "       looked for: {}", b["looked_for"].as_str().unwrap_or(""))?;
+                writeln!(
+                    out,
+                    "       best match ({:.3}): {}",
+                    b["ratio"].as_f64().unwrap_or(0.0),
+                    b["found"].as_str().unwrap_or("")
+                )?;
+            }
+        }
+        if let Some(m) = t["not_run"].as_object().filter(|m| !m.is_empty()) {
+            let list: Vec<String> = m.iter().map(|(k, n)| format!("{k} ({n})")).collect();
+            writeln!(out, "  not run by this build: {}", list.join(", "))?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -24,6 +24,7 @@ pub mod olmocr_jsonl;
 pub mod omnidocbench;
 pub mod opendataloader;
 pub mod paddle;
+pub mod parsebench;
 pub mod pdf_parse_bench;
 pub mod peerread;
 pub mod reply;
@@ -68,6 +69,8 @@ pub enum Format {
     PdfParseBench,
     /// ICDAR 2013 table competition region and structure XML ([`icdar2013`]).
     Icdar2013,
+    /// ParseBench test cases: rule JSON lines or `<pdf>.test.json` sidecars ([`parsebench`]).
+    ParseBench,
     /// Markdown with pipe and HTML tables and math ([`markdown`], [`html`]).
     Markdown,
     /// Plain text, pages split on form feeds ([`text`]).
@@ -117,6 +120,7 @@ fn name_and_media(f: Format) -> (&'static str, &'static str) {
         Format::LatexTables => ("latex-tables", "application/json"),
         Format::PdfParseBench => ("pdf-parse-bench", "application/json"),
         Format::Icdar2013 => ("icdar2013", "application/xml"),
+        Format::ParseBench => ("parsebench", "application/jsonl"),
         Format::Markdown => ("markdown", "text/markdown"),
         Format::Text => ("text", "text/plain"),
         Format::Alto => ("alto", "application/xml"),
@@ -277,6 +281,11 @@ pub enum TruthFormat {
     /// ICDAR 2013 table competition: `<stem>-reg.xml` (regions) and `<stem>-str.xml`
     /// (cells) beside `<stem>.pdf`, stored as parts `reg` and `str`; scored by the table suite.
     Icdar2013,
+    /// ParseBench test cases: `{category}.jsonl` rule lines beside `pdfs/{category}/*.pdf`
+    /// (+ `expected_markdown.json`), or `<stem>.test.json` beside each PDF (see
+    /// `ingest::parsebench`); one part per category, and `expected_markdown`; scored by the
+    /// parsebench suite.
+    ParseBench,
 }
 }
 
@@ -297,6 +306,7 @@ impl TruthFormat {
             TruthFormat::LatexTables => Format::LatexTables,
             TruthFormat::PdfParseBench => Format::PdfParseBench,
             TruthFormat::Icdar2013 => Format::Icdar2013,
+            TruthFormat::ParseBench => Format::ParseBench,
         }
     }
 
@@ -317,7 +327,8 @@ impl TruthFormat {
             | TruthFormat::OlmocrBench
             | TruthFormat::LatexTables
             | TruthFormat::PdfParseBench
-            | TruthFormat::Icdar2013 => false,
+            | TruthFormat::Icdar2013
+            | TruthFormat::ParseBench => false,
         }
     }
 
@@ -331,6 +342,9 @@ impl TruthFormat {
     pub fn check(self, bytes: &[u8]) -> Result<(), FormatError> {
         if self == TruthFormat::OlmocrBench {
             return olmocr_bench::read_tests(bytes).map(|_| ());
+        }
+        if self == TruthFormat::ParseBench {
+            return parsebench::read_part(bytes).map(|_| ());
         }
         self.read_one(bytes).map(|_| ())
     }
@@ -358,7 +372,8 @@ impl TruthFormat {
             | TruthFormat::Docling
             | TruthFormat::OmniDocBench
             | TruthFormat::OlmocrBench
-            | TruthFormat::Icdar2013 => Vec::new(),
+            | TruthFormat::Icdar2013
+            | TruthFormat::ParseBench => Vec::new(),
         }
     }
 
@@ -374,6 +389,9 @@ impl TruthFormat {
                 Format::OlmocrBench,
                 "olmocr-bench tests are not a paper truth",
             )),
+            TruthFormat::ParseBench => {
+                Err(FormatError::new(Format::ParseBench, "parsebench rules are not a paper truth"))
+            }
             TruthFormat::LatexTables => {
                 pdf_parse_bench::read_truth(bytes).map(|_| Paper::default())
             }
@@ -619,6 +637,7 @@ mod tests {
             TruthFormat::LatexTables => "latex_table.rs",
             TruthFormat::PdfParseBench => "pdf_parse_bench.rs",
             TruthFormat::Icdar2013 => "icdar2013.rs",
+            TruthFormat::ParseBench => "parsebench.rs",
         }
     }
 

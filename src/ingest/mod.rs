@@ -20,6 +20,7 @@ use crate::truth::DirCache;
 pub mod isolated;
 pub mod olmocr;
 pub mod omnidoc;
+pub mod parsebench;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
 pub trait PageCounter {
@@ -83,6 +84,10 @@ pub struct IngestSummary {
     pub dangling_links: Vec<String>,
     /// Further names (symlinks, hard links) of PDFs already found, not ingested again.
     pub aliases: u64,
+    /// ParseBench rule types this build does not run, with their numbers of rules (stored
+    /// with the truth, counted by `eval`, never run).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub rules_not_run: std::collections::BTreeMap<String, u64>,
 }
 
 impl IngestSummary {
@@ -113,6 +118,9 @@ pub fn ingest(
     for p in &opts.paths {
         match opts.truth {
             Some(TruthFormat::OlmocrBench) => bench.collect(p, &mut files, &mut summary)?,
+            Some(TruthFormat::ParseBench) => {
+                bench.collect_parsebench(p, &mut files, &mut summary)?
+            }
             _ => collect(p, opts.follow, &mut files, &mut summary)?,
         }
     }
@@ -125,7 +133,8 @@ pub fn ingest(
         summary.files += 1;
         let shown = path.display().to_string();
         let found = bench.of_file.get(&i).map(|&b| (&bench.sets[b], name.as_str()));
-        let one = Found { path, name, bench: found };
+        let pb = bench.of_file_pb.get(&i).map(|&b| (&bench.parsebench[b], name.as_str()));
+        let one = Found { path, name, bench: found, parsebench: pb };
         let ok = match ingest_one(store, opts, pages, &mut dirs, &one, &mut summary) {
             Ok(()) => true,
             Err(error) => {
@@ -141,12 +150,16 @@ pub fn ingest(
     Ok(summary)
 }
 
-/// The olmOCR-bench folders of one ingest: their tests, and which files they hold.
+/// The olmOCR-bench and ParseBench folders of one ingest: their tests, and which files they
+/// hold.
 #[derive(Default)]
 struct BenchTruths {
     sets: Vec<olmocr::BenchTests>,
     /// Index into the ingest's file list -> index into `sets`.
     of_file: std::collections::HashMap<usize, usize>,
+    parsebench: Vec<parsebench::Folder>,
+    /// Index into the ingest's file list -> index into `parsebench`.
+    of_file_pb: std::collections::HashMap<usize, usize>,
 }
 
 impl BenchTruths {
@@ -186,13 +199,43 @@ impl BenchTruths {
         self.sets.push(tests);
         Ok(())
     }
+
+    /// Collects a ParseBench folder's PDFs and reads its rules; malformed lines and files
+    /// become per-line errors in `summary`, rule types not run are counted there.
+    fn collect_parsebench(
+        &mut self,
+        path: &Path,
+        files: &mut Vec<(PathBuf, String)>,
+        summary: &mut IngestSummary,
+    ) -> Result<()> {
+        let Some(mut folder) = parsebench::Folder::load(path) else {
+            return Err(Error::Usage(format!(
+                "{}: not a ParseBench folder (expected *.jsonl rule files beside a pdfs/ folder, or PDFs with <stem>.test.json beside them)",
+                path.display()
+            )));
+        };
+        let start = files.len();
+        collect(&folder.pdfs, false, files, summary)?;
+        folder.attach(&files[start..]);
+        summary.errors.extend(folder.errors.iter().cloned());
+        for (k, n) in &folder.not_run {
+            *summary.rules_not_run.entry(k.clone()).or_default() += n;
+        }
+        for i in start..files.len() {
+            self.of_file_pb.insert(i, self.parsebench.len());
+        }
+        self.parsebench.push(folder);
+        Ok(())
+    }
 }
 
-/// One PDF to ingest: its path, its name, and for an olmOCR-bench folder its tests.
+/// One PDF to ingest: its path, its name, and for an olmOCR-bench or ParseBench folder its
+/// tests.
 struct Found<'a> {
     path: &'a Path,
     name: &'a str,
     bench: Option<(&'a olmocr::BenchTests, &'a str)>,
+    parsebench: Option<(&'a parsebench::Folder, &'a str)>,
 }
 
 /// Ingests one PDF; an `Err` is the per-file error message to record.
@@ -251,6 +294,12 @@ fn ingest_one(
             }
         }
         attributes.extend(tests.attributes(pdf));
+    } else if let Some((folder, pdf)) = found.parsebench {
+        // Read line by line when the folder was loaded.
+        loaded = folder.parts(pdf);
+        if loaded.is_empty() {
+            summary.truths_missing.push(path.display().to_string());
+        }
     } else if let Some(format) = opts.truth {
         let parts = format.locate(path, dirs);
         if parts.is_empty() {

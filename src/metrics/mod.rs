@@ -12,6 +12,7 @@ pub mod levenshtein;
 pub mod olmocr;
 pub mod pairwise;
 pub mod paper;
+pub mod parsebench;
 pub mod score;
 pub mod stats;
 pub mod table;

@@ -32,6 +32,9 @@
 //!   test needs, a page whose tests name no text for the baseline to find, …) is reported by
 //!   type and id, never dropped silently.
 //!
+//! - **ParseBench**: its expected Markdown (where the data gives one), read as an imported
+//!   Markdown output, the Markdown kept verbatim; a truth without it cannot be rendered.
+//!
 //! A truth that cannot be rendered is stored as a failed output with its reason and counted.
 //! olmOCR-bench outputs record [`OLMOCR_DIGEST`] as their model digest instead of the truth's,
 //! so that the olmocr suite takes a dataset's pages as one system.
@@ -326,9 +329,21 @@ fn render(
             }
             Ok(olmocr_pages(&tests, name))
         }
+        TruthFormat::ParseBench => match part(crate::formats::parsebench::EXPECTED_MARKDOWN) {
+            Some(b) => parsebench_doc(b).map(Rendered::one),
+            None => Err("no expected Markdown (ParseBench gives it for some documents only; \
+                         its rules alone do not make a document)"
+                .into()),
+        },
         // Paper formats returned above.
         _ => Err(format!("{} is not a truth format the provider renders", g.format.as_str())),
     })
+}
+
+/// A ParseBench truth's expected Markdown as a Doc: read as an imported Markdown output is,
+/// the Markdown kept verbatim (what the parsebench suite scores).
+pub fn parsebench_doc(md: &[u8]) -> std::result::Result<Doc, String> {
+    crate::formats::ImportFormat::Markdown.read(md, 0).map(|p| p.doc).map_err(|e| e.to_string())
 }
 
 /// The PDF's page sizes, pdfium bound once per call of [`materialize`].

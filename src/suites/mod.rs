@@ -14,6 +14,7 @@ pub mod judge;
 pub mod olmocr;
 pub mod omnidoc;
 pub mod paper;
+pub mod parsebench;
 pub mod table;
 
 use serde::Serialize;
@@ -46,6 +47,8 @@ listed_enum! {
         Table,
         /// Display formulas against LaTeX truths, CDM and edit similarity ([`formula`]).
         Formula,
+        /// ParseBench's rule-based parse evaluation ([`parsebench`]).
+        Parsebench,
     }
 }
 
@@ -58,6 +61,7 @@ impl Suite {
             Suite::Olmocr => olmocr::SUITE,
             Suite::Table => table::SUITE,
             Suite::Formula => formula::SUITE,
+            Suite::Parsebench => parsebench::SUITE,
         }
     }
 
@@ -75,6 +79,7 @@ impl Suite {
             Suite::Olmocr => &[olmocr::SUITE, olmocr::SUITE_EXACT, olmocr::SUITE_MATHML],
             Suite::Table => &[table::SUITE],
             Suite::Formula => &[formula::SUITE, formula::SUITE_UNIMERNET],
+            Suite::Parsebench => &[parsebench::SUITE],
         }
     }
 
@@ -91,6 +96,7 @@ impl Suite {
             Suite::Olmocr => &[crate::formats::TruthFormat::OlmocrBench],
             Suite::Table => &table::FORMATS,
             Suite::Formula => &formula::FORMATS,
+            Suite::Parsebench => &parsebench::FORMATS,
         }
     }
 
@@ -103,6 +109,7 @@ impl Suite {
             Suite::Olmocr => &["pass_rate", "overall"],
             Suite::Table => &table::METRIC_IDS,
             Suite::Formula => &formula::METRIC_IDS,
+            Suite::Parsebench => &parsebench::METRIC_IDS,
         }
     }
 
@@ -114,6 +121,7 @@ impl Suite {
             Suite::Olmocr => "docs/olmocr-bench.md",
             Suite::Table => "docs/table-metrics.md",
             Suite::Formula => "docs/formula-suite.md",
+            Suite::Parsebench => "docs/parsebench.md",
         }
     }
 }

@@ -330,3 +330,26 @@ fn olmocr_truths_pass_every_test_they_render() {
     }
     assert_eq!(failing, named);
 }
+
+/// ParseBench: the project's test cases, each document with its expected Markdown; every rule
+/// run passes on the truth, so each dimension this build computes is 1.
+#[test]
+fn parsebench_truths_pass_every_rule() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let cases = d.path().join("pb");
+    std::fs::create_dir_all(&cases).unwrap();
+    crate::parsebench::ingest_cases(&db, &cases);
+    let o = ocr_truth(&db);
+    assert_eq!(o["formats"][0]["format"], "parsebench", "{o}");
+    let s = eval(&db, "parsebench", &[]);
+    assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
+    let got = crate::parsebench::rule_results(&s);
+    assert_eq!(got, crate::parsebench::expected("truth"));
+    assert!(got.values().all(|p| *p != Some(false)), "{got:?}");
+    for d in s["dimensions"].as_array().unwrap() {
+        if let Some(v) = d["value"].as_f64() {
+            best(&format!("parsebench {}", d["category"]), Some(v), 1.0);
+        }
+    }
+}

@@ -22,6 +22,7 @@ mod olmocr;
 mod omnidoc;
 mod openai;
 mod paper;
+mod parsebench;
 mod presets;
 mod report;
 mod shard;
