@@ -25,6 +25,7 @@
 use scraper::{ElementRef, Html, Node};
 
 use super::normalize::{normalize_text, py_strip};
+use super::tables::{push_digits, SUBSCRIPTS, SUPERSCRIPTS};
 use super::Outcome;
 use crate::metrics::fuzz::ratio;
 
@@ -73,18 +74,10 @@ impl Grid {
     }
 }
 
-const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-const SUBSCRIPTS: [char; 10] = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
-
 fn text_of(e: ElementRef<'_>, map: Option<&[char; 10]>, out: &mut String) {
     for child in e.children() {
         match child.value() {
-            Node::Text(t) => match map {
-                Some(m) => {
-                    out.extend(t.chars().map(|c| c.to_digit(10).map_or(c, |d| m[d as usize])))
-                }
-                None => out.push_str(t),
-            },
+            Node::Text(t) => push_digits(t, map, out),
             Node::Element(el) => {
                 let Some(ce) = ElementRef::wrap(child) else { continue };
                 match el.name() {

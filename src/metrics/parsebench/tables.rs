@@ -86,20 +86,25 @@ pub fn markdown_tables_in_context(md: &str) -> Vec<(Grid, String)> {
     out
 }
 
-const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
-const SUBSCRIPTS: [char; 10] = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
+/// The Unicode digits a `<sup>` digit becomes.
+pub(super) const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+/// The Unicode digits a `<sub>` digit becomes.
+pub(super) const SUBSCRIPTS: [char; 10] = ['₀', '₁', '₂', '₃', '₄', '₅', '₆', '₇', '₈', '₉'];
+
+/// Appends `t`, its ASCII digits mapped to `map`'s when given (inside `<sup>`/`<sub>`).
+pub(super) fn push_digits(t: &str, map: Option<&[char; 10]>, out: &mut String) {
+    match map {
+        Some(m) => out.extend(t.chars().map(|c| c.to_digit(10).map_or(c, |d| m[d as usize]))),
+        None => out.push_str(t),
+    }
+}
 
 /// A cell's text: `<br>` as a space, `<sup>`/`<sub>` digits as Unicode ones, a nested table as
 /// its stripped strings joined by spaces.
 fn cell_text(e: ElementRef<'_>, map: Option<&[char; 10]>, out: &mut String) {
     for child in e.children() {
         match child.value() {
-            Node::Text(t) => match map {
-                Some(m) => {
-                    out.extend(t.chars().map(|c| c.to_digit(10).map_or(c, |d| m[d as usize])))
-                }
-                None => out.push_str(t),
-            },
+            Node::Text(t) => push_digits(t, map, out),
             Node::Element(el) => {
                 let Some(ce) = ElementRef::wrap(child) else { continue };
                 match el.name() {
