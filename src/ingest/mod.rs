@@ -293,7 +293,12 @@ fn ingest_one(
                 *source = path.display().to_string();
             }
         }
-        attributes.extend(tests.attributes(pdf));
+        for (k, v) in tests.attributes(pdf) {
+            // `--attribute` given on the command line wins.
+            if !attributes.iter().any(|(n, _)| *n == k) {
+                attributes.push((k, v));
+            }
+        }
     } else if let Some((folder, pdf)) = found.parsebench {
         // Read line by line when the folder was loaded.
         loaded = folder.parts(pdf);
@@ -329,7 +334,6 @@ fn ingest_one(
             .collect(),
         None => Vec::new(),
     };
-    let mut attributes = opts.attributes.clone();
     if let Some(f) = opts.truth {
         for (_, b, _) in &loaded {
             for (k, v) in f.attributes(b) {

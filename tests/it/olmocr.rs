@@ -341,6 +341,19 @@ fn repeats_baselines_and_bad_lines_on_a_tiny_bench() {
     assert_eq!(c["tests"].as_array().unwrap().len(), 5);
     // Groups t (1.0), u (0.0), baseline (1.0): the overall is their mean.
     assert!((c["overall"].as_f64().unwrap() - 2.0 / 3.0).abs() < 1e-12, "{c}");
+    // Each PDF carries its groups and test types as attributes (docs/guide/olmocr.md):
+    // `report --by attribute:olmocr_group` has one row per group mix.
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "olmocr-exact", "--provider", "vlm"])
+        .args(["--by", "attribute:olmocr_group", "--format", "json"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let groups: std::collections::BTreeSet<String> = json(&out)
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["olmocr_group"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(groups, ["t", "u"].map(String::from).into(), "{}", json(&out));
 
     // Outputs without their Markdown are rendered from the Doc: plain text, one output each.
     let txt = d.path().join("txt");
