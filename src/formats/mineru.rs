@@ -189,20 +189,9 @@ fn math_end(chars: &[char], from: usize, width: usize) -> Option<usize> {
     None
 }
 
-/// LaTeX without the display delimiters a parser wrapped it in (`$$…$$`, `\[…\]`, `$…$`).
-pub(super) fn strip_math_delimiters(s: &str) -> &str {
-    let t = s.trim();
-    for (open, close) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")] {
-        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
-            return inner.trim();
-        }
-    }
-    t
-}
-
 /// A formula block from its LaTeX; `None` where there is none.
 pub(super) fn formula(latex: &str, page: u32, bbox: BBox) -> Option<Block> {
-    let latex = strip_math_delimiters(latex);
+    let latex = crate::normalize::latex::strip_math_delimiters(latex);
     if latex.is_empty() {
         return None;
     }
@@ -987,8 +976,6 @@ mod tests {
     fn markdown_text_undoes_escapes_and_reads_math() {
         assert_eq!(markdown_text("a \\_b\\_ \\$5 and $x^{2}$ \n c"), "a _b_ $5 and x2 c");
         assert_eq!(markdown_text("cost $ 5"), "cost $ 5");
-        assert_eq!(strip_math_delimiters(" $$\nx\n$$ "), "x");
-        assert_eq!(strip_math_delimiters("\\[ y \\]"), "y");
         assert_eq!(strip_fence("```python\nx = 1\n```"), "x = 1");
     }
 }

@@ -12,6 +12,19 @@ pub fn latex_to_plain(src: &str) -> String {
     crate::normalize::collapse_ws(&out)
 }
 
+/// The LaTeX inside one pair of math delimiters (`$$…$$`, `\[…\]`, `\(…\)`, `$…$`), trimmed;
+/// the trimmed source where it has none. Models and parsers wrap a formula block's LaTeX in
+/// any of them (MinerU, dots.ocr, layout-model endpoints).
+pub(crate) fn strip_math_delimiters(src: &str) -> &str {
+    let t = src.trim();
+    for (open, close) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")] {
+        if let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) {
+            return inner.trim();
+        }
+    }
+    t
+}
+
 fn convert(src: &str, out: &mut String) {
     let chars: Vec<char> = src.chars().collect();
     let mut i = 0;
@@ -273,6 +286,18 @@ fn op_name(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_pair_of_math_delimiters_is_removed() {
+        assert_eq!(strip_math_delimiters("  $$ x^2 $$ "), "x^2");
+        assert_eq!(strip_math_delimiters(" $$\nx\n$$ "), "x");
+        assert_eq!(strip_math_delimiters(" \\[ a+b \\] "), "a+b");
+        assert_eq!(strip_math_delimiters("\\( a \\)"), "a");
+        assert_eq!(strip_math_delimiters("$y$"), "y");
+        assert_eq!(strip_math_delimiters("\\frac{a}{b}"), "\\frac{a}{b}");
+        assert_eq!(strip_math_delimiters("$$"), "");
+        assert_eq!(strip_math_delimiters("$$$"), "$");
+    }
 
     #[test]
     fn table_of_conversions() {

@@ -252,7 +252,7 @@ pub(super) fn content_blocks(kind: BlockKind, content: &str, page: u32, bbox: BB
 /// A formula block from LaTeX, with or without `$$`, `\[`, `\(` or `$` delimiters; `None`
 /// for an empty one.
 pub(super) fn formula_block(src: &str, page: u32, bbox: BBox) -> Option<Block> {
-    let latex = strip_math(src);
+    let latex = crate::normalize::latex::strip_math_delimiters(src);
     if latex.is_empty() {
         return None;
     }
@@ -281,17 +281,6 @@ pub(super) fn table_block(content: &str, page: u32, bbox: BBox) -> Block {
         b.text = html::text(content);
     }
     b
-}
-
-/// The LaTeX inside one pair of math delimiters (or the trimmed source without any).
-pub(super) fn strip_math(src: &str) -> &str {
-    let t = src.trim();
-    for (open, close) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")] {
-        if t.len() >= open.len() + close.len() && t.starts_with(open) && t.ends_with(close) {
-            return t[open.len()..t.len() - close.len()].trim();
-        }
-    }
-    t
 }
 
 /// The entries of content that is a Markdown list and nothing else; `None` otherwise.
@@ -507,9 +496,6 @@ mod tests {
 
     #[test]
     fn content_helpers() {
-        assert_eq!(strip_math("  $$ x^2 $$ "), "x^2");
-        assert_eq!(strip_math("\\( a \\)"), "a");
-        assert_eq!(strip_math("x"), "x");
         assert_eq!(unfence("```python\nx = 1\n  y = 2\n```"), "x = 1\n  y = 2");
         assert_eq!(heading_level("# A"), 1);
         assert_eq!(heading_level("#### A"), 3);

@@ -672,7 +672,7 @@ fn read_page_blocks(
                             }
                         }
                         BlockKind::Formula => {
-                            let latex = strip_math(text);
+                            let latex = crate::normalize::latex::strip_math_delimiters(text);
                             b.text = crate::normalize::latex_to_plain(latex);
                             b.latex = Some(latex.to_string());
                         }
@@ -690,17 +690,6 @@ fn read_page_blocks(
         }
         (Some(_), None) => Err("no layout".into()),
     }
-}
-
-/// LaTeX without the `$$`/`\[` delimiters a model may wrap it in.
-fn strip_math(s: &str) -> &str {
-    let s = s.trim();
-    for (a, b) in [("$$", "$$"), ("\\[", "\\]"), ("$", "$")] {
-        if let Some(inner) = s.strip_prefix(a).and_then(|r| r.strip_suffix(b)) {
-            return inner.trim();
-        }
-    }
-    s
 }
 
 /// Stores a finished document (or its failure); leaves one whose requests a cap stopped.
@@ -774,16 +763,4 @@ fn finish_document(
     record(store, summary, parts, &job.row, &job.key, result, &usage, "remote", ctx.opts.run)?;
     progress.advance(&job.row.name, true);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn math_delimiters_are_removed() {
-        assert_eq!(strip_math("$$x^2$$"), "x^2");
-        assert_eq!(strip_math(" \\[ a+b \\] "), "a+b");
-        assert_eq!(strip_math("\\frac{a}{b}"), "\\frac{a}{b}");
-    }
 }
