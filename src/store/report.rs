@@ -203,28 +203,12 @@ impl Store {
         // One scan of the covering index, in (suite, output, truth) order, so consecutive
         // rows share their output, truth and usually their time: those lookups are cached.
         // For `latest`, a later row of the same key replaces an older one in place.
-        struct Row {
-            key: u32,
-            metric: u32,
-            suite: u32,
-            value: Option<f64>,
-            at: u32,
-            output: i64,
-            run: Option<i64>,
-            suite_version: i64,
-        }
-        let mut metric_ids: HashMap<String, u32> = HashMap::new();
-        let mut metric_names: Vec<String> = Vec::new();
-        let mut times: Vec<String> = Vec::new();
-        let mut kept: Vec<Row> = Vec::new();
-        let mut suite_ids: HashMap<String, u32> = HashMap::new();
+        let mut names_of = Interned::default();
+        let mut kept: Vec<ScanRow> = Vec::new();
         let mut c = ScoreColumns::default();
         let mut key_of: HashMap<(i64, i64, u32), u32> = HashMap::new();
         let mut gids: HashMap<(&str, &str, &str), u32> = HashMap::new();
         let mut last_pair: Option<(i64, i64, Option<u32>)> = None;
-        // Rows of one (output, truth) pair are contiguous and sorted by suite and metric, and
-        // the next pair usually repeats the same metric sequence: guess the metric id from it.
-        let (mut seq, mut prev_seq): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
         // For `latest`: the pair that first filled each key, and where its rows start. A key
         // filled again by another pair (a re-import, a second output) is the rare case that
         // searches the earlier rows.
@@ -264,7 +248,7 @@ impl Store {
                         }))
                     })();
                     last_pair = Some((output, truth, k));
-                    prev_seq = std::mem::take(&mut seq);
+                    names_of.next_pair();
                     if let Some(k) = k.map(|k| k as usize) {
                         if owner.len() <= k {
                             owner.resize(k + 1, None);
@@ -278,46 +262,11 @@ impl Store {
                 }
             };
             let Some(key) = key else { continue };
-            let metric = {
-                let m = r.get_ref(3)?.as_str().map_err(rusqlite::Error::from)?;
-                let guess = prev_seq.get(seq.len()).copied();
-                let id = match guess {
-                    Some(id) if metric_names[id as usize] == m => id,
-                    _ => match metric_ids.get(m) {
-                        Some(&id) => id,
-                        None => {
-                            let id = metric_names.len() as u32;
-                            metric_names.push(m.to_string());
-                            metric_ids.insert(m.to_string(), id);
-                            id
-                        }
-                    },
-                };
-                seq.push(id);
-                id
-            };
-            let at = {
-                let t = r.get_ref(5)?.as_str().map_err(rusqlite::Error::from)?;
-                match times.last() {
-                    Some(last) if last == t => times.len() as u32 - 1,
-                    _ => {
-                        times.push(t.to_string());
-                        times.len() as u32 - 1
-                    }
-                }
-            };
-            let suite = {
-                let s = r.get_ref(2)?.as_str().map_err(rusqlite::Error::from)?;
-                match suite_ids.get(s) {
-                    Some(&id) => id,
-                    None => {
-                        let n = suite_ids.len() as u32;
-                        suite_ids.insert(s.to_string(), n);
-                        n
-                    }
-                }
-            };
-            let row = Row {
+            let text = |i: usize| r.get_ref(i)?.as_str().map_err(rusqlite::Error::from);
+            let metric = names_of.metric(text(3)?);
+            let at = names_of.time(text(5)?);
+            let suite = names_of.suite(text(2)?);
+            let row = ScanRow {
                 key,
                 metric,
                 suite,
@@ -331,27 +280,14 @@ impl Store {
                 kept.push(row);
                 continue;
             }
-            let newer = |row: &Row, old: &Row| {
-                // The view's order: newest computed_at, then output, then suite version.
-                (&times[row.at as usize], row.output, row.suite_version)
-                    > (&times[old.at as usize], old.output, old.suite_version)
-            };
-            // The row this one competes with: the previous row (same pair, same metric: two
-            // suite versions), or, when the key was filled by another pair, that pair's row.
-            let rival = match kept.last() {
-                Some(last) if last.key == key && last.metric == metric && last.suite == suite => {
-                    Some(kept.len() - 1)
-                }
-                _ if revisit => starts[key as usize].iter().find_map(|&start| {
-                    (start..kept.len())
-                        .take_while(|&i| kept[i].key == key)
-                        .find(|&i| kept[i].metric == metric && kept[i].suite == suite)
-                }),
-                _ => None,
-            };
+            let rival = rival(&kept, &row, revisit.then(|| &starts[key as usize][..]));
             match rival {
                 Some(i) => {
-                    if newer(&row, &kept[i]) {
+                    // The view's order: newest computed_at, then output, then suite version.
+                    let t = &names_of.times;
+                    if (&t[row.at as usize], row.output, row.suite_version)
+                        > (&t[kept[i].at as usize], kept[i].output, kept[i].suite_version)
+                    {
                         kept[i] = row;
                     }
                 }
@@ -359,7 +295,7 @@ impl Store {
             }
         }
         drop(rows);
-        c.metrics = metric_names;
+        c.metrics = names_of.metric_names;
         c.run_started_at = started;
         c.key.reserve(kept.len());
         for row in kept {
@@ -369,6 +305,87 @@ impl Store {
             c.run.push(row.run);
         }
         Ok(c)
+    }
+}
+
+/// One metrics row kept by [`Store::score_columns`]'s scan, its strings interned.
+struct ScanRow {
+    key: u32,
+    metric: u32,
+    suite: u32,
+    value: Option<f64>,
+    at: u32,
+    output: i64,
+    run: Option<i64>,
+    suite_version: i64,
+}
+
+/// The row a new `latest` row competes with: the previous row (same pair, same metric: two
+/// suite versions), or, when its key was filled by another pair (`earlier`: where each of
+/// that key's pairs starts in `kept`), that pair's row of the same metric.
+fn rival(kept: &[ScanRow], row: &ScanRow, earlier: Option<&[usize]>) -> Option<usize> {
+    let same = |o: &ScanRow| o.key == row.key && o.metric == row.metric && o.suite == row.suite;
+    match (kept.last(), earlier) {
+        (Some(last), _) if same(last) => Some(kept.len() - 1),
+        (_, Some(starts)) => starts.iter().find_map(|&start| {
+            (start..kept.len()).take_while(|&i| kept[i].key == row.key).find(|&i| same(&kept[i]))
+        }),
+        (_, None) => None,
+    }
+}
+
+/// The strings of one scan as small ids: metric names, times and suites.
+#[derive(Default)]
+struct Interned {
+    metric_ids: std::collections::HashMap<String, u32>,
+    metric_names: Vec<String>,
+    times: Vec<String>,
+    suite_ids: std::collections::HashMap<String, u32>,
+    /// Rows of one (output, truth) pair are contiguous and sorted by suite and metric, and
+    /// the next pair usually repeats the same metric sequence: the metric id is guessed from
+    /// the previous pair's sequence (`prev_seq`) before it is looked up.
+    seq: Vec<u32>,
+    prev_seq: Vec<u32>,
+}
+
+impl Interned {
+    /// A new (output, truth) pair starts.
+    fn next_pair(&mut self) {
+        self.prev_seq = std::mem::take(&mut self.seq);
+    }
+
+    fn metric(&mut self, m: &str) -> u32 {
+        let id = match self.prev_seq.get(self.seq.len()).copied() {
+            Some(id) if self.metric_names[id as usize] == m => id,
+            _ => match self.metric_ids.get(m) {
+                Some(&id) => id,
+                None => {
+                    let id = self.metric_names.len() as u32;
+                    self.metric_names.push(m.to_string());
+                    self.metric_ids.insert(m.to_string(), id);
+                    id
+                }
+            },
+        };
+        self.seq.push(id);
+        id
+    }
+
+    /// Times come in runs of equal values: only the last one is compared.
+    fn time(&mut self, t: &str) -> u32 {
+        if self.times.last().is_none_or(|last| last != t) {
+            self.times.push(t.to_string());
+        }
+        self.times.len() as u32 - 1
+    }
+
+    fn suite(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.suite_ids.get(s) {
+            return id;
+        }
+        let n = self.suite_ids.len() as u32;
+        self.suite_ids.insert(s.to_string(), n);
+        n
     }
 }
 
