@@ -133,7 +133,134 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     vx.sort_by(f32::total_cmp);
     vx.dedup_by(|a, b| (*a - *b).abs() <= TOL);
 
-    // Lines and segments; a vertical rule between two words splits them.
+    let (mut lines, segs) = segment_lines(words, rules, &vx);
+    let cols = columns(&lines, &segs, &vx, region, em);
+    let ncols = cols.len();
+    if ncols < 2 {
+        return None;
+    }
+    // A segment whose words fall on both sides of a column gutter (cells set closer than
+    // SEG_GAP in a header) is two cells.
+    let segs = split_at_gutters(&mut lines, segs, words, &cols);
+    // Columns each segment covers: those whose text range it overlaps, else the nearest.
+    let mut seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
+    let text_box = lines.iter().skip(1).fold(lines[0].bbox, |b, l| b.union(&l.bbox));
+    span_partial_rules(&lines, &segs, &mut seg_cols, rules, &cols, text_box, em);
+    let occ = |l: &Line| -> Vec<bool> {
+        let mut o = vec![false; ncols];
+        for &s in &l.segs {
+            let (a, b) = seg_cols[s];
+            o[a..=b].iter_mut().for_each(|x| *x = true);
+        }
+        o
+    };
+    let occs: Vec<Vec<bool>> = lines.iter().map(occ).collect();
+
+    // Horizontal rule boundaries strictly inside the text's vertical extent.
+    let mut hy: Vec<f32> = rules
+        .h
+        .iter()
+        .filter(|r| r.y > text_box.y0 + 0.5 && r.y < text_box.y1 - 0.5 && r.len() >= 1.0 * em)
+        .map(|r| r.y)
+        .collect();
+    hy.sort_by(f32::total_cmp);
+    hy.dedup_by(|a, b| (*a - *b).abs() <= TOL);
+    let band_of = |y: f32| hy.partition_point(|&b| b < y);
+    let bands: Vec<usize> = lines.iter().map(|l| band_of(l.cy())).collect();
+
+    // A lattice: most column boundaries are drawn.
+    let ruled = cols.iter().take(ncols.saturating_sub(1)).filter(|c| c.ruled_right).count();
+    let lattice = ncols >= 2 && ruled * 2 >= ncols - 1;
+    let rows = rows_of(&lines, &segs, &seg_cols, &occs, &bands, hy.len() + 1, lattice, em);
+    if rows.len() < 2 {
+        return None;
+    }
+    // Each row's extent and the centre of its fullest line.
+    let row_box: Vec<BBox> = rows
+        .iter()
+        .map(|ls| ls.iter().skip(1).fold(lines[ls[0]].bbox, |b, &l| b.union(&lines[l].bbox)))
+        .collect();
+    let main_cy: Vec<f32> = rows
+        .iter()
+        .map(|ls| {
+            let best = ls.iter().max_by_key(|&&l| (lines[l].segs.len(), usize::MAX - l));
+            best.map_or(0.0, |&l| lines[l].cy())
+        })
+        .collect();
+    let frame = Frame {
+        segs: &segs,
+        seg_cols: &seg_cols,
+        cols: &cols,
+        rows: &rows,
+        row_box: &row_box,
+        main_cy: &main_cy,
+        bands: &bands,
+        hy: &hy,
+        rules,
+        lattice,
+    };
+    let mut row_of_line = vec![0; lines.len()];
+    for (r, ls) in rows.iter().enumerate() {
+        for &l in ls {
+            row_of_line[l] = r;
+        }
+    }
+    let mut slots = Slots::new(rows.len(), ncols);
+    for (si, s) in segs.iter().enumerate() {
+        let r = row_of_line[s.line];
+        let (a, b) = seg_cols[si];
+        let at = slots.at(r, a);
+        slots.segs[at].push(si);
+        for c in a..b {
+            slots.union(slots.at(r, c), slots.at(r, c + 1));
+        }
+    }
+    frame.merge_unruled(&mut slots);
+    frame.merge_multirow(&mut slots);
+
+    // The header is the rows above the first rule that crosses (nearly) the whole table: a
+    // partial rule (`\cmidrule`) under a spanning header sits inside the header.
+    let full = |y: f32| rules.h_covers(y, TOL, text_box.x0, text_box.x1, 0.9);
+    let header_rows = match hy.iter().find(|&&y| full(y)) {
+        Some(&y) if row_box[0].y1 < y + 0.5 => row_box.iter().filter(|b| b.y1 < y + 0.5).count(),
+        _ => 1,
+    };
+    let out: Vec<Cell> = slots
+        .cells()
+        .into_iter()
+        .map(|(r, c, rs, cs)| Cell {
+            row: r as u32,
+            col: c as u32,
+            row_span: rs as u32,
+            col_span: cs as u32,
+            text: slots.text(&segs, r, c, rs, cs),
+            header: r < header_rows,
+        })
+        .collect();
+    let table = Table::compact(out);
+    if table.rows < 2 || table.cols < 2 {
+        return None;
+    }
+    let filled: Vec<&Cell> = table.cells.iter().filter(|c| !c.text.is_empty()).collect();
+    let mean_cell = filled.iter().map(|c| c.text.chars().count()).sum::<usize>() as f32
+        / filled.len().max(1) as f32;
+    let mut per_row = vec![0usize; table.rows as usize];
+    for c in &filled {
+        per_row[c.row as usize] += 1;
+    }
+    let multi_rows = per_row.iter().filter(|&&n| n >= 2).count();
+    let mut bbox = text_box;
+    for r in rules.h.iter() {
+        bbox = bbox.union(&BBox::new(r.x0, r.y, r.x1, r.y));
+    }
+    for r in rules.v.iter() {
+        bbox = bbox.union(&BBox::new(r.x, r.y0, r.x, r.y1));
+    }
+    Some(Built { table, bbox, lines: lines.len(), mean_cell, multi_rows })
+}
+
+/// The region's text lines and their segments; a vertical rule between two words splits them.
+fn segment_lines(words: &[Word], rules: &Rules, vx: &[f32]) -> (Vec<Line>, Vec<Seg>) {
     let mut lines: Vec<Line> = Vec::new();
     let mut segs: Vec<Seg> = Vec::new();
     for ws in lines_of(words, rules) {
@@ -173,20 +300,20 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
         }
         lines.push(line);
     }
+    (lines, segs)
+}
 
-    let cols = columns(&lines, &segs, &vx, region, em);
-    let ncols = cols.len();
-    if ncols < 2 {
-        return None;
-    }
-    // A segment whose words fall on both sides of a column gutter (cells set closer than
-    // SEG_GAP in a header) is two cells.
-    let segs = split_at_gutters(&mut lines, segs, words, &cols);
-    // Columns each segment covers: those whose text range it overlaps, else the nearest.
-    let mut seg_cols: Vec<(usize, usize)> = segs.iter().map(|s| cover(&cols, &s.bbox)).collect();
-    let text_box = lines.iter().skip(1).fold(lines[0].bbox, |b, l| b.union(&l.bbox));
-    // A header set over a partial rule (`\cmidrule`, `\cline`) spans the columns the rule
-    // covers, when nothing else on its line sits over them.
+/// A header set over a partial rule (`\cmidrule`, `\cline`) spans the columns the rule covers,
+/// when nothing else on its line sits over them.
+fn span_partial_rules(
+    lines: &[Line],
+    segs: &[Seg],
+    seg_cols: &mut [(usize, usize)],
+    rules: &Rules,
+    cols: &[Col],
+    text_box: BBox,
+    em: f32,
+) {
     for si in 0..segs.len() {
         let b = segs[si].bbox;
         let under = rules.h.iter().find(|r| {
@@ -197,7 +324,7 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
                 && r.len() < 0.9 * text_box.width()
         });
         let Some(r) = under else { continue };
-        let covered: Vec<usize> = (0..ncols)
+        let covered: Vec<usize> = (0..cols.len())
             .filter(|&c| {
                 let w = (cols[c].c1 - cols[c].c0).max(0.5);
                 r.x1.min(cols[c].c1) - r.x0.max(cols[c].c0) > 0.5 * w
@@ -216,214 +343,222 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
             seg_cols[si] = (a, z);
         }
     }
-    let occ = |l: &Line| -> Vec<bool> {
-        let mut o = vec![false; ncols];
-        for &s in &l.segs {
-            let (a, b) = seg_cols[s];
-            o[a..=b].iter_mut().for_each(|x| *x = true);
-        }
-        o
-    };
-    let occs: Vec<Vec<bool>> = lines.iter().map(occ).collect();
+}
 
-    // Horizontal rule boundaries strictly inside the text's vertical extent.
-    let mut hy: Vec<f32> = rules
-        .h
-        .iter()
-        .filter(|r| r.y > text_box.y0 + 0.5 && r.y < text_box.y1 - 0.5 && r.len() >= 1.0 * em)
-        .map(|r| r.y)
-        .collect();
-    hy.sort_by(f32::total_cmp);
-    hy.dedup_by(|a, b| (*a - *b).abs() <= TOL);
-    let band_of = |y: f32| hy.partition_point(|&b| b < y);
-    let bands: Vec<usize> = lines.iter().map(|l| band_of(l.cy())).collect();
+/// What the slot merges read: the grid's segments, columns, rows and rules.
+struct Frame<'a> {
+    segs: &'a [Seg],
+    seg_cols: &'a [(usize, usize)],
+    cols: &'a [Col],
+    /// Each row's lines.
+    rows: &'a [Vec<usize>],
+    row_box: &'a [BBox],
+    /// The centre of each row's fullest line.
+    main_cy: &'a [f32],
+    /// Each line's band between horizontal rules.
+    bands: &'a [usize],
+    /// The horizontal rule boundaries.
+    hy: &'a [f32],
+    rules: &'a Rules,
+    lattice: bool,
+}
 
-    // A lattice: most column boundaries are drawn.
-    let ruled = cols.iter().take(ncols.saturating_sub(1)).filter(|c| c.ruled_right).count();
-    let lattice = ncols >= 2 && ruled * 2 >= ncols - 1;
-    let rows = rows_of(&lines, &segs, &seg_cols, &occs, &bands, hy.len() + 1, lattice, em);
-    let nrows = rows.len();
-    if nrows < 2 || ncols < 2 {
-        return None;
-    }
-    let row_of_line: Vec<usize> = {
-        let mut v = vec![0; lines.len()];
-        for (r, ls) in rows.iter().enumerate() {
-            for &l in ls {
-                v[l] = r;
+impl Frame<'_> {
+    /// Merges slots across a drawn boundary whose rule is missing beside an empty slot: a
+    /// vertical rule absent over a row; a horizontal rule between rows of different bands
+    /// absent over a column, in a table ruled between its columns too (a booktabs
+    /// `\cmidrule` says nothing of the cells beside it: those are placed by the text, see
+    /// [`Frame::merge_multirow`]).
+    fn merge_unruled(&self, slots: &mut Slots) {
+        let (nrows, ncols) = (self.rows.len(), self.cols.len());
+        for (r, rb) in self.row_box.iter().enumerate().take(nrows) {
+            let (y0, y1) = (rb.y0, rb.y1);
+            for (c, col) in self.cols.iter().enumerate().take(ncols - 1) {
+                if !col.ruled_right {
+                    continue;
+                }
+                let x = col.x1;
+                if !self.rules.v_covers(x, TOL, y0, y1, 0.3)
+                    && (slots.empty(r, c) || slots.empty(r, c + 1))
+                {
+                    slots.union(slots.at(r, c), slots.at(r, c + 1));
+                }
             }
         }
-        v
-    };
-    // Each row's extent and the centre of its fullest line.
-    let row_box: Vec<BBox> = rows
-        .iter()
-        .map(|ls| ls.iter().skip(1).fold(lines[ls[0]].bbox, |b, &l| b.union(&lines[l].bbox)))
-        .collect();
-    let main_cy: Vec<f32> = rows
-        .iter()
-        .map(|ls| {
-            let best = ls.iter().max_by_key(|&&l| (lines[l].segs.len(), usize::MAX - l));
-            best.map_or(0.0, |&l| lines[l].cy())
-        })
-        .collect();
+        for r in (0..nrows - 1).filter(|_| self.lattice) {
+            let (la, lb) = (self.rows[r][0], self.rows[r + 1][0]);
+            if self.bands[la] == self.bands[lb] {
+                continue;
+            }
+            let y = self.hy[self.bands[lb] - 1];
+            for (c, col) in self.cols.iter().enumerate().take(ncols) {
+                let (x0, x1) = (col.c0, col.c1);
+                if !self.rules.h_covers(y, TOL, x0, x1, 0.5)
+                    && (slots.empty(r, c) || slots.empty(r + 1, c))
+                {
+                    slots.union(slots.at(r, c), slots.at(r + 1, c));
+                }
+            }
+        }
+    }
 
-    // Slots: which segments sit where.
-    let mut slot_segs: Vec<Vec<usize>> = vec![Vec::new(); nrows * ncols];
-    let at = |r: usize, c: usize| r * ncols + c;
-    let mut parent: Vec<usize> = (0..nrows * ncols).collect();
-    fn find(p: &mut [usize], mut i: usize) -> usize {
-        while p[i] != i {
-            p[i] = p[p[i]];
-            i = p[i];
+    /// Text centred on rows whose slots in its columns are empty, within one band: a cell
+    /// spanning them (`\multirow`). A span of an odd number of rows (the text on the middle
+    /// row's line) is only taken for a row label: not numeric, in the first two columns.
+    fn merge_multirow(&self, slots: &mut Slots) {
+        let (nrows, ncols) = (self.rows.len(), self.cols.len());
+        let band_of_row: Vec<usize> = self.rows.iter().map(|ls| self.bands[ls[0]]).collect();
+        for r in 0..nrows {
+            for c in 0..ncols {
+                let ss = slots.segs[slots.at(r, c)].clone();
+                if ss.is_empty() {
+                    continue;
+                }
+                let (a, b) = self.seg_cols[ss[0]];
+                let free = |slots: &Slots, rr: usize| {
+                    band_of_row[rr] == band_of_row[r] && (a..=b).all(|cc| slots.empty(rr, cc))
+                };
+                let mut lo = r;
+                while lo > 0 && free(slots, lo - 1) {
+                    lo -= 1;
+                }
+                let mut hi = r;
+                while hi + 1 < nrows && free(slots, hi + 1) {
+                    hi += 1;
+                }
+                if lo == hi {
+                    continue;
+                }
+                let segs = self.segs;
+                let cy = ss.iter().map(|&s| 0.5 * (segs[s].bbox.y0 + segs[s].bbox.y1)).sum::<f32>()
+                    / ss.len() as f32;
+                let text: String = ss.iter().map(|&s| segs[s].text.as_str()).collect();
+                let label = c <= 1 && !text.chars().any(|ch| ch.is_ascii_digit());
+                if let Some((r0, r1)) = self.centred_span(cy, lo, r, hi, label) {
+                    for rr in r0..r1 {
+                        for cc in a..=b {
+                            slots.union(slots.at(rr, cc), slots.at(rr + 1, cc));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The widest run of rows `r0..=r1` within `lo..=hi` that holds row `r`, on whose middle
+    /// the text centre `cy` stands (within a quarter of the run's row pitch); odd runs only
+    /// for a row `label`.
+    fn centred_span(
+        &self,
+        cy: f32,
+        lo: usize,
+        r: usize,
+        hi: usize,
+        label: bool,
+    ) -> Option<(usize, usize)> {
+        let main_cy = self.main_cy;
+        let mut best: Option<(usize, usize)> = None;
+        for r0 in lo..=r {
+            for r1 in r.max(r0 + 1)..=hi {
+                let pitch = (main_cy[r1] - main_cy[r0]) / (r1 - r0) as f32;
+                let mid = 0.5 * (main_cy[r0] + main_cy[r1]);
+                let odd = (r1 - r0) % 2 == 0;
+                if pitch > 0.0
+                    && (cy - mid).abs() <= 0.25 * pitch
+                    && (!odd || label)
+                    && best.is_none_or(|(p0, p1)| r1 - r0 > p1 - p0)
+                {
+                    best = Some((r0, r1));
+                }
+            }
+        }
+        best
+    }
+}
+
+/// The grid's slots (row-major): the segments in each, and a union-find over them whose
+/// components become cells.
+struct Slots {
+    ncols: usize,
+    nrows: usize,
+    segs: Vec<Vec<usize>>,
+    parent: Vec<usize>,
+}
+
+impl Slots {
+    fn new(nrows: usize, ncols: usize) -> Slots {
+        Slots {
+            ncols,
+            nrows,
+            segs: vec![Vec::new(); nrows * ncols],
+            parent: (0..nrows * ncols).collect(),
+        }
+    }
+
+    fn at(&self, r: usize, c: usize) -> usize {
+        r * self.ncols + c
+    }
+
+    fn empty(&self, r: usize, c: usize) -> bool {
+        self.segs[self.at(r, c)].is_empty()
+    }
+
+    fn find(&mut self, mut i: usize) -> usize {
+        while self.parent[i] != i {
+            self.parent[i] = self.parent[self.parent[i]];
+            i = self.parent[i];
         }
         i
     }
-    let union = |p: &mut Vec<usize>, a: usize, b: usize| {
-        let (x, y) = (find(p, a), find(p, b));
+
+    fn union(&mut self, a: usize, b: usize) {
+        let (x, y) = (self.find(a), self.find(b));
         if x != y {
-            p[x.max(y)] = x.min(y);
-        }
-    };
-    for (si, s) in segs.iter().enumerate() {
-        let r = row_of_line[s.line];
-        let (a, b) = seg_cols[si];
-        slot_segs[at(r, a)].push(si);
-        for c in a..b {
-            union(&mut parent, at(r, c), at(r, c + 1));
-        }
-    }
-    let empty = |slots: &Vec<Vec<usize>>, r: usize, c: usize| slots[at(r, c)].is_empty();
-    // Missing vertical rules: one side empty, the rule absent over the row.
-    for (r, rb) in row_box.iter().enumerate().take(nrows) {
-        let (y0, y1) = (rb.y0, rb.y1);
-        for (c, col) in cols.iter().enumerate().take(ncols - 1) {
-            if !col.ruled_right {
-                continue;
-            }
-            let x = col.x1;
-            if !rules.v_covers(x, TOL, y0, y1, 0.3)
-                && (empty(&slot_segs, r, c) || empty(&slot_segs, r, c + 1))
-            {
-                union(&mut parent, at(r, c), at(r, c + 1));
-            }
-        }
-    }
-    // Missing horizontal rules between rows of different bands, one side empty, in a table
-    // ruled between its columns too (a booktabs `\cmidrule` says nothing of the cells beside
-    // it: those are placed by the text, see below).
-    for r in (0..nrows - 1).filter(|_| lattice) {
-        let (la, lb) = (rows[r][0], rows[r + 1][0]);
-        if bands[la] == bands[lb] {
-            continue;
-        }
-        let y = hy[bands[lb] - 1];
-        for (c, col) in cols.iter().enumerate().take(ncols) {
-            let (x0, x1) = (col.c0, col.c1);
-            if !rules.h_covers(y, TOL, x0, x1, 0.5)
-                && (empty(&slot_segs, r, c) || empty(&slot_segs, r + 1, c))
-            {
-                union(&mut parent, at(r, c), at(r + 1, c));
-            }
-        }
-    }
-    // Text centred on rows whose slots in its columns are empty, within one band: a cell
-    // spanning them (`\multirow`). A span of an odd number of rows (the text on the middle
-    // row's line) is only taken for a row label: not numeric, in the first two columns.
-    let band_of_row: Vec<usize> = rows.iter().map(|ls| bands[ls[0]]).collect();
-    for r in 0..nrows {
-        for c in 0..ncols {
-            let ss = slot_segs[at(r, c)].clone();
-            if ss.is_empty() {
-                continue;
-            }
-            let (a, b) = seg_cols[ss[0]];
-            let free = |slots: &Vec<Vec<usize>>, rr: usize| {
-                band_of_row[rr] == band_of_row[r] && (a..=b).all(|cc| empty(slots, rr, cc))
-            };
-            let mut lo = r;
-            while lo > 0 && free(&slot_segs, lo - 1) {
-                lo -= 1;
-            }
-            let mut hi = r;
-            while hi + 1 < nrows && free(&slot_segs, hi + 1) {
-                hi += 1;
-            }
-            if lo == hi {
-                continue;
-            }
-            let cy = ss.iter().map(|&s| 0.5 * (segs[s].bbox.y0 + segs[s].bbox.y1)).sum::<f32>()
-                / ss.len() as f32;
-            let text: String = ss.iter().map(|&s| segs[s].text.as_str()).collect();
-            let label = c <= 1 && !text.chars().any(|ch| ch.is_ascii_digit());
-            let mut best: Option<(usize, usize)> = None;
-            for r0 in lo..=r {
-                for r1 in r.max(r0 + 1)..=hi {
-                    let pitch = (main_cy[r1] - main_cy[r0]) / (r1 - r0) as f32;
-                    let mid = 0.5 * (main_cy[r0] + main_cy[r1]);
-                    let odd = (r1 - r0) % 2 == 0;
-                    if pitch > 0.0
-                        && (cy - mid).abs() <= 0.25 * pitch
-                        && (!odd || label)
-                        && best.is_none_or(|(p0, p1)| r1 - r0 > p1 - p0)
-                    {
-                        best = Some((r0, r1));
-                    }
-                }
-            }
-            if let Some((r0, r1)) = best {
-                for rr in r0..r1 {
-                    for cc in a..=b {
-                        union(&mut parent, at(rr, cc), at(rr + 1, cc));
-                    }
-                }
-            }
+            self.parent[x.max(y)] = x.min(y);
         }
     }
 
-    // Components → rectangular cells; a component that is not a rectangle stays slot by slot.
-    let mut comp: std::collections::BTreeMap<usize, (usize, usize, usize, usize, usize)> =
-        std::collections::BTreeMap::new();
-    for r in 0..nrows {
-        for c in 0..ncols {
-            let root = find(&mut parent, at(r, c));
-            let e = comp.entry(root).or_insert((r, c, r, c, 0));
-            e.0 = e.0.min(r);
-            e.1 = e.1.min(c);
-            e.2 = e.2.max(r);
-            e.3 = e.3.max(c);
-            e.4 += 1;
+    /// Components → rectangular cells `(row, col, row_span, col_span)`, sorted; a component
+    /// that is not a rectangle stays slot by slot.
+    fn cells(&mut self) -> Vec<(usize, usize, usize, usize)> {
+        let mut comp: std::collections::BTreeMap<usize, (usize, usize, usize, usize, usize)> =
+            std::collections::BTreeMap::new();
+        for r in 0..self.nrows {
+            for c in 0..self.ncols {
+                let root = self.find(self.at(r, c));
+                let e = comp.entry(root).or_insert((r, c, r, c, 0));
+                e.0 = e.0.min(r);
+                e.1 = e.1.min(c);
+                e.2 = e.2.max(r);
+                e.3 = e.3.max(c);
+                e.4 += 1;
+            }
         }
-    }
-    let mut cells: Vec<(usize, usize, usize, usize)> = Vec::new();
-    for (root, (r0, c0, r1, c1, n)) in &comp {
-        if (r1 - r0 + 1) * (c1 - c0 + 1) == *n {
-            cells.push((*r0, *c0, r1 - r0 + 1, c1 - c0 + 1));
-        } else {
-            for r in *r0..=*r1 {
-                for c in *c0..=*c1 {
-                    if find(&mut parent, at(r, c)) == *root {
-                        cells.push((r, c, 1, 1));
+        let mut cells: Vec<(usize, usize, usize, usize)> = Vec::new();
+        for (root, (r0, c0, r1, c1, n)) in &comp {
+            if (r1 - r0 + 1) * (c1 - c0 + 1) == *n {
+                cells.push((*r0, *c0, r1 - r0 + 1, c1 - c0 + 1));
+            } else {
+                for r in *r0..=*r1 {
+                    for c in *c0..=*c1 {
+                        if self.find(self.at(r, c)) == *root {
+                            cells.push((r, c, 1, 1));
+                        }
                     }
                 }
             }
         }
+        cells.sort_unstable();
+        cells
     }
-    cells.sort_unstable();
 
-    // The header is the rows above the first rule that crosses (nearly) the whole table: a
-    // partial rule (`\cmidrule`) under a spanning header sits inside the header.
-    let full = |y: f32| rules.h_covers(y, TOL, text_box.x0, text_box.x1, 0.9);
-    let header_rows = match hy.iter().find(|&&y| full(y)) {
-        Some(&y) if row_box[0].y1 < y + 0.5 => row_box.iter().filter(|b| b.y1 < y + 0.5).count(),
-        _ => 1,
-    };
-    let mut out = Vec::with_capacity(cells.len());
-    for (r, c, rs, cs) in cells {
+    /// A cell's text: its segments in line order, left to right, a line's segments joined by
+    /// a space and lines by [`join_texts`].
+    fn text(&self, segs: &[Seg], r: usize, c: usize, rs: usize, cs: usize) -> String {
         let mut ss: Vec<usize> = Vec::new();
         for rr in r..r + rs {
             for cc in c..c + cs {
-                ss.extend(&slot_segs[at(rr, cc)]);
+                ss.extend(&self.segs[self.at(rr, cc)]);
             }
         }
         ss.sort_by(|&a, &b| {
@@ -446,35 +581,8 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
             }
             last_line = segs[s].line;
         }
-        out.push(Cell {
-            row: r as u32,
-            col: c as u32,
-            row_span: rs as u32,
-            col_span: cs as u32,
-            text,
-            header: r < header_rows,
-        });
+        text
     }
-    let table = Table::compact(out);
-    if table.rows < 2 || table.cols < 2 {
-        return None;
-    }
-    let filled: Vec<&Cell> = table.cells.iter().filter(|c| !c.text.is_empty()).collect();
-    let mean_cell = filled.iter().map(|c| c.text.chars().count()).sum::<usize>() as f32
-        / filled.len().max(1) as f32;
-    let mut per_row = vec![0usize; table.rows as usize];
-    for c in &filled {
-        per_row[c.row as usize] += 1;
-    }
-    let multi_rows = per_row.iter().filter(|&&n| n >= 2).count();
-    let mut bbox = text_box;
-    for r in rules.h.iter() {
-        bbox = bbox.union(&BBox::new(r.x0, r.y, r.x1, r.y));
-    }
-    for r in rules.v.iter() {
-        bbox = bbox.union(&BBox::new(r.x, r.y0, r.x, r.y1));
-    }
-    Some(Built { table, bbox, lines: lines.len(), mean_cell, multi_rows })
 }
 
 /// Splits segments between two words where one ends within a column's text range and the
