@@ -237,6 +237,20 @@ impl Folder {
             for r in &rules {
                 self.count(&r.kind);
             }
+            // The chart array rules read the CSV beside the PDF in place of their `data`.
+            let csv_file = dir.join(format!("{stem}.csv"));
+            let text = if csv_file.is_file() {
+                match read_text(&csv_file, "a CSV file") {
+                    Ok(csv) => crate::formats::parsebench::csv::with_chart_data(&text, &csv)
+                        .unwrap_or(text),
+                    Err(e) => {
+                        self.errors.push(e);
+                        text
+                    }
+                }
+            } else {
+                text
+            };
             let category =
                 dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let parts = self.by_pdf.entry(name.clone()).or_default();
@@ -330,5 +344,24 @@ mod tests {
         );
         assert_eq!(f.not_run["form_field"], 1);
         assert!(f.errors[0].error.contains("malformed parsebench test file"), "{:?}", f.errors);
+    }
+
+    #[test]
+    fn a_csv_beside_a_sidecar_is_its_chart_rules_data() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("chart")).unwrap();
+        std::fs::write(
+            d.path().join("chart/c.test.json"),
+            r#"{"test_rules":[{"type":"chart_data_array_data","data":[["x"],["y"]]}]}"#,
+        )
+        .unwrap();
+        std::fs::write(d.path().join("chart/c.csv"), "Title\nYear,Sales\n2021,10\n").unwrap();
+        let mut f = Folder::load(d.path()).unwrap();
+        f.attach(&[(d.path().join("chart/c.pdf"), "chart/c".into())]);
+        let parts = f.parts("chart/c");
+        let rules = crate::formats::parsebench::read_part(&parts[0].1).unwrap();
+        assert_eq!(rules[0].fields["data"], serde_json::json!([["Year", "Sales"], ["2021", "10"]]));
+        let md = "| Year | Sales |\n|---|---|\n| 2021 | 10 |";
+        assert!(rules[0].run(md, md).unwrap().passed);
     }
 }
