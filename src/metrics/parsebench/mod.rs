@@ -857,6 +857,29 @@ mod tests {
     }
 
     #[test]
+    fn math_fails_as_a_type_the_evaluator_has_no_rule_for() {
+        let r = rule(r#"{"type":"math","text":"x^2"}"#);
+        let o = r.run("x^2", "x^2").unwrap();
+        assert!(o.error && o.score == 0.0);
+        assert_eq!(o.explanation, "Error executing rule: Unknown parse rule type: math");
+        assert_eq!(r.run("", "").unwrap().explanation, "No markdown content provided");
+    }
+
+    #[test]
+    fn rotate_check_rules_give_per_angle_rates() {
+        let rules = vec![
+            rule(r#"{"type":"rotate_check","value":90}"#),
+            rule(r#"{"type":"rotate_check","value":"0"}"#),
+        ];
+        let c = score_case("text_content", &rules, "A page.");
+        assert_eq!(c.rules[0].expected_angle, Some(90));
+        assert_eq!(c.metrics["rule_rotate_check_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_90deg_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_0deg_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_normalized_pass_rate"], 0.0);
+    }
+
+    #[test]
     fn aggregates_are_means_over_the_cases_that_have_the_metric() {
         let mut a = Aggregate::default();
         a.add("chart", &[("rule_pass_rate".to_string(), 1.0)].into(), &BTreeMap::new());
