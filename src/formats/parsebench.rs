@@ -16,12 +16,15 @@
 //! corpus stores a PDF's truth as one part per category, named by it, holding that
 //! category's JSON lines verbatim (or the sidecar file), and a part `expected_markdown` with
 //! the truth's Markdown where the data gives one (`expected_markdown.json`, a line's
-//! `expected_markdown`, the sidecar's field or a `<stem>.md` beside it).
+//! `expected_markdown`, the sidecar's field or a `<stem>.md` beside it). A sidecar's chart
+//! array rules get the table of a `<stem>.csv` beside the PDF as their `data` ([`csv`]).
 //!
 //! Rule fields are checked for their JSON types as the evaluator's schemas declare them for
 //! the rule types corpus runs ([`Rule::from_fields`]); rules of other types are read and kept
 //! (counted at ingest and at eval, never run). A line that is not a JSON object, has no
 //! `type`, or has a field of the wrong type is an error naming its line.
+
+pub mod csv;
 
 use serde_json::{Map, Value};
 

@@ -237,6 +237,20 @@ impl Folder {
             for r in &rules {
                 self.count(&r.kind);
             }
+            // The chart array rules read the CSV beside the PDF in place of their `data`.
+            let csv_file = dir.join(format!("{stem}.csv"));
+            let text = if csv_file.is_file() {
+                match read_text(&csv_file, "a CSV file") {
+                    Ok(csv) => crate::formats::parsebench::csv::with_chart_data(&text, &csv)
+                        .unwrap_or(text),
+                    Err(e) => {
+                        self.errors.push(e);
+                        text
+                    }
+                }
+            } else {
+                text
+            };
             let category =
                 dir.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             let parts = self.by_pdf.entry(name.clone()).or_default();
@@ -281,7 +295,7 @@ mod tests {
             concat!(
                 r#"{"pdf":"pdfs/text/a.pdf","category":"text_content","id":"1","type":"present","rule":{"text":"x"}}"#,
                 "\n",
-                r#"{"pdf":"pdfs/text/a.pdf","type":"chart_data_array_data","rule":"{\"value\":\"y\"}"}"#,
+                r#"{"pdf":"pdfs/text/a.pdf","type":"form_field","rule":"{\"label\":\"y\"}"}"#,
                 "\n",
                 "not json\n",
                 r#"{"pdf":"pdfs/text/gone.pdf","type":"present","rule":{"text":"z"}}"#,
@@ -300,7 +314,7 @@ mod tests {
         assert_eq!(names, ["expected_markdown", "text_content"]);
         assert_eq!(parts[0].1, b"# x");
         assert_eq!(String::from_utf8_lossy(&parts[1].1).lines().count(), 2);
-        assert_eq!(f.not_run, [("chart_data_array_data".to_string(), 1)].into());
+        assert_eq!(f.not_run, [("form_field".to_string(), 1)].into());
         assert_eq!(f.errors.len(), 2, "{:?}", f.errors);
         assert!(f.errors[0].path.ends_with("text_content.jsonl:3"), "{:?}", f.errors);
         assert!(f.errors[1].error.contains("text/gone.pdf"), "{:?}", f.errors);
@@ -312,7 +326,7 @@ mod tests {
         std::fs::create_dir_all(d.path().join("chart")).unwrap();
         std::fs::write(
             d.path().join("chart/c.test.json"),
-            r#"{"test_rules":[{"type":"chart_data_array_data","value":"3"}]}"#,
+            r#"{"test_rules":[{"type":"form_field","label":"3"}]}"#,
         )
         .unwrap();
         std::fs::write(d.path().join("chart/c.md"), "| a |").unwrap();
@@ -328,7 +342,26 @@ mod tests {
             parts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
             ["chart", "expected_markdown"]
         );
-        assert_eq!(f.not_run["chart_data_array_data"], 1);
+        assert_eq!(f.not_run["form_field"], 1);
         assert!(f.errors[0].error.contains("malformed parsebench test file"), "{:?}", f.errors);
+    }
+
+    #[test]
+    fn a_csv_beside_a_sidecar_is_its_chart_rules_data() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join("chart")).unwrap();
+        std::fs::write(
+            d.path().join("chart/c.test.json"),
+            r#"{"test_rules":[{"type":"chart_data_array_data","data":[["x"],["y"]]}]}"#,
+        )
+        .unwrap();
+        std::fs::write(d.path().join("chart/c.csv"), "Title\nYear,Sales\n2021,10\n").unwrap();
+        let mut f = Folder::load(d.path()).unwrap();
+        f.attach(&[(d.path().join("chart/c.pdf"), "chart/c".into())]);
+        let parts = f.parts("chart/c");
+        let rules = crate::formats::parsebench::read_part(&parts[0].1).unwrap();
+        assert_eq!(rules[0].fields["data"], serde_json::json!([["Year", "Sales"], ["2021", "10"]]));
+        let md = "| Year | Sales |\n|---|---|\n| 2021 | 10 |";
+        assert!(rules[0].run(md, md).unwrap().passed);
     }
 }

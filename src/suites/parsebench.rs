@@ -364,7 +364,7 @@ mod tests {
             "\n",
             r#"{"pdf":"a.pdf","type":"order","id":"o1","rule":{"before":"Costs fell","after":"Revenue grew"}}"#,
             "\n",
-            r#"{"pdf":"a.pdf","type":"chart_data_array_data","id":"c1","rule":{"value":"3"}}"#,
+            r#"{"pdf":"a.pdf","type":"form_field","id":"c1","rule":{"label":"3"}}"#,
             "\n",
         );
         let truth = Truth {
@@ -380,7 +380,7 @@ mod tests {
         assert_eq!(get("text_content"), Some(Some(0.0)));
         assert_eq!(get("rule_pass_rate"), Some(Some(0.5)));
         let trace = &rows.iter().find(|r| r.0 == "text_content/rule_pass_rate").unwrap().2;
-        assert_eq!(trace["not_run"]["chart_data_array_data"], 1);
+        assert_eq!(trace["not_run"]["form_field"], 1);
         assert_eq!(trace["rules"][1]["id"], "o1");
         assert_eq!(trace["rules"][1]["passed"], false);
         assert!(trace["rules"][2].get("passed").is_none());

@@ -332,7 +332,7 @@ fn olmocr_truths_pass_every_test_they_render() {
 }
 
 /// ParseBench: the project's test cases, each document with its expected Markdown; every rule
-/// run passes on the truth, so each dimension this build computes is 1.
+/// run passes on the truth (but `rotate_check`), so each dimension this build computes is 1.
 #[test]
 fn parsebench_truths_pass_every_rule() {
     let d = tempfile::tempdir().unwrap();
@@ -346,7 +346,9 @@ fn parsebench_truths_pass_every_rule() {
     assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
     let got = crate::parsebench::rule_results(&s);
     assert_eq!(got, crate::parsebench::expected("truth"));
-    assert!(got.values().all(|p| *p != Some(false)), "{got:?}");
+    // `rotate_check` reads the page angle a provider reports, which no corpus output carries:
+    // it fails on the truth too (docs/parsebench.md), and counts in no dimension.
+    assert!(got.iter().all(|(id, p)| *p != Some(false) || id.contains("-rotate-")), "{got:?}");
     for d in s["dimensions"].as_array().unwrap() {
         if let Some(v) = d["value"].as_f64() {
             best(&format!("parsebench {}", d["category"]), Some(v), 1.0);

@@ -86,7 +86,8 @@ pub fn number(s: &str) -> Option<f64> {
     py_float(&s).map(|v| v * mult)
 }
 
-fn candidates(s: &str) -> Vec<f64> {
+/// `_normalize_number_candidates`: the number, and with a comma also read as a decimal point.
+pub(super) fn candidates(s: &str) -> Vec<f64> {
     let mut out = Vec::new();
     out.extend(number(s));
     if s.contains(',') {

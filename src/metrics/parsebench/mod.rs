@@ -19,8 +19,10 @@
 
 pub mod bag;
 pub mod chart;
+pub mod chart_array;
 pub mod format;
 pub mod normalize;
+pub mod rotate;
 pub mod table_rules;
 pub mod tables;
 pub mod text;
@@ -180,12 +182,20 @@ pub enum RuleCheck {
     ChartPoint(chart::DataPoint),
     /// `tables_num_rows` / `tables_num_cols`: (expected, the count the rule carries, rows).
     TableCount(i64, Option<i64>, bool),
+    /// `chart_data_array_labels`.
+    ArrayLabels(chart_array::ArrayLabels),
+    /// `chart_data_array_data`.
+    ArrayData(chart_array::ArrayData),
+    /// `rotate_check`: the expected angle (`value`).
+    Rotate(Value),
+    /// A type ParseBench's evaluator has no rule for (`math`): it fails with its error.
+    NoRuleClass(String),
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 55] = [
+pub const IMPLEMENTED: [&str; 59] = [
     "present",
     "absent",
     "order",
@@ -239,6 +249,10 @@ pub const IMPLEMENTED: [&str; 55] = [
     "table_no_above",
     "table_no_below",
     "chart_data_point",
+    "chart_data_array_labels",
+    "chart_data_array_data",
+    "rotate_check",
+    "math",
     "tables_num_rows",
     "tables_num_cols",
 ];
@@ -292,6 +306,14 @@ fn opt_int(f: &Map<String, Value>, k: &str) -> Result<Option<i64>, String> {
     }
 }
 
+fn list(f: &Map<String, Value>, k: &str) -> Result<Vec<Value>, String> {
+    match f.get(k) {
+        None => Ok(Vec::new()),
+        Some(Value::Array(a)) => Ok(a.clone()),
+        Some(_) => Err(wrong(k, "a list")),
+    }
+}
+
 fn bool_or(f: &Map<String, Value>, k: &str, d: bool) -> Result<bool, String> {
     match f.get(k) {
         None | Some(Value::Null) => Ok(d),
@@ -315,7 +337,7 @@ fn counts(f: &Map<String, Value>, k: &str) -> Result<Vec<(String, i64)>, String>
 }
 
 /// Python's `str()` of a JSON value as pydantic gives it (`None`, `15`, `15.0`, text).
-fn py_str(v: Option<&Value>) -> String {
+pub(super) fn py_str(v: Option<&Value>) -> String {
     match v {
         None | Some(Value::Null) => "None".into(),
         Some(Value::String(s)) => s.clone(),
@@ -460,6 +482,24 @@ impl Rule {
                 },
                 max_diffs: self.max_diffs()?,
             }),
+            "chart_data_array_labels" => RuleCheck::ArrayLabels(chart_array::ArrayLabels {
+                data: list(f, "data")?,
+                x_axis_shuffle: bool_or(f, "x_axis_shuffle", false)?,
+            }),
+            "chart_data_array_data" => RuleCheck::ArrayData(chart_array::ArrayData {
+                data: list(f, "data")?,
+                x_axis_shuffle: bool_or(f, "x_axis_shuffle", false)?,
+                y_axis_shuffle: bool_or(f, "y_axis_shuffle", false)?,
+                normalize_numbers: bool_or(f, "normalize_numbers", true)?,
+            }),
+            "rotate_check" => match f.get("value") {
+                None => RuleCheck::Rotate(Value::Null),
+                Some(v @ (Value::Null | Value::Number(_) | Value::String(_))) => {
+                    RuleCheck::Rotate(v.clone())
+                }
+                Some(_) => return Err(wrong("value", "a number or a string")),
+            },
+            "math" => RuleCheck::NoRuleClass(self.kind.clone()),
             "tables_num_rows" => RuleCheck::TableCount(
                 opt_int(f, "expected_num_rows")?.unwrap_or(0),
                 opt_int(f, "actual_num_rows")?,
@@ -514,6 +554,11 @@ impl Rule {
             RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
             RuleCheck::Table(c, anchors) => table_rules::run(&c, &anchors, md),
             RuleCheck::ChartPoint(p) => p.run(md),
+            RuleCheck::ArrayLabels(r) => r.run(md),
+            RuleCheck::ArrayData(r) => r.run(md),
+            // Corpus's outputs report no page orientation: the evaluator's fallback.
+            RuleCheck::Rotate(v) => rotate::rotate_check(&v, None),
+            RuleCheck::NoRuleClass(k) => Outcome::error(format!("Unknown parse rule type: {k}")),
             // As the evaluator has it: the count the rule carries (filled in when the data was
             // made) against the expected one; the output is not read.
             RuleCheck::TableCount(want, got, rows) => {
@@ -544,6 +589,9 @@ pub struct RuleResult {
     /// The result; `None` for a type this build does not run.
     #[serde(flatten)]
     pub outcome: Option<Outcome>,
+    /// A `rotate_check` rule's angle as `int(value)`, for the per-angle rates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_angle: Option<i64>,
 }
 
 /// One test case scored.
@@ -609,6 +657,10 @@ pub fn score_case(category: &str, rules: &[Rule], md: &str) -> CaseScore {
             id: r.id.clone(),
             page: r.page,
             outcome: r.run(md, &normalized),
+            expected_angle: match r.check() {
+                Ok(RuleCheck::Rotate(v)) => rotate::angle_key(&v),
+                _ => None,
+            },
         })
         .collect();
     let metrics = case_metrics(&results);
@@ -635,6 +687,11 @@ pub fn case_metrics(results: &[RuleResult]) -> BTreeMap<String, f64> {
     for (k, v) in &per_type {
         m.insert(format!("rule_{k}_pass_rate"), *v);
     }
+    let angles: Vec<(i64, f64)> = results
+        .iter()
+        .filter_map(|r| Some((r.expected_angle?, r.outcome.as_ref()?.score)))
+        .collect();
+    m.extend(rotate::angle_rates(&angles));
     let mut cats: BTreeMap<&str, f64> = BTreeMap::new();
     // Text styling: F-beta (beta 0.5) of the positive and negative styling rules' means.
     let pos: Vec<f64> = run
@@ -772,18 +829,18 @@ mod tests {
             rule(r#"{"type":"absent","text":"Revenue grew"}"#),
             rule(r#"{"type":"order","before":"Revenue grew","after":"Costs fell"}"#),
             rule(r#"{"type":"missing_word_percent","bag_of_word":{"revenue":1,"profit":1}}"#),
-            rule(r#"{"type":"chart_data_array_data","value":"3"}"#),
+            rule(r#"{"type":"form_field","label":"3"}"#),
         ];
         let c = score_case("text_content", &rules, "Revenue grew. Costs fell.");
         assert_eq!(c.metrics["rule_present_pass_rate"], 1.0);
         assert_eq!(c.metrics["rule_absent_pass_rate"], 0.0);
         assert_eq!(c.metrics["rule_missing_word_percent_pass_rate"], 0.5);
-        // (1 + 0 + 1 + 0.5) / 4: the chart rule is not run.
+        // (1 + 0 + 1 + 0.5) / 4: the form rule is not run.
         assert_eq!(c.metrics["rule_pass_rate"], 2.5 / 4.0);
         // (correctness 0.5 * 1 + order 1 * 0.5) / 1.5
         assert!((c.metrics["content_faithfulness"] - 1.0 / 1.5).abs() < 1e-12);
         assert!(!c.metrics.contains_key("semantic_formatting"));
-        assert_eq!(c.unimplemented(), [("chart_data_array_data".to_string(), 1)].into());
+        assert_eq!(c.unimplemented(), [("form_field".to_string(), 1)].into());
         let empty = score_case("text_content", &rules, "");
         assert_eq!(empty.metrics["rule_pass_rate"], 0.0);
     }
@@ -800,6 +857,29 @@ mod tests {
     }
 
     #[test]
+    fn math_fails_as_a_type_the_evaluator_has_no_rule_for() {
+        let r = rule(r#"{"type":"math","text":"x^2"}"#);
+        let o = r.run("x^2", "x^2").unwrap();
+        assert!(o.error && o.score == 0.0);
+        assert_eq!(o.explanation, "Error executing rule: Unknown parse rule type: math");
+        assert_eq!(r.run("", "").unwrap().explanation, "No markdown content provided");
+    }
+
+    #[test]
+    fn rotate_check_rules_give_per_angle_rates() {
+        let rules = vec![
+            rule(r#"{"type":"rotate_check","value":90}"#),
+            rule(r#"{"type":"rotate_check","value":"0"}"#),
+        ];
+        let c = score_case("text_content", &rules, "A page.");
+        assert_eq!(c.rules[0].expected_angle, Some(90));
+        assert_eq!(c.metrics["rule_rotate_check_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_90deg_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_0deg_pass_rate"], 0.0);
+        assert_eq!(c.metrics["rule_rotate_check_normalized_pass_rate"], 0.0);
+    }
+
+    #[test]
     fn aggregates_are_means_over_the_cases_that_have_the_metric() {
         let mut a = Aggregate::default();
         a.add("chart", &[("rule_pass_rate".to_string(), 1.0)].into(), &BTreeMap::new());
@@ -807,12 +887,12 @@ mod tests {
             "chart",
             &[("rule_pass_rate".to_string(), 0.0), ("rule_order_pass_rate".to_string(), 0.5)]
                 .into(),
-            &[("chart_data_array_data".to_string(), 2)].into(),
+            &[("form_field".to_string(), 2)].into(),
         );
         let a = a.finish();
         assert_eq!(a.get("chart", "rule_pass_rate"), Some(0.5));
         assert_eq!(a.get("chart", "rule_order_pass_rate"), Some(0.5));
         assert_eq!(a.cases["chart"], 2);
-        assert_eq!(a.unimplemented["chart"]["chart_data_array_data"], 2);
+        assert_eq!(a.unimplemented["chart"]["form_field"], 2);
     }
 }
