@@ -21,9 +21,13 @@ pub mod bag;
 pub mod chart;
 pub mod format;
 pub mod normalize;
+pub mod table_data;
 pub mod table_rules;
+pub mod table_score;
 pub mod tables;
 pub mod text;
+pub mod title_strip;
+pub mod trm;
 
 use std::collections::BTreeMap;
 

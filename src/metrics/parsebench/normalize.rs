@@ -74,7 +74,7 @@ pub fn normalize_quotes(s: &str) -> String {
 }
 
 /// Bullet-like dots to `•`, circled crosses to `⊗`.
-fn symbol(c: char) -> char {
+pub(super) fn symbol(c: char) -> char {
     match c {
         '\u{25cf}' | '\u{25cb}' | '\u{25e6}' | '\u{2219}' | '\u{2981}' | '\u{b7}' => '\u{2022}',
         '\u{2bbe}' | '\u{24e7}' | '\u{2a02}' => '\u{2297}',
