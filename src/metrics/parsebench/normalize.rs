@@ -90,7 +90,7 @@ fn is_cjk_base(c: char) -> bool {
 }
 
 /// Whether `c` is a nonspacing mark (Unicode category `Mn`).
-fn is_mn(c: char) -> bool {
+pub(super) fn is_mn(c: char) -> bool {
     let mut b = [0u8; 4];
     MN.is_match(c.encode_utf8(&mut b))
 }

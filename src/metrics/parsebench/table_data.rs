@@ -141,8 +141,19 @@ fn cells_of(row: ElementRef<'_>) -> Vec<ElementRef<'_>> {
 
 /// `parse_html_tables(slice)[0]`: the slice's first top-level table (see the module doc).
 pub fn parse_table(slice: &str) -> Option<TableData> {
-    let html = Html::parse_document(slice);
-    let table = *top_tables(html.root_element()).first()?;
+    parse_tables(slice).into_iter().next()
+}
+
+/// `parse_html_tables`: every top-level table of a Markdown (see the module doc).
+pub fn parse_tables(md: &str) -> Vec<TableData> {
+    if !md.to_ascii_lowercase().contains("<table") {
+        return Vec::new();
+    }
+    let html = Html::parse_document(md);
+    top_tables(html.root_element()).into_iter().map(table_data).collect()
+}
+
+fn table_data(table: ElementRef<'_>) -> TableData {
     let mut rows = Vec::new();
     rows_of(table, &mut rows);
     let mut t = TableData::default();
@@ -194,7 +205,7 @@ pub fn parse_table(slice: &str) -> Option<TableData> {
     for ((r, c), text) in grid {
         t.data[r][c] = text;
     }
-    Some(t)
+    t
 }
 
 /// BeautifulSoup's `get_text(strip=True)`.

@@ -3,7 +3,8 @@
 //! `_compute_grits_trm_composite`, and `GriTSMetric` of `grits_metric.py`); rules in
 //! `docs/parsebench.md` ("The table dimension").
 //!
-//! A case whose expected Markdown holds `<table` gets `grits_con`, `table_record_match` and
+//! A case whose expected Markdown holds `<table` gets `grits_con`, `table_record_match` (and
+//! `table_record_match_perfect`, the share of truth tables it scores 1) and
 //! `grits_trm_composite` (`0.5·grits_con + 0.5·TRM`, or `grits_con` alone when the case says
 //! `trm_unsupported`); with predicted tables also the table counts. GriTS_Con of a pair is
 //! the factored 2D-MSS of the two grids under `lcs_similarity` ([`crate::metrics::grits`])
@@ -128,6 +129,7 @@ pub fn table_metrics(expected: &str, actual: &str, opts: &TableOptions) -> BTree
         m.insert("grits_con".into(), 0.0);
         if !gt.is_empty() {
             m.insert("table_record_match".into(), 0.0);
+            m.insert("table_record_match_perfect".into(), 0.0);
         }
         composite(&mut m, opts);
         return m;
@@ -149,8 +151,9 @@ pub fn table_metrics(expected: &str, actual: &str, opts: &TableOptions) -> BTree
     let grids = |v: &[(TableData, HeaderHints)]| v.iter().map(|x| x.0.clone()).collect::<Vec<_>>();
     let (grits, pairing) = grits_pairing(&grids(&gs), &grids(&ps));
     m.insert("grits_con".into(), grits);
-    if let Some(t) = table_record_match(&gs, &ps, &pairing) {
+    if let Some((t, perfect)) = table_record_match(&gs, &ps, &pairing) {
         m.insert("table_record_match".into(), t);
+        m.insert("table_record_match_perfect".into(), perfect);
     }
     composite(&mut m, opts);
     let paired = pairing.iter().filter(|p| p.1.is_some()).count();
@@ -207,7 +210,7 @@ mod tests {
         let m = table_metrics(GT, &pred, &TableOptions::default());
         // GriTS 5/6; TRM: (2 + 1) / (2 records * 2 columns) = 0.75.
         assert!((m["grits_con"] - 5.0 / 6.0).abs() < 1e-12);
-        assert_eq!(m["table_record_match"], 0.75);
+        assert_eq!((m["table_record_match"], m["table_record_match_perfect"]), (0.75, 0.0));
         assert!((m["grits_trm_composite"] - (0.5 * 5.0 / 6.0 + 0.375)).abs() < 1e-12);
         assert_eq!(
             (m["tables_expected"], m["tables_paired"], m["tables_unmatched_pred"]),

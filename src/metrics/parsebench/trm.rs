@@ -479,18 +479,18 @@ pub fn score_pair(gt: &TableData, gh: &HeaderHints, pred: &TableData, ph: &Heade
     match_records(&gr, &pr, &m, (g.keys.len(), p.keys.len()), &zero)
 }
 
-/// `compute_extracted`: the mean over the truth's tables of each one's score against its
-/// paired prediction (0 unpaired); `None` without truth tables.
+/// `compute_extracted`: (the mean over the truth's tables of each one's score against its
+/// paired prediction, 0 unpaired; the share of tables scoring 1); `None` without truth tables.
 pub fn table_record_match(
     gt: &[(TableData, HeaderHints)],
     pred: &[(TableData, HeaderHints)],
     pairing: &[(usize, Option<usize>)],
-) -> Option<f64> {
+) -> Option<(f64, f64)> {
     if gt.is_empty() {
         return None;
     }
     if pred.is_empty() {
-        return Some(0.0);
+        return Some((0.0, 0.0));
     }
     let scores: Vec<f64> = pairing
         .iter()
@@ -501,7 +501,12 @@ pub fn table_record_match(
             _ => 0.0,
         })
         .collect();
-    Some(if scores.is_empty() { 0.0 } else { scores.iter().sum::<f64>() / scores.len() as f64 })
+    if scores.is_empty() {
+        return Some((0.0, 0.0));
+    }
+    let n = scores.len() as f64;
+    let perfect = scores.iter().filter(|s| **s == 1.0).count() as f64;
+    Some((scores.iter().sum::<f64>() / n, perfect / n))
 }
 
 #[cfg(test)]
