@@ -24,6 +24,7 @@ pub mod normalize;
 pub mod table_data;
 pub mod table_rules;
 pub mod table_score;
+pub mod table_split;
 pub mod table_values;
 pub mod tables;
 pub mod text;

@@ -10,7 +10,8 @@
 //! the factored 2D-MSS of the two grids under `lcs_similarity` ([`crate::metrics::grits`])
 //! after [`normalize_cell_text`]; a pair whose larger grid has ≥ 2,500 slots and whose row or
 //! column counts differ by more than 1.5× scores 0. Truth and predicted tables are paired by
-//! SciPy's linear assignment on GriTS_Con; `grits_con` is the mean over the truth's tables
+//! SciPy's linear assignment on GriTS_Con (after the splitter of merged output tables,
+//! [`split_merged`], where the case allows it); `grits_con` is the mean over the truth's tables
 //! (0 for an unpaired one), and TRM scores the same pairs.
 
 use std::collections::BTreeMap;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 use super::table_data::{
     extract_tables, normalize_cell_text, preceding_titles, with_title_row, TableData,
 };
+use super::table_split::split_merged;
 use super::title_strip::{strip_title_rows, HeaderHints};
 use super::trm::{assign, table_record_match};
 use crate::metrics::difflib::SequenceMatcher;
@@ -26,7 +28,7 @@ use crate::metrics::grits::{factored_2dmss_aligned, Grid};
 /// A test case's table settings, as ParseBench's loader reads them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TableOptions {
-    /// `allow_splitting_ambiguous_merged_tables` (read, not applied: see the docs).
+    /// `allow_splitting_ambiguous_merged_tables`: merged output tables may be split.
     pub allow_splitting: bool,
     /// `trm_unsupported`: the composite is GriTS_Con alone.
     pub trm_unsupported: bool,
@@ -144,6 +146,8 @@ pub fn table_metrics(expected: &str, actual: &str, opts: &TableOptions) -> BTree
             _ => t.clone(),
         })
         .collect();
+    let found = pred.len();
+    let pred = if opts.allow_splitting { split_merged(gt.len(), pred) } else { pred };
     let strip = |ts: &[TableData]| -> Vec<(TableData, HeaderHints)> {
         ts.iter().map(|t| strip_title_rows(t, opts.max_top_title_rows)).collect()
     };
@@ -159,7 +163,7 @@ pub fn table_metrics(expected: &str, actual: &str, opts: &TableOptions) -> BTree
     let paired = pairing.iter().filter(|p| p.1.is_some()).count();
     let counts = [
         ("tables_expected", gt.len()),
-        ("tables_actual", pred.len()),
+        ("tables_actual", found),
         ("tables_unparseable_pred", dropped),
         ("tables_paired", paired),
         ("tables_unmatched_expected", pairing.len() - paired),

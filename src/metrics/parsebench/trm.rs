@@ -48,7 +48,7 @@ fn is_empty_value(v: &str) -> bool {
 
 /// `_normalize_trm_cell_text`: dot leaders out, spaces before `%`, `(`, `)`, `®` and after
 /// `$` out, thousands commas between digits out.
-fn trm_cell(text: &str) -> String {
+pub(super) fn trm_cell(text: &str) -> String {
     let s = SPACED_DOTS.replace_all(text, "");
     let s = DOTS.replace_all(&s, "");
     let s = SPACES2.replace_all(&s, " ");
