@@ -492,6 +492,26 @@ impl Rule {
                 opt_int(f, "actual_num_cols")?,
                 false,
             ),
+            "table" | "tables_values" | "table_header_chain" => self.table_check()?,
+            k if k.starts_with("table_") => {
+                let s = |x: &str| str_or(f, x, "");
+                let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
+                match table_rules::check_of(k, s, n) {
+                    Some(c) => RuleCheck::Table(c?, anchor_cells(f)?),
+                    None => RuleCheck::Unimplemented,
+                }
+            }
+            k => match format::styling_kind(k) {
+                Some((kind, present)) => RuleCheck::Styling(kind, present, str_or(f, "text", "")?),
+                None => RuleCheck::Unimplemented,
+            },
+        })
+    }
+
+    /// The `table`, `tables_values` and `table_header_chain` rules' fields.
+    fn table_check(&self) -> Result<RuleCheck, String> {
+        let f = &self.fields;
+        Ok(match self.kind.as_str() {
             "table" => {
                 let o = |k: &str| {
                     opt_str(f, k).map(|v| normalize::normalize_text(&v.unwrap_or_default()))
@@ -541,18 +561,7 @@ impl Rule {
                     anchor_cells(f)?,
                 )
             }
-            k if k.starts_with("table_") => {
-                let s = |x: &str| str_or(f, x, "");
-                let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
-                match table_rules::check_of(k, s, n) {
-                    Some(c) => RuleCheck::Table(c?, anchor_cells(f)?),
-                    None => RuleCheck::Unimplemented,
-                }
-            }
-            k => match format::styling_kind(k) {
-                Some((kind, present)) => RuleCheck::Styling(kind, present, str_or(f, "text", "")?),
-                None => RuleCheck::Unimplemented,
-            },
+            other => return Err(format!("{other} is not a table rule type")),
         })
     }
 
