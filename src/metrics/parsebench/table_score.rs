@@ -14,7 +14,7 @@
 //! [`split_merged`], where the case allows it); `grits_con` is the mean over the truth's tables
 //! (0 for an unpaired one), and TRM scores the same pairs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use super::table_data::{
     extract_tables, normalize_cell_text, preceding_titles, with_title_row, TableData,
@@ -55,14 +55,14 @@ fn lcs_similarity(a: &[char], b: &[char]) -> f64 {
 
 /// A table's normalized texts as ids into `texts` (each distinct text once).
 fn id_grid(t: &TableData, texts: &mut Vec<Vec<char>>) -> Grid<usize> {
+    let mut ids: HashMap<String, usize> = HashMap::new();
     let slots = t
         .data
         .iter()
         .flatten()
         .map(|c| {
-            let s: Vec<char> = normalize_cell_text(c).chars().collect();
-            texts.iter().position(|x| *x == s).unwrap_or_else(|| {
-                texts.push(s);
+            *ids.entry(normalize_cell_text(c)).or_insert_with_key(|s| {
+                texts.push(s.chars().collect());
                 texts.len() - 1
             })
         })
