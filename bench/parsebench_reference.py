@@ -3,8 +3,8 @@
 Run with a ParseBench checkout's `src/` on PYTHONPATH, in an environment holding the packages
 its lock file pins. Loads the cases with ParseBench's loader (`_load_jsonl_dataset`), runs its
 `RuleBasedMetric` on each provider's Markdown (every rule, as ParseBench does), and its
-`ParseEvaluator` on the same case restricted to the rule types corpus runs (so that the
-per-case figures compare like with like). Prints JSON:
+`ParseEvaluator` (GriTS and TableRecordMatch on) on the same case restricted to the rule types
+corpus runs (so that the per-case figures compare like with like). Prints JSON:
 
     {provider: {"rules": {rule_id: {type, passed, score, explanation}},
                 "cases": {"<category>:<pdf>": {metric: value}}}}
@@ -44,10 +44,12 @@ def main():
     providers = sys.argv[4:]
     cases = [c for c in _load_jsonl_dataset(cases_dir) if isinstance(c, ParseTestCase)]
     metric = RuleBasedMetric()
+    # GriTS and TableRecordMatch on (the table dimension's composite); the structural
+    # consistency and header metrics are not figures corpus computes.
     evaluator = ParseEvaluator(
-        enable_grits=False,
+        enable_grits=True,
         enable_structural_consistency=False,
-        enable_table_record_match=False,
+        enable_table_record_match=True,
     )
     now = datetime.now(timezone.utc)
     out = {}

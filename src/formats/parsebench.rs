@@ -29,6 +29,7 @@ pub mod csv;
 use serde_json::{Map, Value};
 
 use super::{Format, FormatError};
+use crate::metrics::parsebench::table_score::TableOptions;
 use crate::metrics::parsebench::Rule;
 
 /// The part holding the truth's Markdown.
@@ -170,6 +171,58 @@ pub fn read_part(bytes: &[u8]) -> Result<Vec<Rule>, FormatError> {
     Ok(out)
 }
 
+/// Python's truthiness of a JSON value.
+fn truthy(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|x| x != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+    }
+}
+
+fn set_option(o: &mut TableOptions, k: &str, v: &Value) {
+    match k {
+        "allow_splitting_ambiguous_merged_tables" => o.allow_splitting = truthy(v),
+        "trm_unsupported" => o.trm_unsupported = truthy(v),
+        "max_top_title_rows" => o.max_top_title_rows = v.as_i64().unwrap_or(1),
+        _ => {}
+    }
+}
+
+/// A category part's table settings, as the loader reads them: the sidecar's top-level keys,
+/// or each line's rule fields (any line, `expected_markdown` pointers too; a later line's
+/// value wins). Unreadable lines are left out (the rules' reading names them).
+pub fn read_table_options(bytes: &[u8]) -> TableOptions {
+    let mut o = TableOptions::default();
+    let Ok(text) = std::str::from_utf8(bytes) else { return o };
+    if let Ok(Value::Object(top)) = serde_json::from_str::<Value>(text) {
+        if top.contains_key("test_rules") {
+            for (k, v) in &top {
+                set_option(&mut o, k, v);
+            }
+            return o;
+        }
+    }
+    for line in text.lines() {
+        let Ok(Value::Object(row)) = serde_json::from_str::<Value>(line) else { continue };
+        let rule = match row.get("rule") {
+            Some(Value::Object(m)) => m.clone(),
+            Some(Value::String(js)) => match serde_json::from_str::<Value>(js) {
+                Ok(Value::Object(m)) => m,
+                _ => continue,
+            },
+            _ => continue,
+        };
+        for (k, v) in &rule {
+            set_option(&mut o, k, v);
+        }
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,6 +243,19 @@ mod tests {
         let md = r##"{"pdf":"a.pdf","type":"expected_markdown","expected_markdown":"# A"}"##;
         let row = read_row(md, "t").unwrap();
         assert_eq!((row.rule, row.expected_markdown.as_deref()), (None, Some("# A")));
+    }
+
+    #[test]
+    fn table_options_come_from_any_line_of_the_part() {
+        let part = concat!(
+            r#"{"pdf":"a.pdf","type":"table","rule":{"cell":"x","trm_unsupported":true}}"#,
+            "\n",
+            r#"{"pdf":"a.pdf","type":"expected_markdown","rule":"{\"max_top_title_rows\": 0}"}"#,
+        );
+        let o = read_table_options(part.as_bytes());
+        assert_eq!((o.trm_unsupported, o.max_top_title_rows, o.allow_splitting), (true, 0, false));
+        assert!(read_table_options(b"{\"test_rules\":[],\"trm_unsupported\":1}").trm_unsupported);
+        assert_eq!(read_table_options(b"").max_top_title_rows, 1);
     }
 
     #[test]

@@ -25,8 +25,9 @@ use serde_json::{json, Value};
 use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
 use crate::error::Result;
-use crate::formats::parsebench::{read_part, EXPECTED_MARKDOWN};
+use crate::formats::parsebench::{read_part, read_table_options, EXPECTED_MARKDOWN};
 use crate::formats::TruthFormat;
+use crate::metrics::parsebench::table_score::{table_metrics, TableOptions};
 use crate::metrics::parsebench::{headline_of, score_case, Aggregate, CaseScore, Rule, DIMENSIONS};
 use crate::progress::Progress;
 use crate::store::{OutputRow, RunId, Store};
@@ -36,7 +37,7 @@ use crate::truth::{truth_groups, TruthGroup};
 pub const SUITE: &str = "parsebench";
 
 /// Bump whenever a rule changes a value.
-pub const PARSEBENCH_SUITE_VERSION: u32 = 1;
+pub const PARSEBENCH_SUITE_VERSION: u32 = 2;
 
 /// The truth formats it reads.
 pub const FORMATS: [TruthFormat; 1] = [TruthFormat::ParseBench];
@@ -57,6 +58,8 @@ pub struct Truth {
     pub cases: Vec<(String, Vec<Rule>)>,
     /// The expected Markdown, where given.
     pub expected_markdown: Option<String>,
+    /// Per category, its table settings (`trm_unsupported`, ...).
+    pub table_options: BTreeMap<String, TableOptions>,
 }
 
 /// Reads a truth from the store; the inner error says why it cannot be read.
@@ -71,7 +74,10 @@ pub fn load_truth(store: &Store, t: &TruthGroup) -> Result<std::result::Result<T
             continue;
         }
         match read_part(&bytes) {
-            Ok(rules) => out.cases.push((p.part.clone(), rules)),
+            Ok(rules) => {
+                out.table_options.insert(p.part.clone(), read_table_options(&bytes));
+                out.cases.push((p.part.clone(), rules));
+            }
             Err(e) => return Ok(Err(format!("category {}: {e}", p.part))),
         }
     }
@@ -90,9 +96,22 @@ pub struct DocScore {
     pub output_error: Option<String>,
 }
 
-/// Scores one document's test cases on `md`.
+/// Scores one document's test cases on `md`: each case's rules, and, where the truth's
+/// Markdown holds tables, the table dimension's metrics (as the evaluator computes them for
+/// every case with such Markdown).
 pub fn score_document(truth: &Truth, md: &str) -> Vec<CaseScore> {
-    truth.cases.iter().map(|(c, rules)| score_case(c, rules, md)).collect()
+    truth
+        .cases
+        .iter()
+        .map(|(c, rules)| {
+            let mut case = score_case(c, rules, md);
+            if let Some(expected) = &truth.expected_markdown {
+                let opts = truth.table_options.get(c).cloned().unwrap_or_default();
+                case.metrics.extend(table_metrics(expected, md, &opts));
+            }
+            case
+        })
+        .collect()
 }
 
 /// The rows of one document: (metric id, value, trace).
@@ -370,6 +389,7 @@ mod tests {
         let truth = Truth {
             cases: vec![("text_content".into(), read_part(lines.as_bytes()).unwrap())],
             expected_markdown: None,
+            table_options: BTreeMap::new(),
         };
         let cases = score_document(&truth, "Revenue grew. Costs fell.");
         let rows = rows(&cases, None);

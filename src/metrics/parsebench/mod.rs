@@ -23,9 +23,15 @@ pub mod chart_array;
 pub mod format;
 pub mod normalize;
 pub mod rotate;
+pub mod table_data;
 pub mod table_rules;
+pub mod table_score;
+pub mod table_split;
+pub mod table_values;
 pub mod tables;
 pub mod text;
+pub mod title_strip;
+pub mod trm;
 
 use std::collections::BTreeMap;
 
@@ -178,6 +184,12 @@ pub enum RuleCheck {
     CodeBlock(String, String),
     /// The table structure rules, with their `table_anchor_cells`.
     Table(table_rules::TableCheck, Vec<String>),
+    /// `table`: a cell and its neighbours and headings.
+    TableCell(table_values::CellRule),
+    /// `tables_values`.
+    TableValues(table_values::ValuesRule),
+    /// `table_header_chain`: (data cell, column headers, row headers, anchors).
+    HeaderChain(String, Vec<String>, Vec<String>, Vec<String>),
     /// `chart_data_point`.
     ChartPoint(chart::DataPoint),
     /// `tables_num_rows` / `tables_num_cols`: (expected, the count the rule carries, rows).
@@ -195,7 +207,7 @@ pub enum RuleCheck {
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 59] = [
+pub const IMPLEMENTED: [&str; 62] = [
     "present",
     "absent",
     "order",
@@ -255,6 +267,9 @@ pub const IMPLEMENTED: [&str; 59] = [
     "math",
     "tables_num_rows",
     "tables_num_cols",
+    "table",
+    "tables_values",
+    "table_header_chain",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -311,6 +326,13 @@ fn list(f: &Map<String, Value>, k: &str) -> Result<Vec<Value>, String> {
         None => Ok(Vec::new()),
         Some(Value::Array(a)) => Ok(a.clone()),
         Some(_) => Err(wrong(k, "a list")),
+    }
+}
+
+fn num_or(f: &Map<String, Value>, k: &str, d: f64) -> Result<f64, String> {
+    match f.get(k) {
+        None | Some(Value::Null) => Ok(d),
+        Some(v) => v.as_f64().ok_or_else(|| wrong(k, "a number")),
     }
 }
 
@@ -510,6 +532,7 @@ impl Rule {
                 opt_int(f, "actual_num_cols")?,
                 false,
             ),
+            "table" | "tables_values" | "table_header_chain" => self.table_check()?,
             k if k.starts_with("table_") => {
                 let s = |x: &str| str_or(f, x, "");
                 let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
@@ -522,6 +545,63 @@ impl Rule {
                 Some((kind, present)) => RuleCheck::Styling(kind, present, str_or(f, "text", "")?),
                 None => RuleCheck::Unimplemented,
             },
+        })
+    }
+
+    /// The `table`, `tables_values` and `table_header_chain` rules' fields.
+    fn table_check(&self) -> Result<RuleCheck, String> {
+        let f = &self.fields;
+        Ok(match self.kind.as_str() {
+            "table" => {
+                let o = |k: &str| {
+                    opt_str(f, k).map(|v| normalize::normalize_text(&v.unwrap_or_default()))
+                };
+                RuleCheck::TableCell(table_values::CellRule {
+                    cell: normalize::normalize_text(&str_or(f, "cell", "")?),
+                    around: [
+                        o("up")?,
+                        o("down")?,
+                        o("left")?,
+                        o("right")?,
+                        o("top_heading")?,
+                        o("left_heading")?,
+                    ],
+                    ignore_markdown_tables: bool_or(f, "ignore_markdown_tables", false)?,
+                    max_diffs: self.max_diffs()?,
+                })
+            }
+            "tables_values" => RuleCheck::TableValues(table_values::ValuesRule {
+                variations: match f.get("table_variations") {
+                    None | Some(Value::Null) => Vec::new(),
+                    Some(Value::Array(a)) => a.clone(),
+                    Some(_) => return Err(wrong("table_variations", "a list")),
+                },
+                json_path: opt_str(f, "json_path")?.is_some_and(|p| !p.is_empty()),
+                match_threshold: num_or(f, "table_match_threshold", 0.8)?,
+                values_threshold: num_or(f, "table_values_match_threshold", 0.9)?,
+            }),
+            "table_header_chain" => {
+                let list = |k: &str| -> Result<Vec<String>, String> {
+                    match f.get(k) {
+                        None | Some(Value::Null) => Ok(Vec::new()),
+                        Some(Value::Array(a)) => Ok(a
+                            .iter()
+                            .map(|v| match v {
+                                Value::String(s) => s.clone(),
+                                v => v.to_string(),
+                            })
+                            .collect()),
+                        Some(_) => Err(wrong(k, "a list")),
+                    }
+                };
+                RuleCheck::HeaderChain(
+                    str_or(f, "data_cell", "")?,
+                    list("column_headers")?,
+                    list("row_headers")?,
+                    anchor_cells(f)?,
+                )
+            }
+            other => return Err(format!("{other} is not a table rule type")),
         })
     }
 
@@ -553,6 +633,9 @@ impl Rule {
             RuleCheck::Latex(f) => format::is_latex(&f, md),
             RuleCheck::CodeBlock(l, c) => format::is_code_block(&l, &c, md),
             RuleCheck::Table(c, anchors) => table_rules::run(&c, &anchors, md),
+            RuleCheck::TableCell(r) => table_values::run_cell_rule(&r, md),
+            RuleCheck::TableValues(r) => table_values::run_values_rule(&r, md),
+            RuleCheck::HeaderChain(d, c, r, a) => table_rules::header_chain(&d, &c, &r, &a, md),
             RuleCheck::ChartPoint(p) => p.run(md),
             RuleCheck::ArrayLabels(r) => r.run(md),
             RuleCheck::ArrayData(r) => r.run(md),

@@ -74,7 +74,7 @@ pub fn normalize_quotes(s: &str) -> String {
 }
 
 /// Bullet-like dots to `•`, circled crosses to `⊗`.
-fn symbol(c: char) -> char {
+pub(super) fn symbol(c: char) -> char {
     match c {
         '\u{25cf}' | '\u{25cb}' | '\u{25e6}' | '\u{2219}' | '\u{2981}' | '\u{b7}' => '\u{2022}',
         '\u{2bbe}' | '\u{24e7}' | '\u{2a02}' => '\u{2297}',
@@ -90,7 +90,7 @@ fn is_cjk_base(c: char) -> bool {
 }
 
 /// Whether `c` is a nonspacing mark (Unicode category `Mn`).
-fn is_mn(c: char) -> bool {
+pub(super) fn is_mn(c: char) -> bool {
     let mut b = [0u8; 4];
     MN.is_match(c.encode_utf8(&mut b))
 }

@@ -408,6 +408,87 @@ pub fn run(check: &TableCheck, anchors: &[String], md: &str) -> Outcome {
     }
 }
 
+/// The distinct non-empty cells in the slots above (`column`) or left of a cell, in order
+/// (`_get_column_headers`, `_get_row_headers`).
+fn chain(g: &Grid, r: usize, c: usize, column: bool) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let slots: Vec<(usize, usize)> =
+        if column { (0..r).map(|i| (i, c)).collect() } else { (0..c).map(|j| (r, j)).collect() };
+    let mut out = Vec::new();
+    for (i, j) in slots {
+        let Some(cell) = g.at(i, j) else { continue };
+        if seen.insert((cell.row, cell.col)) && !cell.text.is_empty() {
+            out.push(cell.text.clone());
+        }
+    }
+    out
+}
+
+fn same_list(want: &[String], got: &[String]) -> Result<(), String> {
+    if want.len() != got.len() {
+        return Err(format!("Length mismatch: expected {} headers, got {}", want.len(), got.len()));
+    }
+    for (i, (w, g)) in want.iter().zip(got).enumerate() {
+        let s = similar(&normalize_text(w), &normalize_text(g));
+        if s < THRESHOLD {
+            return Err(format!(
+                "Header {i} mismatch: expected '{w}', got '{g}' (similarity: {s:.2})"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `table_header_chain`: the data cell's column headers (every distinct non-empty cell above
+/// it, top down) and row headers (left of it) are, one by one at `fuzz.ratio` ≥ 0.8, the
+/// expected lists (each checked when not empty).
+pub fn header_chain(
+    data_cell: &str,
+    columns: &[String],
+    rows: &[String],
+    anchors: &[String],
+    md: &str,
+) -> Outcome {
+    if normalize_text(data_cell).is_empty() {
+        return Outcome::error("data_cell must be provided");
+    }
+    if columns.is_empty() && rows.is_empty() {
+        return Outcome::error("At least one of column_headers or row_headers must be provided");
+    }
+    let grids = html_grids(md);
+    if grids.is_empty() {
+        return Outcome::fail("No HTML tables found in content");
+    }
+    let grids = match by_anchors(grids, anchors) {
+        Ok(g) => g,
+        Err(e) => return Outcome::fail(e),
+    };
+    let Some((gi, cell)) = find_cell(&grids, data_cell) else {
+        return Outcome::fail(format!(
+            "Data cell '{}' not found in target table",
+            normalize_text(data_cell)
+        ));
+    };
+    let g = &grids[gi];
+    let mut errors = Vec::new();
+    for (want, column, what) in [(columns, true, "Column"), (rows, false, "Row")] {
+        if want.is_empty() {
+            continue;
+        }
+        let got = chain(g, cell.row, cell.col, column);
+        if let Err(e) = same_list(want, &got) {
+            errors.push(format!("{what} headers: {e}. Expected: {want:?}, Got: {got:?}"));
+        }
+    }
+    if errors.is_empty() {
+        let mut o = Outcome::pass();
+        o.explanation = format!("Header chain verified for '{}'", normalize_text(data_cell));
+        o
+    } else {
+        Outcome::fail(errors.join("; "))
+    }
+}
+
 /// A table rule type's check from its fields: `(type, getter of a string field, of an integer
 /// field)`; `None` for a type that is not one of these.
 pub fn check_of(
@@ -482,6 +563,15 @@ mod tests {
         assert!(!run1(TableCheck::NoBorder("North".into(), "right")));
         let pipe = "| a | b |\n|---|---|\n| 1 | 2 |";
         assert!(!run(&TableCheck::Span("a".into(), 1, true), &[], pipe).passed);
+        let chain = |d: &str, c: &[&str], r: &[&str]| {
+            let v = |x: &[&str]| x.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+            header_chain(d, &v(c), &v(r), &[], MD).passed
+        };
+        assert!(chain("12", &["Sales", "2024"], &["North", "10"]));
+        assert!(chain("North", &["Region"], &[]));
+        assert!(!chain("12", &["2024"], &[]));
+        assert!(!chain("12", &["Sales", "2023"], &[]));
+        assert!(header_chain("12", &[], &[], &[], MD).error);
         let anchors = vec!["Nowhere at all".to_string()];
         let o = run(&TableCheck::Span("Sales".into(), 2, true), &anchors, MD);
         assert_eq!(o.explanation, "Table anchor cells not found in any table");

@@ -101,7 +101,7 @@ pub(super) fn push_digits(t: &str, map: Option<&[char; 10]>, out: &mut String) {
 
 /// A cell's text: `<br>` as a space, `<sup>`/`<sub>` digits as Unicode ones, a nested table as
 /// its stripped strings joined by spaces.
-fn cell_text(e: ElementRef<'_>, map: Option<&[char; 10]>, out: &mut String) {
+pub(super) fn cell_text(e: ElementRef<'_>, map: Option<&[char; 10]>, out: &mut String) {
     for child in e.children() {
         match child.value() {
             Node::Text(t) => push_digits(t, map, out),
@@ -128,7 +128,7 @@ fn cell_text(e: ElementRef<'_>, map: Option<&[char; 10]>, out: &mut String) {
 }
 
 /// The `tr` elements of a table, not those of tables nested in it.
-fn rows_of<'a>(table: ElementRef<'a>, out: &mut Vec<ElementRef<'a>>) {
+pub(super) fn rows_of<'a>(table: ElementRef<'a>, out: &mut Vec<ElementRef<'a>>) {
     for child in table.children().filter_map(ElementRef::wrap) {
         match child.value().name() {
             "table" => {}
@@ -138,7 +138,7 @@ fn rows_of<'a>(table: ElementRef<'a>, out: &mut Vec<ElementRef<'a>>) {
     }
 }
 
-fn span(e: ElementRef<'_>, attr: &str) -> usize {
+pub(super) fn span(e: ElementRef<'_>, attr: &str) -> usize {
     e.value().attr(attr).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1)
 }
 
