@@ -20,7 +20,9 @@
 pub mod bag;
 pub mod chart;
 pub mod format;
+pub mod layout;
 pub mod normalize;
+pub mod sections;
 pub mod table_rules;
 pub mod tables;
 pub mod text;
@@ -31,6 +33,8 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use bag::{BagCheck, BagRule, Unit};
+
+use crate::doc::Doc;
 
 /// The five dimensions of ParseBench's leaderboard, with the metric its aggregation report
 /// shows for each (`analysis/aggregation_report.py`, `_DEFAULT_METRICS`).
@@ -180,12 +184,18 @@ pub enum RuleCheck {
     ChartPoint(chart::DataPoint),
     /// `tables_num_rows` / `tables_num_cols`: (expected, the count the rule carries, rows).
     TableCount(i64, Option<i64>, bool),
+    /// `is_header` / `is_footer` (footer, text).
+    PageSection(bool, String),
+    /// `mark_color`: (text, colour).
+    MarkColor(String, String),
+    /// `layout`: an element of the visual grounding case, scored per case by [`layout`].
+    Layout,
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 55] = [
+pub const IMPLEMENTED: [&str; 59] = [
     "present",
     "absent",
     "order",
@@ -241,6 +251,10 @@ pub const IMPLEMENTED: [&str; 55] = [
     "chart_data_point",
     "tables_num_rows",
     "tables_num_cols",
+    "is_header",
+    "is_footer",
+    "mark_color",
+    "layout",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -470,6 +484,14 @@ impl Rule {
                 opt_int(f, "actual_num_cols")?,
                 false,
             ),
+            "is_header" | "is_footer" => {
+                RuleCheck::PageSection(self.kind == "is_footer", str_or(f, "text", "")?)
+            }
+            "mark_color" => RuleCheck::MarkColor(str_or(f, "text", "")?, str_or(f, "color", "")?),
+            "layout" => {
+                layout::Element::from_fields(f)?;
+                RuleCheck::Layout
+            }
             k if k.starts_with("table_") => {
                 let s = |x: &str| str_or(f, x, "");
                 let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
@@ -486,13 +508,23 @@ impl Rule {
     }
 
     /// Runs the rule on the output's Markdown (`normalized`: [`normalize::normalize_text`] of
-    /// it); `None` for a type this build does not run.
+    /// it); `None` for a type this build does not run and for `layout` ([`score_case_in`]).
     pub fn run(&self, md: &str, normalized: &str) -> Option<Outcome> {
+        self.run_in(md, normalized, None)
+    }
+
+    /// [`Rule::run`], with the output's structured page sections where it has them.
+    pub fn run_in(
+        &self,
+        md: &str,
+        normalized: &str,
+        sections: Option<&sections::PageSections>,
+    ) -> Option<Outcome> {
         let check = match self.check() {
             Ok(c) => c,
             Err(e) => return Some(Outcome::error(e)),
         };
-        if matches!(check, RuleCheck::Unimplemented) {
+        if matches!(check, RuleCheck::Unimplemented | RuleCheck::Layout) {
             return None;
         }
         if md.is_empty() {
@@ -526,7 +558,11 @@ impl Rule {
                     }
                 }
             }
-            RuleCheck::Unimplemented => return None,
+            RuleCheck::PageSection(footer, text) => {
+                sections::page_section(footer, &text, self.page, md, sections)
+            }
+            RuleCheck::MarkColor(text, color) => sections::mark_color(&text, &color, md),
+            RuleCheck::Unimplemented | RuleCheck::Layout => return None,
         })
     }
 }
@@ -599,19 +635,38 @@ fn weighted(cats: &BTreeMap<&str, f64>, weights: &[(&str, f64)]) -> Option<f64> 
 }
 
 /// Scores one test case: runs its rules on the Markdown and computes its metrics as
-/// `ParseEvaluator.evaluate` does.
+/// `ParseEvaluator.evaluate` does (an output with no boxes and no page sections).
 pub fn score_case(category: &str, rules: &[Rule], md: &str) -> CaseScore {
+    score_case_in(category, rules, md, None)
+}
+
+/// [`score_case`] on a provider's Doc: its page sections for `is_header`/`is_footer`, and
+/// its boxes for the `layout` rules, which are scored together as
+/// `LayoutDetectionEvaluator.evaluate` does ([`layout::score`]); their metrics are the case's.
+pub fn score_case_in(category: &str, rules: &[Rule], md: &str, doc: Option<&Doc>) -> CaseScore {
     let normalized = normalize::normalize_text(md);
-    let results: Vec<RuleResult> = rules
+    let sections = doc.and_then(sections::PageSections::of);
+    let mut results: Vec<RuleResult> = rules
         .iter()
         .map(|r| RuleResult {
             kind: r.kind.clone(),
             id: r.id.clone(),
             page: r.page,
-            outcome: r.run(md, &normalized),
+            outcome: r.run_in(md, &normalized, sections.as_ref()),
         })
         .collect();
-    let metrics = case_metrics(&results);
+    let mut metrics = case_metrics(&results);
+    let at: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].kind == "layout").collect();
+    if !at.is_empty() {
+        let fields: Vec<Map<String, Value>> = at.iter().map(|&i| rules[i].fields.clone()).collect();
+        let preds = doc.map(layout::predictions);
+        if let layout::LayoutCase::Scored(outcomes, m) = layout::score(&fields, preds.as_deref()) {
+            for (&i, o) in at.iter().zip(outcomes) {
+                results[i].outcome = o;
+            }
+            metrics.extend(m);
+        }
+    }
     CaseScore { category: category.to_string(), rules: results, metrics }
 }
 
