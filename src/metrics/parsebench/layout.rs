@@ -9,19 +9,16 @@
 //! element: **localization** (IoA of the element ≥ 0.5 and IoA of the prediction ≥ 0.2 for
 //! the best-IoU eligible prediction; page headers and footers by the band the overlapping
 //! predictions cover), **classification** (the matched prediction's class equals the
-//! element's, both in the case's ontology, Basic by default), and the element passes when both
-//! do. The case's headline is `layout_element_rule_pass_rate`, the share of elements that
-//! pass.
-//!
-//! Not run here: the attribution (content) check. A case with an element carrying `content`
-//! (not ignored) is left out ([`LayoutCase::NotRun`]), as corpus leaves out every rule it does
-//! not run.
+//! element's, both in the case's ontology, Basic by default), **attribution** where the case
+//! has content (the element's text against the overlapping predictions' text,
+//! [`super::attribution`]), and the element passes when all that apply do. The case's
+//! headline is `layout_element_rule_pass_rate`, the share of elements that pass.
 
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::Outcome;
+use super::{attribution, Outcome};
 use crate::doc::{BlockKind, Doc};
 
 /// `LOCALIZATION_IOA_THRESHOLD`: the element's share covered by the prediction.
@@ -45,6 +42,8 @@ pub struct Prediction {
     pub bbox: Xyxy,
     /// Its Canonical17 class.
     pub class: &'static str,
+    /// Its text (the block's).
+    pub text: String,
 }
 
 /// A block kind's Canonical17 class (`schemas/layout_ontology.py`'s names).
@@ -116,6 +115,7 @@ pub fn predictions(doc: &Doc) -> Vec<Prediction> {
                 page: b.page + 1,
                 bbox: [wide(bx.x0) / w, wide(bx.y0) / h, wide(bx.x1) / w, wide(bx.y1) / h],
                 class: canonical_of(b.kind),
+                text: b.text.clone(),
             })
         })
         .collect()
@@ -212,12 +212,27 @@ pub struct Element {
     pub class: String,
     /// `attributes.ignore` is truthy.
     pub ignored: bool,
-    /// It carries `content` (attribution applies).
-    pub has_content: bool,
+    /// Its `content`'s text (a table's cell text), where it carries content.
+    pub content: Option<String>,
+    /// Its `content` is a table.
+    pub table: bool,
+    /// `attributes.explicit` (or `content: explicit`): attribution by recall.
+    pub explicit: bool,
+    /// A formula (class or `text_role`) or a `caption`: no attribution.
+    pub skips_attribution: bool,
     /// The case's ontology, where this rule names one.
     pub ontology: Option<String>,
     /// `page_index`, where given.
     pub page_index: Option<i64>,
+}
+
+/// Python's `str()` of an attribute value.
+fn py_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        v => v.to_string(),
+    }
 }
 
 /// `is_truthy`: `true`, `1` or `yes` (any case, trimmed), a JSON `true`.
@@ -254,13 +269,31 @@ impl Element {
             Some(Value::Object(m)) => m.clone(),
             Some(_) => return Err("field attributes: expected an object".into()),
         };
-        let has_content = !matches!(f.get("content"), None | Some(Value::Null));
+        let attr = |k: &str| attrs.get(k).map(py_value).unwrap_or_default();
+        let (content, table) = match f.get("content") {
+            None | Some(Value::Null) => (None, false),
+            Some(Value::Object(c)) if c.get("type").and_then(Value::as_str) == Some("table") => {
+                let html = c.get("html").and_then(Value::as_str).unwrap_or("");
+                let thead = truthy(attrs.get("ignore_thead")) || truthy(attrs.get("ignore_head"));
+                (Some(super::attribution::html_text(html, thead)), true)
+            }
+            Some(Value::Object(c)) => {
+                (Some(c.get("text").and_then(Value::as_str).unwrap_or("").to_string()), false)
+            }
+            Some(_) => return Err("field content: expected an object".into()),
+        };
+        let formula = class.trim().to_lowercase() == "formula"
+            || attr("text_role").trim().to_lowercase() == "formula";
         Ok(Element {
             page,
             bbox,
-            class,
             ignored: truthy(attrs.get("ignore")),
-            has_content,
+            explicit: truthy(attrs.get("explicit"))
+                || attr("content").trim().to_lowercase() == "explicit",
+            skips_attribution: formula || truthy(attrs.get("caption")),
+            class,
+            content,
+            table,
             ontology: f.get("ontology").and_then(Value::as_str).map(str::to_string),
             page_index: f.get("page_index").and_then(Value::as_i64),
         })
@@ -455,8 +488,47 @@ pub enum LayoutCase {
     /// The provider has boxes, none on the case's page: the evaluator skips the case ("No
     /// layout data for page").
     Skipped,
-    /// An element carries `content`: the attribution check is not run by this build.
-    NotRun,
+}
+
+impl Element {
+    /// The tokens of its content (images' markup read as their alt text for pictures and
+    /// page furniture, `layout_element_uses_image_alt_text_normalization`).
+    pub fn tokens(&self) -> Vec<String> {
+        let class = self.class.trim().to_lowercase();
+        let alt = matches!(class.as_str(), "picture" | "image" | "page-header" | "page-footer");
+        let text = self.content.as_deref().unwrap_or("");
+        attribution::tokenize(&attribution::normalize_attribution_text(text, alt))
+    }
+}
+
+/// An element's attribution: `None` where it does not apply, else whether it passed and the
+/// best token score.
+fn attribute(
+    g: usize,
+    e: &Element,
+    gts: &[attribution::Gt],
+    blocks: &[attribution::Block],
+) -> Option<(bool, f64)> {
+    if e.skips_attribution || e.content.is_none() || gts[g].tokens.is_empty() {
+        return None;
+    }
+    let (n, best) = if e.is_furniture() {
+        attribution::furniture_match(g, gts, blocks, e.explicit)
+    } else {
+        attribution::best_match(g, gts, blocks, e.explicit)
+    };
+    let score = best.map_or(0.0, |(_, r, f)| if e.explicit { r } else { f });
+    Some((n > 0 && best.is_some() && score >= attribution::TOKEN_THRESHOLD, score))
+}
+
+#[derive(Default)]
+struct Tally {
+    elements: usize,
+    localized: usize,
+    classified: usize,
+    passed: usize,
+    attributed: usize,
+    attribution_total: usize,
 }
 
 /// Scores a case's `layout` rules against the provider's predictions (`None`: the output has
@@ -464,9 +536,6 @@ pub enum LayoutCase {
 pub fn score(rules: &[Map<String, Value>], preds: Option<&[Prediction]>) -> LayoutCase {
     let elements: Vec<Result<Element, String>> = rules.iter().map(Element::from_fields).collect();
     let ok: Vec<&Element> = elements.iter().filter_map(|e| e.as_ref().ok()).collect();
-    if ok.iter().any(|e| e.has_content && !e.ignored) {
-        return LayoutCase::NotRun;
-    }
     let first = ok.first();
     let ontology = match Ontology::parse(first.and_then(|e| e.ontology.as_deref())) {
         Ok(o) => o,
@@ -481,36 +550,48 @@ pub fn score(rules: &[Map<String, Value>], preds: Option<&[Prediction]>) -> Layo
     if preds.is_empty() {
         return LayoutCase::Skipped;
     }
+    let with_content = ok.iter().any(|e| e.content.is_some() && !e.ignored);
     let mut outcomes: Vec<Option<Outcome>> = vec![None; elements.len()];
-    let (mut loc, mut cls, mut passed, mut total) = (0usize, 0usize, 0usize, 0usize);
+    let mut t = Tally::default();
     let mut pages: Vec<i64> = ok.iter().map(|e| e.page).collect();
     pages.sort_unstable();
     pages.dedup();
     for page in pages {
-        let on_page: Vec<(&'static str, Xyxy)> = preds
+        let on_page: Vec<&Prediction> =
+            preds.iter().copied().filter(|p| i64::from(p.page) == page).collect();
+        let projected: Vec<(&'static str, Xyxy)> = on_page
             .iter()
-            .filter(|p| i64::from(p.page) == page)
             .filter_map(|p| pred_class(p.class, ontology).map(|c| (c, p.bbox)))
             .collect();
-        let boxes: Vec<Xyxy> = on_page.iter().map(|p| p.1).collect();
-        let classes: Vec<&str> = on_page.iter().map(|p| p.0).collect();
-        for (i, e) in elements.iter().enumerate() {
-            let e = match e {
-                Ok(e) if e.page == page && !e.ignored => e,
-                _ => continue,
-            };
-            let c = check_element(
-                &e.xyxy(),
-                e.is_furniture(),
-                &gt_class(&e.class, ontology),
-                &boxes,
-                &classes,
-            );
-            total += 1;
-            loc += usize::from(c.localized);
-            cls += usize::from(c.classified);
-            passed += usize::from(c.localized && c.classified);
-            outcomes[i] = Some(outcome(&c, e, ontology, &classes));
+        let boxes: Vec<Xyxy> = projected.iter().map(|p| p.1).collect();
+        let classes: Vec<&str> = projected.iter().map(|p| p.0).collect();
+        let idx: Vec<usize> = (0..elements.len())
+            .filter(|&i| matches!(&elements[i], Ok(e) if e.page == page && !e.ignored))
+            .collect();
+        let els: Vec<&Element> = idx.iter().filter_map(|&i| elements[i].as_ref().ok()).collect();
+        let gts: Vec<attribution::Gt> =
+            els.iter().map(|e| attribution::Gt { bbox: e.xyxy(), tokens: e.tokens() }).collect();
+        let blocks: Vec<attribution::Block> = on_page
+            .iter()
+            .map(|p| attribution::Block {
+                bbox: p.bbox,
+                tokens: attribution::tokenize(&attribution::normalize_attribution_text(
+                    &p.text, false,
+                )),
+            })
+            .collect();
+        for (g, (&i, e)) in idx.iter().zip(&els).enumerate() {
+            let gt = gt_class(&e.class, ontology);
+            let c = check_element(&e.xyxy(), e.is_furniture(), &gt, &boxes, &classes);
+            let attr = if with_content { attribute(g, e, &gts, &blocks) } else { None };
+            t.elements += 1;
+            t.localized += usize::from(c.localized);
+            t.classified += usize::from(c.classified);
+            t.attribution_total += usize::from(attr.is_some());
+            t.attributed += usize::from(attr.is_some_and(|a| a.0));
+            let pass = c.localized && c.classified && attr.is_none_or(|a| a.0);
+            t.passed += usize::from(pass);
+            outcomes[i] = Some(outcome(&c, &gt, attr, &classes));
         }
     }
     for (i, e) in elements.iter().enumerate() {
@@ -518,31 +599,48 @@ pub fn score(rules: &[Map<String, Value>], preds: Option<&[Prediction]>) -> Layo
             outcomes[i] = Some(Outcome::error(why.clone()));
         }
     }
-    let mut m = BTreeMap::new();
-    if total > 0 {
-        let t = total as f64;
-        m.insert("layout_localization_pass_rate".into(), loc as f64 / t);
-        m.insert("layout_classification_pass_rate".into(), cls as f64 / t);
-        m.insert("layout_rule_pass_rate".into(), (loc + cls) as f64 / (2.0 * t));
-        m.insert("rule_pass_rate".into(), (loc + cls) as f64 / (2.0 * t));
-        m.insert("layout_element_rule_pass_rate".into(), passed as f64 / t);
-    }
-    LayoutCase::Scored(outcomes, m)
+    LayoutCase::Scored(outcomes, metrics(&t))
 }
 
-fn outcome(c: &ElementCheck, e: &Element, ontology: Ontology, classes: &[&str]) -> Outcome {
-    if c.localized && c.classified {
-        return Outcome::pass();
+fn metrics(t: &Tally) -> BTreeMap<String, f64> {
+    let mut m = BTreeMap::new();
+    if t.elements == 0 {
+        return m;
     }
-    let got = c.best.map_or("none", |j| classes[j]);
-    let gt = gt_class(&e.class, ontology);
-    Outcome::fail(match c.reason {
-        "class_mismatch" => format!("class_mismatch: expected {gt}, the matched box is {got}"),
-        r => format!(
-            "localization {r}: best IoA of the element {:.3}, of the prediction {:.3}",
-            c.ioa, c.ioa_pred
-        ),
-    })
+    let n = t.elements as f64;
+    let rule = (t.localized + t.classified + t.attributed) as f64
+        / (2 * t.elements + t.attribution_total) as f64;
+    m.insert("layout_localization_pass_rate".into(), t.localized as f64 / n);
+    m.insert("layout_classification_pass_rate".into(), t.classified as f64 / n);
+    if t.attribution_total > 0 {
+        m.insert(
+            "layout_attribution_pass_rate".into(),
+            t.attributed as f64 / t.attribution_total as f64,
+        );
+    }
+    m.insert("layout_rule_pass_rate".into(), rule);
+    m.insert("rule_pass_rate".into(), rule);
+    m.insert("layout_element_rule_pass_rate".into(), t.passed as f64 / n);
+    m
+}
+
+fn outcome(c: &ElementCheck, gt: &str, attr: Option<(bool, f64)>, classes: &[&str]) -> Outcome {
+    if !c.localized || !c.classified {
+        let got = c.best.map_or("none", |j| classes[j]);
+        return Outcome::fail(match c.reason {
+            "class_mismatch" => format!("class_mismatch: expected {gt}, the matched box is {got}"),
+            r => format!(
+                "localization {r}: best IoA of the element {:.3}, of the prediction {:.3}",
+                c.ioa, c.ioa_pred
+            ),
+        });
+    }
+    match attr {
+        Some((false, score)) => {
+            Outcome::fail(format!("attribution: best token score {score:.3} below 0.8"))
+        }
+        _ => Outcome::pass(),
+    }
 }
 
 /// Every element fails (an output without boxes, a bad ontology); the metrics are 0.

@@ -6,7 +6,7 @@ fn rule(json: &str) -> Map<String, Value> {
 }
 
 fn pred(class: &'static str, b: Xyxy) -> Prediction {
-    Prediction { page: 1, bbox: b, class }
+    Prediction { page: 1, bbox: b, class, text: String::new() }
 }
 
 fn scored(c: LayoutCase) -> (Vec<Option<Outcome>>, BTreeMap<String, f64>) {
@@ -125,11 +125,33 @@ fn a_case_scores_elements_and_its_pass_rates() {
     // Boxes, none on the case's page: skipped.
     let other = [Prediction { page: 2, ..preds[0].clone() }];
     assert_eq!(score(&rules, Some(&other)), LayoutCase::Skipped);
-    // An element with content needs the attribution check, not run here.
-    let content = [rule(
-        r#"{"type":"layout","page":1,"bbox":[0.1,0.1,0.4,0.2],"canonical_class":"Text","content":{"type":"text","text":"Hi"}}"#,
-    )];
-    assert_eq!(score(&content, Some(&preds)), LayoutCase::NotRun);
+    // With content, the matched text counts too: a third check per applicable element.
+    let content = [
+        rule(
+            r#"{"type":"layout","page":1,"bbox":[0.1,0.1,0.4,0.2],"canonical_class":"Title","content":{"type":"text","text":"Annual report"}}"#,
+        ),
+        rule(
+            r#"{"type":"layout","page":1,"bbox":[0.1,0.4,0.4,0.2],"canonical_class":"Text","content":{"type":"text","text":"Costs were flat"}}"#,
+        ),
+        // A formula's content is not attributed.
+        rule(
+            r#"{"type":"layout","page":1,"bbox":[0.1,0.7,0.4,0.1],"canonical_class":"Formula","content":{"type":"text","text":"x"}}"#,
+        ),
+    ];
+    let preds = [
+        Prediction { text: "Annual Report".into(), ..pred("Title", [0.1, 0.1, 0.5, 0.3]) },
+        // Right place and class, other words: 1 of 3 tokens, 1 of 2 predicted, F1 0.4.
+        Prediction { text: "Costs rose".into(), ..pred("Text", [0.1, 0.4, 0.5, 0.6]) },
+        Prediction { text: "y".into(), ..pred("Formula", [0.1, 0.7, 0.5, 0.8]) },
+    ];
+    let (o, m) = scored(score(&content, Some(&preds)));
+    let passed: Vec<bool> = o.iter().map(|x| x.as_ref().unwrap().passed).collect();
+    assert_eq!(passed, vec![true, false, true]);
+    assert!(o[1].as_ref().unwrap().explanation.starts_with("attribution"), "{o:?}");
+    assert_eq!(m["layout_attribution_pass_rate"], 0.5);
+    // (3 localized + 3 classified + 1 attributed) / (6 + 2).
+    assert!((m["layout_rule_pass_rate"] - 7.0 / 8.0).abs() < 1e-12);
+    assert!((m["layout_element_rule_pass_rate"] - 2.0 / 3.0).abs() < 1e-12);
 }
 
 #[test]

@@ -17,6 +17,7 @@
 //! are left out of every rate and counted by type, so a figure never silently covers fewer
 //! rules than the data holds.
 
+pub mod attribution;
 pub mod bag;
 pub mod chart;
 pub mod format;
