@@ -18,7 +18,7 @@ does, on the provider's blocks: DOCS_DIR/PROVIDER/<pdf path without .pdf>.json, 
 stored (`corpus export --format json`). Its blocks with a box on a page of known size become a
 `LayoutOutput` (the evaluator's own prediction schema, read by its default adapter and its
 pass-through label mapper): label the block kind's Canonical17 class (docs/parsebench.md),
-box in points, the page's size as the image size. A provider without boxes (no Doc, or none
+box in points, the page's size as the image size, content the block's text. A provider without boxes (no Doc, or none
 with a box) goes through the runner's adapter, which cannot adapt a Markdown output; the runner
 counts that as the provider's failure, 0 on every layout score, which is what is recorded.
 A PROVIDER written `name:layout` is compared on its layout cases only.
@@ -69,7 +69,8 @@ def layout_output(doc, example_id):
         if bb["x1"] - bb["x0"] <= 0 or bb["y1"] - bb["y0"] <= 0:
             continue
         preds.append(LayoutPrediction(bbox=[bb["x0"], bb["y0"], bb["x1"], bb["y1"]], score=1.0,
-                                      label=CANONICAL[b["kind"]], page=page + 1))
+                                      label=CANONICAL[b["kind"]], page=page + 1,
+                                      content={"type": "text", "text": b.get("text", "")}))
     if not preds:
         return None
     w, h = pages[0]["width"], pages[0]["height"]

@@ -356,7 +356,8 @@ pub fn parsebench_doc(md: &[u8]) -> std::result::Result<Doc, String> {
 }
 
 /// A ParseBench truth's `layout` elements (not ignored) as blocks of the Doc: each box scaled
-/// by its page's size, each class as the block kind it is read back as
+/// by its page's size, its content's text (a table's cell text) as the block's text, each
+/// class as the block kind it is read back as
 /// ([`crate::metrics::parsebench::layout::block_kind_of`]); the Doc's pages are the PDF's.
 pub fn parsebench_layout(doc: &mut Doc, rules: &[u8], sizes: Vec<Page>) {
     use crate::metrics::parsebench::layout::{block_kind_of, Element};
@@ -373,7 +374,8 @@ pub fn parsebench_layout(doc: &mut Doc, rules: &[u8], sizes: Vec<Page>) {
         let [x0, y0, x1, y1] = e.xyxy();
         let (w, h) = (f64::from(page.width), f64::from(page.height));
         let bbox = BBox::new((x0 * w) as f32, (y0 * h) as f32, (x1 * w) as f32, (y1 * h) as f32);
-        doc.blocks.push(Block::new(kind, e.page as u32 - 1, bbox, ""));
+        let text = e.content.clone().unwrap_or_default();
+        doc.blocks.push(Block::new(kind, e.page as u32 - 1, bbox, text));
     }
     doc.pages = sizes;
 }

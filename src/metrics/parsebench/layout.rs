@@ -220,6 +220,8 @@ pub struct Element {
     pub explicit: bool,
     /// A formula (class or `text_role`) or a `caption`: no attribution.
     pub skips_attribution: bool,
+    /// Its place in the reading order (`ro_index`), where given.
+    pub ro_index: Option<i64>,
     /// The case's ontology, where this rule names one.
     pub ontology: Option<String>,
     /// `page_index`, where given.
@@ -291,6 +293,7 @@ impl Element {
             explicit: truthy(attrs.get("explicit"))
                 || attr("content").trim().to_lowercase() == "explicit",
             skips_attribution: formula || truthy(attrs.get("caption")),
+            ro_index: f.get("ro_index").and_then(Value::as_i64),
             class,
             content,
             table,
@@ -488,6 +491,8 @@ pub enum LayoutCase {
     /// The provider has boxes, none on the case's page: the evaluator skips the case ("No
     /// layout data for page").
     Skipped,
+    /// The evaluator fails on the case (why), which its runner leaves out as a harness error.
+    Failed(String),
 }
 
 impl Element {
@@ -569,6 +574,18 @@ pub fn score(rules: &[Map<String, Value>], preds: Option<&[Prediction]>) -> Layo
             .filter(|&i| matches!(&elements[i], Ok(e) if e.page == page && !e.ignored))
             .collect();
         let els: Vec<&Element> = idx.iter().filter_map(|&i| elements[i].as_ref().ok()).collect();
+        // The attribution metrics sort the page's attributable elements by `ro_index`, which
+        // fails on a missing one when there are two or more and any prediction.
+        let attributable: Vec<&&Element> = els.iter().filter(|e| !e.skips_attribution).collect();
+        if with_content
+            && attributable.len() >= 2
+            && !on_page.is_empty()
+            && attributable.iter().any(|e| e.ro_index.is_none())
+        {
+            return LayoutCase::Failed(format!(
+                "page {page}: an element without ro_index in the attribution's reading order"
+            ));
+        }
         let gts: Vec<attribution::Gt> =
             els.iter().map(|e| attribution::Gt { bbox: e.xyxy(), tokens: e.tokens() }).collect();
         let blocks: Vec<attribution::Block> = on_page

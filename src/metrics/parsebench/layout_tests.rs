@@ -144,6 +144,17 @@ fn a_case_scores_elements_and_its_pass_rates() {
         Prediction { text: "Costs rose".into(), ..pred("Text", [0.1, 0.4, 0.5, 0.6]) },
         Prediction { text: "y".into(), ..pred("Formula", [0.1, 0.7, 0.5, 0.8]) },
     ];
+    // Without `ro_index` the evaluator's reading-order sort fails: the case is left out.
+    assert!(matches!(score(&content, Some(&preds)), LayoutCase::Failed(_)));
+    let content: Vec<Map<String, Value>> = content
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let mut r = r.clone();
+            r.insert("ro_index".into(), Value::from(i));
+            r
+        })
+        .collect();
     let (o, m) = scored(score(&content, Some(&preds)));
     let passed: Vec<bool> = o.iter().map(|x| x.as_ref().unwrap().passed).collect();
     assert_eq!(passed, vec![true, false, true]);
