@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ParseBench's own evaluator against corpus's parsebench suite, rule by rule, on the project's
 # ParseBench test cases (tests/fixtures/parsebench: rules written for this project, the truth
-# Markdown and two parsers' Markdown; PDFs made by examples/parsebench_cases.rs).
+# Markdown and two parsers' Markdown; PDFs made by examples/parsebench_cases.rs), and the
+# layout cases on the blocks of corpus's pdfium provider and of the truth.
 #
 # Needs a ParseBench checkout at the pinned commit (PARSEBENCH_DIR, default
 # ../shared/reference/parsebench) and Python 3.12 (PARSEBENCH_PYTHON). The evaluator's
@@ -27,10 +28,13 @@ if [ -d "$PB/.git" ] && [ "$(git -C "$PB" rev-parse HEAD)" != "$PIN" ]; then
   exit 2
 fi
 
-# The packages ParseBench's parse evaluator imports, at the lock file's versions.
+# The packages ParseBench's parse evaluator imports, at the lock file's versions (the second
+# group: what its layout evaluator and runner import).
 PKGS="annotated-types apted attrs beautifulsoup4 fuzzysearch levenshtein lxml numpy pandas
 pydantic pydantic-core python-dateutil rapidfuzz scipy six soupsieve typing-extensions
-typing-inspection tzdata unidecode"
+typing-inspection tzdata unidecode
+rich scikit-learn joblib threadpoolctl autoevals jsonschema referencing rpds-py
+jsonschema-specifications polyleven chevron pyyaml anls-star munkres"
 if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
@@ -60,9 +64,10 @@ for p in good bad; do
   "$corpus" -q import "$outputs/$p" --provider "pb-$p" --format markdown >/dev/null
 done
 "$corpus" -q ocr --provider truth >/dev/null
-for p in truth good bad; do
+"$corpus" -q ocr --provider pdfium >/dev/null
+for p in truth good bad pdfium; do
   provider=$p
-  [ "$p" = truth ] || provider="pb-$p"
+  [ "$p" = truth ] || [ "$p" = pdfium ] || provider="pb-$p"
   "$corpus" -q eval --suite parsebench --provider "$provider" --format json >"$work/corpus-$p.json"
 done
 # The rule types corpus runs: those it gave a result for.
@@ -73,8 +78,19 @@ print(",".join(sorted({r["type"] for d in s["documents_scored"] for c in d["case
                         for r in c["rules"] if "passed" in r})))
 PYEOF
 )
+# The Docs of the providers with boxes, for the layout cases: the truth (its layout elements
+# as blocks) and pdfium.
+for p in truth pdfium; do
+  for d in $(python3 -c 'import json,sys; print("\n".join(sorted({json.loads(l)["pdf"][5:-4] for l in open(sys.argv[1])})))' tests/fixtures/parsebench/layout.jsonl); do
+    mkdir -p "$work/docs/$p/$(dirname "$d")"
+    "$corpus" -q export "$d" --provider "$p" --format json >"$work/docs/$p/$d.json"
+  done
+done
 PYTHONPATH="$PB/src" "$VENV/bin/python" bench/parsebench_reference.py "$work/cases" "$outputs" \
-  "$types" truth good bad >"$work/reference.json" 2>"$work/reference.log"
-echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD): $(cat tests/fixtures/parsebench/*.jsonl | wc -l) rules of tests/fixtures/parsebench, providers truth, good, bad"
-python3 bench/parsebench_compare.py "$work/reference.json" \
-  truth="$work/corpus-truth.json" good="$work/corpus-good.json" bad="$work/corpus-bad.json"
+  "$types" "$work/docs" truth good bad pdfium:layout >"$work/reference.json" 2>"$work/reference.log" ||
+  { tail -30 "$work/reference.log" >&2; exit 1; }
+echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD): $(cat tests/fixtures/parsebench/*.jsonl | wc -l) rules of tests/fixtures/parsebench, providers truth, good, bad (every case) and pdfium (layout cases)"
+# PARSEBENCH_KEEP=DIR keeps the working folder (cases, Docs, both sides' results) there.
+[ -z "${PARSEBENCH_KEEP:-}" ] || cp -r "$work" "$PARSEBENCH_KEEP"
+python3 bench/parsebench_compare.py "$work/reference.json" truth="$work/corpus-truth.json" \
+  good="$work/corpus-good.json" bad="$work/corpus-bad.json" pdfium="$work/corpus-pdfium.json"

@@ -53,7 +53,7 @@ def main():
         for key, figs in sorted(r["cases"].items()):
             mine = cases.get(key, {})
             for m, v in sorted(figs.items()):
-                if not (m.startswith("rule_") or m.startswith("normalized_") or m in (
+                if not (m.startswith(("rule_", "normalized_", "layout_")) or m in (
                     "content_faithfulness", "semantic_formatting") or m in TABLE_METRICS):
                     continue
                 mtotal += 1

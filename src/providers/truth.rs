@@ -330,7 +330,16 @@ fn render(
             Ok(olmocr_pages(&tests, name))
         }
         TruthFormat::ParseBench => match part(crate::formats::parsebench::EXPECTED_MARKDOWN) {
-            Some(b) => parsebench_doc(b).map(Rendered::one),
+            Some(b) => {
+                let mut doc = parsebench_doc(b);
+                if let (Ok(d), Some(rules)) = (doc.as_mut(), part("layout")) {
+                    match page_sizes(store, g.document, pdfium)? {
+                        Ok(sizes) => parsebench_layout(d, rules, sizes),
+                        Err(e) => return Ok(Err(format!("reading the PDF's page sizes: {e}"))),
+                    }
+                }
+                doc.map(Rendered::one)
+            }
             None => Err("no expected Markdown (ParseBench gives it for some documents only; \
                          its rules alone do not make a document)"
                 .into()),
@@ -344,6 +353,31 @@ fn render(
 /// the Markdown kept verbatim (what the parsebench suite scores).
 pub fn parsebench_doc(md: &[u8]) -> std::result::Result<Doc, String> {
     crate::formats::ImportFormat::Markdown.read(md, 0).map(|p| p.doc).map_err(|e| e.to_string())
+}
+
+/// A ParseBench truth's `layout` elements (not ignored) as blocks of the Doc: each box scaled
+/// by its page's size, its content's text (a table's cell text) as the block's text, each
+/// class as the block kind it is read back as
+/// ([`crate::metrics::parsebench::layout::block_kind_of`]); the Doc's pages are the PDF's.
+pub fn parsebench_layout(doc: &mut Doc, rules: &[u8], sizes: Vec<Page>) {
+    use crate::metrics::parsebench::layout::{block_kind_of, Element};
+    let Ok(rules) = crate::formats::parsebench::read_part(rules) else { return };
+    for r in rules.iter().filter(|r| r.kind == "layout") {
+        let Ok(e) = Element::from_fields(&r.fields) else { continue };
+        let (Some(kind), Some(page)) = (block_kind_of(&e.class), sizes.get(e.page as usize - 1))
+        else {
+            continue;
+        };
+        if e.ignored {
+            continue;
+        }
+        let [x0, y0, x1, y1] = e.xyxy();
+        let (w, h) = (f64::from(page.width), f64::from(page.height));
+        let bbox = BBox::new((x0 * w) as f32, (y0 * h) as f32, (x1 * w) as f32, (y1 * h) as f32);
+        let text = e.content.clone().unwrap_or_default();
+        doc.blocks.push(Block::new(kind, e.page as u32 - 1, bbox, text));
+    }
+    doc.pages = sizes;
 }
 
 /// The PDF's page sizes, pdfium bound once per call of [`materialize`].

@@ -5,7 +5,9 @@
 //! - **What the rules see.** The Markdown the output was read from ([`Doc::markdown`]), else
 //!   the Doc rendered with [`Doc::to_markdown`]: the whole document, as ParseBench runs its
 //!   rules on the document's Markdown. An output that failed counts as empty Markdown (every
-//!   rule fails), as ParseBench counts a failed inference 0 on every score.
+//!   rule fails), as ParseBench counts a failed inference 0 on every score. The `layout`
+//!   rules read the Doc's blocks (kind, box, page size) and `is_header`/`is_footer` its page
+//!   header and footer blocks ([`score_case_in`]).
 //! - **Test cases.** One per (document, category): each category part of the truth.
 //! - **Rows.** Per document, on (its newest output, its truth): for each category `c`,
 //!   `c/<metric>` for every metric of the case ([`crate::metrics::parsebench::case_metrics`]:
@@ -24,11 +26,14 @@ use serde_json::{json, Value};
 
 use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
 use super::EvalFailure;
+use crate::doc::Doc;
 use crate::error::Result;
 use crate::formats::parsebench::{read_part, read_table_options, EXPECTED_MARKDOWN};
 use crate::formats::TruthFormat;
 use crate::metrics::parsebench::table_score::{table_metrics, TableOptions};
-use crate::metrics::parsebench::{headline_of, score_case, Aggregate, CaseScore, Rule, DIMENSIONS};
+use crate::metrics::parsebench::{
+    headline_of, score_case_in, Aggregate, CaseScore, Rule, DIMENSIONS,
+};
 use crate::progress::Progress;
 use crate::store::{OutputRow, RunId, Store};
 use crate::truth::{truth_groups, TruthGroup};
@@ -96,15 +101,21 @@ pub struct DocScore {
     pub output_error: Option<String>,
 }
 
-/// Scores one document's test cases on `md`: each case's rules, and, where the truth's
-/// Markdown holds tables, the table dimension's metrics (as the evaluator computes them for
-/// every case with such Markdown).
+/// Scores one document's test cases on `md` (an output with no boxes).
 pub fn score_document(truth: &Truth, md: &str) -> Vec<CaseScore> {
+    score_document_in(truth, md, None)
+}
+
+/// Scores one document's test cases on the provider's Doc (`md`: its Markdown): each case's
+/// rules (the `layout` rules read its blocks, `is_header`/`is_footer` its page sections), and,
+/// where the truth's Markdown holds tables, the table dimension's metrics (as the evaluator
+/// computes them for every case with such Markdown).
+pub fn score_document_in(truth: &Truth, md: &str, doc: Option<&Doc>) -> Vec<CaseScore> {
     truth
         .cases
         .iter()
         .map(|(c, rules)| {
-            let mut case = score_case(c, rules, md);
+            let mut case = score_case_in(c, rules, md, doc);
             if let Some(expected) = &truth.expected_markdown {
                 let opts = truth.table_options.get(c).cloned().unwrap_or_default();
                 case.metrics.extend(table_metrics(expected, md, &opts));
@@ -260,11 +271,11 @@ impl Suite for ParsebenchSuite<'_> {
         (truth, out): Self::Unit,
         name: &str,
     ) -> Result<std::result::Result<Scored<Self::Kept>, String>> {
-        let (md, output_error) = match usable_doc(store, &out) {
-            Ok(doc) => (doc.markdown(), None),
-            Err(e) => (String::new(), Some(e)),
+        let (md, doc, output_error) = match usable_doc(store, &out) {
+            Ok(doc) => (doc.markdown(), Some(doc), None),
+            Err(e) => (String::new(), None, Some(e)),
         };
-        let cases = score_document(&truth, &md);
+        let cases = score_document_in(&truth, &md, doc.as_ref());
         let rows = rows(&cases, output_error.as_deref())
             .into_iter()
             .map(|(m, v, t)| (m, v, t.to_string()))

@@ -1,7 +1,7 @@
 //! The parsebench suite end to end on the project's own test cases (`tests/fixtures/parsebench`:
 //! rule files written for this project in ParseBench's JSON-lines layout, the truth Markdown,
-//! two providers' Markdown and every rule's expected result per provider), with one-page PDFs
-//! written here: ingest (rule types not run named), import, eval (each rule's result as
+//! two providers' Markdown and every rule's expected result per provider), with the one-page
+//! PDFs of `examples/parsebench_cases.rs`: ingest (rule types not run named), import, eval (each rule's result as
 //! expected, the dimensions as ParseBench aggregates them), GT-vs-GT (in `gt_vs_gt.rs`) and
 //! `show`.
 
@@ -9,33 +9,23 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::util::{corpus, json, run, tiny_pdf};
+use crate::util::{corpus, json, run};
 
 /// The fixture folder.
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/parsebench")
 }
 
+/// The example that writes the cases (its `main` unused here).
+#[allow(dead_code)]
+#[path = "../../examples/parsebench_cases.rs"]
+mod cases;
+
 /// A ParseBench folder in `dir`: the fixture's rule files and Markdown map, and a one-page PDF
-/// for every document the Markdown map names (its first line as text).
+/// for every document the Markdown map names, as `examples/parsebench_cases.rs` writes them
+/// (a layout document's page holds its Markdown's lines at known places).
 pub fn make_cases(dir: &Path) {
-    let src = fixtures();
-    for e in std::fs::read_dir(&src).unwrap() {
-        let p = e.unwrap().path();
-        let name = p.file_name().unwrap().to_string_lossy().to_string();
-        if name.ends_with(".jsonl") || name == "expected_markdown.json" {
-            std::fs::copy(&p, dir.join(&name)).unwrap();
-        }
-    }
-    let md: serde_json::Map<String, Value> =
-        serde_json::from_slice(&std::fs::read(src.join("expected_markdown.json")).unwrap())
-            .unwrap();
-    for (pdf, text) in md {
-        let path = dir.join(&pdf);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let first = text.as_str().unwrap().lines().next().unwrap().trim_start_matches('#').trim();
-        std::fs::write(&path, tiny_pdf(first, &format!("%{pdf}\n"))).unwrap();
-    }
+    cases::write_cases(dir);
 }
 
 /// `ingest --truth parsebench` of a fresh folder; returns the summary.
@@ -100,17 +90,16 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
     let cases = d.path().join("ParseBench");
     std::fs::create_dir_all(&cases).unwrap();
     let s = ingest_cases(&db, &cases);
-    assert_eq!(s["new_documents"], 13, "{s}");
+    assert_eq!(s["new_documents"], 17, "{s}");
     assert!(s["errors"].as_array().unwrap().is_empty(), "{s}");
-    let not_run: Vec<&str> =
-        s["rules_not_run"].as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(not_run, ["layout"]);
+    // Every rule type of the cases runs (ingest names none as not run).
+    assert!(s["rules_not_run"].as_object().is_none_or(|m| m.is_empty()), "{s}");
     for (provider, dir) in [("pb-good", "good"), ("pb-bad", "bad")] {
         let out = run(corpus(&db)
             .args(["import", "--provider", provider, "--format", "markdown", "--print", "json"])
             .arg(fixtures().join("outputs").join(dir)));
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(json(&out)["imported"], 13);
+        assert_eq!(json(&out)["imported"], 17);
         let s = eval(&db, provider);
         assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
         let got = rule_results(&s);
@@ -121,7 +110,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .map(|(id, w)| format!("{id}: got {:?}, want {w:?}", got.get(id)))
             .collect();
         assert!(wrong.is_empty(), "{provider}: {}", wrong.join("; "));
-        // Five dimensions, as the leaderboard shows them; layout is not computed by this build.
+        // Five dimensions, as the leaderboard shows them, all computed by this build.
         let names: Vec<&str> = s["dimensions"]
             .as_array()
             .unwrap()
@@ -129,19 +118,25 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .map(|d| d["category"].as_str().unwrap())
             .collect();
         assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout"]);
-        assert_eq!(dimension(&s, "layout"), (None, 3, 3));
-        // The computed dimensions: ParseBench's figures on the same Markdown.
+        // ParseBench's figures on the same Markdown. Layout: an imported Markdown has no boxes,
+        // 0 (the ignored element is the one rule not run).
         let v: Value =
             serde_json::from_slice(&std::fs::read(fixtures().join("expected.json")).unwrap())
                 .unwrap();
-        for (name, cases) in
-            [("text_content", 4), ("text_formatting", 4), ("chart", 4), ("table", 4)]
-        {
-            let (got, n, not_run) = dimension(&s, name);
+        let dims = [
+            ("text_content", 4, 0),
+            ("text_formatting", 5, 0),
+            ("chart", 4, 0),
+            ("table", 4, 0),
+            ("layout", 6, 1),
+        ];
+        for (name, cases, not_run) in dims {
+            let (got, n, nr) = dimension(&s, name);
             let want = v["dimensions"][dir][name].as_f64().unwrap();
             assert!((got.unwrap() - want).abs() < 1e-12, "{dir} {name}: {got:?}, want {want}");
-            assert_eq!((n, not_run), (cases, 0), "{name}");
+            assert_eq!((n, nr), (cases, not_run), "{name}");
         }
+        assert_eq!(dimension(&s, "layout").0, Some(0.0));
     }
     // `show` names each failed rule, what it looked for and the closest match.
     let out =
@@ -162,6 +157,49 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
     ]));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("FAIL 0.000  table  tb1-table"), "{text}");
+}
+
+/// The layout cases on corpus's pdfium provider (boxes from the PDF's text layer): each element
+/// passes or fails as ParseBench's `LayoutDetectionEvaluator` decided on the same blocks
+/// (`bench/parsebench_agreement.sh`), and the `layout` dimension is its figure.
+#[test]
+fn parsebench_layout_cases_on_pdfium_boxes() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let cases = d.path().join("pb");
+    std::fs::create_dir_all(&cases).unwrap();
+    ingest_cases(&db, &cases);
+    let out = run(corpus(&db).args(["ocr", "--provider", "pdfium", "--format", "json"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = eval(&db, "pdfium");
+    assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
+    let got = rule_results(&s);
+    let want = expected("pdfium");
+    assert!(want.len() >= 19 && want.values().any(|p| *p == Some(true)), "{want:?}");
+    assert!(want.values().any(|p| *p == Some(false)), "{want:?}");
+    let wrong: Vec<String> = want
+        .iter()
+        .filter(|(id, w)| got.get(*id) != Some(w))
+        .map(|(id, w)| format!("{id}: got {:?}, want {w:?}", got.get(id)))
+        .collect();
+    assert!(wrong.is_empty(), "{}", wrong.join("; "));
+    let v: Value =
+        serde_json::from_slice(&std::fs::read(fixtures().join("expected.json")).unwrap()).unwrap();
+    let want = v["dimensions"]["pdfium"]["layout"].as_f64().unwrap();
+    let (layout, n, _) = dimension(&s, "layout");
+    assert!((layout.unwrap() - want).abs() < 1e-12, "{layout:?}, want {want}");
+    assert_eq!(n, 6);
+    // The failing elements say why: a class mismatch names both classes.
+    let out = run(corpus(&db).args([
+        "show",
+        "layout/ly1",
+        "--suite",
+        "parsebench",
+        "--provider",
+        "pdfium",
+    ]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("class_mismatch: expected Page-header"), "{text}");
 }
 
 #[test]
@@ -187,7 +225,7 @@ fn malformed_parsebench_lines_are_named_and_the_rest_ingests() {
     let at = format!("chart.jsonl:{bad_line}");
     assert!(errors[0]["path"].as_str().unwrap().ends_with(&at), "{s}");
     assert!(errors[0]["error"].as_str().unwrap().contains("field text: expected a string"), "{s}");
-    assert_eq!(s["new_documents"], 13, "{s}");
+    assert_eq!(s["new_documents"], 17, "{s}");
 }
 
 /// GT-vs-GT scores the documents whose truth gives its Markdown; one without is named by `ocr`
@@ -225,7 +263,7 @@ fn truths_without_markdown_are_left_out_of_gt_vs_gt() {
         .iter()
         .map(|d| d["document"].as_str().unwrap())
         .collect();
-    assert_eq!(docs.len(), 12, "{docs:?}");
+    assert_eq!(docs.len(), 16, "{docs:?}");
     assert!(!docs.contains(&"chart/c4"));
     let (chart, n, _) = dimension(&s, "chart");
     assert_eq!((chart, n), (Some(1.0), 3));

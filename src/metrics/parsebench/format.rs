@@ -55,7 +55,7 @@ fn escaped_words(text: &str) -> Vec<String> {
 }
 
 /// `_make_markup_tolerant(re.escape(text))`.
-fn tolerant(text: &str) -> String {
+pub(crate) fn tolerant(text: &str) -> String {
     let joiner = format!(r"{MARKUP}\s+{MARKUP}");
     format!("{MARKUP}{}{MARKUP}", escaped_words(text).join(&joiner))
 }
@@ -132,7 +132,7 @@ static NEWLINE_SPACES: LazyLock<Regex> = LazyLock::new(|| re(r" ?\n ?"));
 static SPACE_PUNCT: LazyLock<Regex> = LazyLock::new(|| re(r" ([,;:!?.\)\]\}])"));
 
 /// `_strip_other_formatting`: every kind's markup but `keep`'s removed, spaces tidied.
-fn strip_other(text: &str, keep: &str) -> String {
+pub(crate) fn strip_other(text: &str, keep: &str) -> String {
     let mut s = text.to_string();
     for kind in KINDS.iter().filter(|k| **k != keep) {
         for (p, rep) in strip_patterns(kind) {

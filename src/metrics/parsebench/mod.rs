@@ -17,12 +17,16 @@
 //! are left out of every rate and counted by type, so a figure never silently covers fewer
 //! rules than the data holds.
 
+pub mod attribution;
 pub mod bag;
 pub mod chart;
 pub mod chart_array;
+mod fields;
 pub mod format;
+pub mod layout;
 pub mod normalize;
 pub mod rotate;
+pub mod sections;
 pub mod table_data;
 pub mod table_rules;
 pub mod table_score;
@@ -35,10 +39,15 @@ pub mod trm;
 
 use std::collections::BTreeMap;
 
+use fields::py_str;
+use fields::{anchor_cells, bool_or, counts, list, num_or, opt_int, opt_str, str_or, wrong};
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use bag::{BagCheck, BagRule, Unit};
+
+use crate::doc::Doc;
 
 /// The five dimensions of ParseBench's leaderboard, with the metric its aggregation report
 /// shows for each (`analysis/aggregation_report.py`, `_DEFAULT_METRICS`).
@@ -202,12 +211,18 @@ pub enum RuleCheck {
     Rotate(Value),
     /// A type ParseBench's evaluator has no rule for (`math`): it fails with its error.
     NoRuleClass(String),
+    /// `is_header` / `is_footer` (footer, text).
+    PageSection(bool, String),
+    /// `mark_color`: (text, colour).
+    MarkColor(String, String),
+    /// `layout`: an element of the visual grounding case, scored per case by [`layout`].
+    Layout,
     /// A type this build does not run (tables, formatting, charts, layout, ...).
     Unimplemented,
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 62] = [
+pub const IMPLEMENTED: [&str; 66] = [
     "present",
     "absent",
     "order",
@@ -270,6 +285,10 @@ pub const IMPLEMENTED: [&str; 62] = [
     "table",
     "tables_values",
     "table_header_chain",
+    "is_header",
+    "is_footer",
+    "mark_color",
+    "layout",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -288,105 +307,6 @@ pub struct Rule {
     pub page: Option<i64>,
     /// Its fields (`type`, `id` and `page` included).
     pub fields: Map<String, Value>,
-}
-
-/// A field of the wrong JSON type, named.
-fn wrong(field: &str, want: &str) -> String {
-    format!("field {field}: expected {want}")
-}
-
-fn opt_str(f: &Map<String, Value>, k: &str) -> Result<Option<String>, String> {
-    match f.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(_) => Err(wrong(k, "a string")),
-    }
-}
-
-fn str_or(f: &Map<String, Value>, k: &str, d: &str) -> Result<String, String> {
-    Ok(opt_str(f, k)?.unwrap_or_else(|| d.to_string()))
-}
-
-fn opt_int(f: &Map<String, Value>, k: &str) -> Result<Option<i64>, String> {
-    match f.get(k) {
-        None | Some(Value::Null) => Ok(None),
-        Some(v) => match v.as_i64() {
-            Some(i) => Ok(Some(i)),
-            // pydantic accepts a float with no fractional part for an int field.
-            None => match v.as_f64() {
-                Some(x) if x.fract() == 0.0 => Ok(Some(x as i64)),
-                _ => Err(wrong(k, "an integer")),
-            },
-        },
-    }
-}
-
-fn list(f: &Map<String, Value>, k: &str) -> Result<Vec<Value>, String> {
-    match f.get(k) {
-        None => Ok(Vec::new()),
-        Some(Value::Array(a)) => Ok(a.clone()),
-        Some(_) => Err(wrong(k, "a list")),
-    }
-}
-
-fn num_or(f: &Map<String, Value>, k: &str, d: f64) -> Result<f64, String> {
-    match f.get(k) {
-        None | Some(Value::Null) => Ok(d),
-        Some(v) => v.as_f64().ok_or_else(|| wrong(k, "a number")),
-    }
-}
-
-fn bool_or(f: &Map<String, Value>, k: &str, d: bool) -> Result<bool, String> {
-    match f.get(k) {
-        None | Some(Value::Null) => Ok(d),
-        Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(wrong(k, "true or false")),
-    }
-}
-
-fn counts(f: &Map<String, Value>, k: &str) -> Result<Vec<(String, i64)>, String> {
-    match f.get(k) {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Object(m)) => m
-            .iter()
-            .map(|(key, v)| match v.as_i64() {
-                Some(n) => Ok((key.clone(), n)),
-                None => Err(format!("field {k}: the count of {key:?} is not an integer")),
-            })
-            .collect(),
-        Some(_) => Err(wrong(k, "an object of counts")),
-    }
-}
-
-/// Python's `str()` of a JSON value as pydantic gives it (`None`, `15`, `15.0`, text).
-pub(super) fn py_str(v: Option<&Value>) -> String {
-    match v {
-        None | Some(Value::Null) => "None".into(),
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Bool(b)) => if *b { "True" } else { "False" }.into(),
-        Some(Value::Number(n)) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => i.to_string(),
-            (None, Some(x)) if x.fract() == 0.0 && x.abs() < 1e16 => format!("{x:.1}"),
-            (None, Some(x)) => format!("{x}"),
-            _ => n.to_string(),
-        },
-        Some(v) => v.to_string(),
-    }
-}
-
-/// `table_anchor_cells` (null as none): strings as written, other values as their JSON.
-fn anchor_cells(f: &Map<String, Value>) -> Result<Vec<String>, String> {
-    match f.get("table_anchor_cells") {
-        None | Some(Value::Null) => Ok(Vec::new()),
-        Some(Value::Array(a)) => Ok(a
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => s.clone(),
-                v => v.to_string(),
-            })
-            .collect()),
-        Some(_) => Err(wrong("table_anchor_cells", "a list")),
-    }
 }
 
 impl Rule {
@@ -533,6 +453,14 @@ impl Rule {
                 false,
             ),
             "table" | "tables_values" | "table_header_chain" => self.table_check()?,
+            "is_header" | "is_footer" => {
+                RuleCheck::PageSection(self.kind == "is_footer", str_or(f, "text", "")?)
+            }
+            "mark_color" => RuleCheck::MarkColor(str_or(f, "text", "")?, str_or(f, "color", "")?),
+            "layout" => {
+                layout::Element::from_fields(f)?;
+                RuleCheck::Layout
+            }
             k if k.starts_with("table_") => {
                 let s = |x: &str| str_or(f, x, "");
                 let n = |x: &str| opt_int(f, x).map(|o| o.unwrap_or(1));
@@ -606,13 +534,23 @@ impl Rule {
     }
 
     /// Runs the rule on the output's Markdown (`normalized`: [`normalize::normalize_text`] of
-    /// it); `None` for a type this build does not run.
+    /// it); `None` for a type this build does not run and for `layout` ([`score_case_in`]).
     pub fn run(&self, md: &str, normalized: &str) -> Option<Outcome> {
+        self.run_in(md, normalized, None)
+    }
+
+    /// [`Rule::run`], with the output's structured page sections where it has them.
+    pub fn run_in(
+        &self,
+        md: &str,
+        normalized: &str,
+        sections: Option<&sections::PageSections>,
+    ) -> Option<Outcome> {
         let check = match self.check() {
             Ok(c) => c,
             Err(e) => return Some(Outcome::error(e)),
         };
-        if matches!(check, RuleCheck::Unimplemented) {
+        if matches!(check, RuleCheck::Unimplemented | RuleCheck::Layout) {
             return None;
         }
         if md.is_empty() {
@@ -654,7 +592,11 @@ impl Rule {
                     }
                 }
             }
-            RuleCheck::Unimplemented => return None,
+            RuleCheck::PageSection(footer, text) => {
+                sections::page_section(footer, &text, self.page, md, sections)
+            }
+            RuleCheck::MarkColor(text, color) => sections::mark_color(&text, &color, md),
+            RuleCheck::Unimplemented | RuleCheck::Layout => return None,
         })
     }
 }
@@ -730,23 +672,42 @@ fn weighted(cats: &BTreeMap<&str, f64>, weights: &[(&str, f64)]) -> Option<f64> 
 }
 
 /// Scores one test case: runs its rules on the Markdown and computes its metrics as
-/// `ParseEvaluator.evaluate` does.
+/// `ParseEvaluator.evaluate` does (an output with no boxes and no page sections).
 pub fn score_case(category: &str, rules: &[Rule], md: &str) -> CaseScore {
+    score_case_in(category, rules, md, None)
+}
+
+/// [`score_case`] on a provider's Doc: its page sections for `is_header`/`is_footer`, and
+/// its boxes for the `layout` rules, which are scored together as
+/// `LayoutDetectionEvaluator.evaluate` does ([`layout::score`]); their metrics are the case's.
+pub fn score_case_in(category: &str, rules: &[Rule], md: &str, doc: Option<&Doc>) -> CaseScore {
     let normalized = normalize::normalize_text(md);
-    let results: Vec<RuleResult> = rules
+    let sections = doc.and_then(sections::PageSections::of);
+    let mut results: Vec<RuleResult> = rules
         .iter()
         .map(|r| RuleResult {
             kind: r.kind.clone(),
             id: r.id.clone(),
             page: r.page,
-            outcome: r.run(md, &normalized),
+            outcome: r.run_in(md, &normalized, sections.as_ref()),
             expected_angle: match r.check() {
                 Ok(RuleCheck::Rotate(v)) => rotate::angle_key(&v),
                 _ => None,
             },
         })
         .collect();
-    let metrics = case_metrics(&results);
+    let mut metrics = case_metrics(&results);
+    let at: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].kind == "layout").collect();
+    if !at.is_empty() {
+        let fields: Vec<Map<String, Value>> = at.iter().map(|&i| rules[i].fields.clone()).collect();
+        let preds = doc.map(layout::predictions);
+        if let layout::LayoutCase::Scored(outcomes, m) = layout::score(&fields, preds.as_deref()) {
+            for (&i, o) in at.iter().zip(outcomes) {
+                results[i].outcome = o;
+            }
+            metrics.extend(m);
+        }
+    }
     CaseScore { category: category.to_string(), rules: results, metrics }
 }
 
