@@ -88,9 +88,9 @@ pub(super) fn py_str(v: Option<&Value>) -> String {
     }
 }
 
-/// `table_anchor_cells` (null as none): strings as written, other values as their JSON.
-pub(super) fn anchor_cells(f: &Map<String, Value>) -> Result<Vec<String>, String> {
-    match f.get("table_anchor_cells") {
+/// A list field (null or absent as empty): strings as written, other values as their JSON.
+pub(super) fn string_list(f: &Map<String, Value>, k: &str) -> Result<Vec<String>, String> {
+    match f.get(k) {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(a)) => Ok(a
             .iter()
@@ -99,6 +99,11 @@ pub(super) fn anchor_cells(f: &Map<String, Value>) -> Result<Vec<String>, String
                 v => v.to_string(),
             })
             .collect()),
-        Some(_) => Err(wrong("table_anchor_cells", "a list")),
+        Some(_) => Err(wrong(k, "a list")),
     }
+}
+
+/// `table_anchor_cells`, a [`string_list`].
+pub(super) fn anchor_cells(f: &Map<String, Value>) -> Result<Vec<String>, String> {
+    string_list(f, "table_anchor_cells")
 }

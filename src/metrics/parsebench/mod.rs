@@ -40,7 +40,9 @@ pub mod trm;
 use std::collections::BTreeMap;
 
 use fields::py_str;
-use fields::{anchor_cells, bool_or, counts, list, num_or, opt_int, opt_str, str_or, wrong};
+use fields::{
+    anchor_cells, bool_or, counts, list, num_or, opt_int, opt_str, str_or, string_list, wrong,
+};
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -509,19 +511,7 @@ impl Rule {
                 values_threshold: num_or(f, "table_values_match_threshold", 0.9)?,
             }),
             "table_header_chain" => {
-                let list = |k: &str| -> Result<Vec<String>, String> {
-                    match f.get(k) {
-                        None | Some(Value::Null) => Ok(Vec::new()),
-                        Some(Value::Array(a)) => Ok(a
-                            .iter()
-                            .map(|v| match v {
-                                Value::String(s) => s.clone(),
-                                v => v.to_string(),
-                            })
-                            .collect()),
-                        Some(_) => Err(wrong(k, "a list")),
-                    }
-                };
+                let list = |k: &str| string_list(f, k);
                 RuleCheck::HeaderChain(
                     str_or(f, "data_cell", "")?,
                     list("column_headers")?,
