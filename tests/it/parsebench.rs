@@ -100,7 +100,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
     let cases = d.path().join("ParseBench");
     std::fs::create_dir_all(&cases).unwrap();
     let s = ingest_cases(&db, &cases);
-    assert_eq!(s["new_documents"], 13, "{s}");
+    assert_eq!(s["new_documents"], 15, "{s}");
     assert!(s["errors"].as_array().unwrap().is_empty(), "{s}");
     let not_run: Vec<&str> =
         s["rules_not_run"].as_object().unwrap().keys().map(String::as_str).collect();
@@ -110,7 +110,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .args(["import", "--provider", provider, "--format", "markdown", "--print", "json"])
             .arg(fixtures().join("outputs").join(dir)));
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(json(&out)["imported"], 13);
+        assert_eq!(json(&out)["imported"], 15);
         let s = eval(&db, provider);
         assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
         let got = rule_results(&s);
@@ -121,7 +121,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .map(|(id, w)| format!("{id}: got {:?}, want {w:?}", got.get(id)))
             .collect();
         assert!(wrong.is_empty(), "{provider}: {}", wrong.join("; "));
-        // Five dimensions, as the leaderboard shows them; table and layout are not computed
+        // Six dimensions, as the leaderboard shows them; table and layout are not computed
         // by this build, text formatting has only rule types not run.
         let names: Vec<&str> = s["dimensions"]
             .as_array()
@@ -129,14 +129,16 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .iter()
             .map(|d| d["category"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout"]);
+        assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout", "form"]);
         assert_eq!(dimension(&s, "table"), (None, 4, 2));
         assert_eq!(dimension(&s, "layout"), (None, 3, 3));
         // The computed dimensions: ParseBench's figures on the same Markdown.
         let v: Value =
             serde_json::from_slice(&std::fs::read(fixtures().join("expected.json")).unwrap())
                 .unwrap();
-        for (name, cases) in [("text_content", 4), ("text_formatting", 4), ("chart", 4)] {
+        for (name, cases) in
+            [("text_content", 4), ("text_formatting", 4), ("chart", 4), ("form", 2)]
+        {
             let (got, n, not_run) = dimension(&s, name);
             let want = v["dimensions"][dir][name].as_f64().unwrap();
             assert!((got.unwrap() - want).abs() < 1e-12, "{dir} {name}: {got:?}, want {want}");
@@ -187,7 +189,7 @@ fn malformed_parsebench_lines_are_named_and_the_rest_ingests() {
     let at = format!("chart.jsonl:{bad_line}");
     assert!(errors[0]["path"].as_str().unwrap().ends_with(&at), "{s}");
     assert!(errors[0]["error"].as_str().unwrap().contains("field text: expected a string"), "{s}");
-    assert_eq!(s["new_documents"], 13, "{s}");
+    assert_eq!(s["new_documents"], 15, "{s}");
 }
 
 /// GT-vs-GT scores the documents whose truth gives its Markdown; one without is named by `ocr`
@@ -225,7 +227,7 @@ fn truths_without_markdown_are_left_out_of_gt_vs_gt() {
         .iter()
         .map(|d| d["document"].as_str().unwrap())
         .collect();
-    assert_eq!(docs.len(), 12, "{docs:?}");
+    assert_eq!(docs.len(), 14, "{docs:?}");
     assert!(!docs.contains(&"chart/c4"));
     let (chart, n, _) = dimension(&s, "chart");
     assert_eq!((chart, n), (Some(1.0), 3));
