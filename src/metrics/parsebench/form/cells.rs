@@ -250,6 +250,49 @@ pub(super) fn html_cell_neighbor_pairs(md: &str) -> Vec<(String, String)> {
     out
 }
 
+/// Python's `int()` reads `s` (whitespace, which for `int()` is not U+001C..U+001F, a sign,
+/// ASCII digits with single `_` between them; other Unicode digits are not read here).
+fn py_int_reads(s: &str) -> bool {
+    let t = s.trim();
+    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !t.is_empty()
+        && !t.starts_with('_')
+        && !t.ends_with('_')
+        && !t.contains("__")
+        && t.chars().all(|c| c.is_ascii_digit() || c == '_')
+}
+
+/// The error `parse_html_tables` raises: a cell of a top-level table whose `rowspan` or
+/// `colspan` Python's `int()` cannot read.
+pub(super) fn span_error(md: &str) -> Option<String> {
+    if !md.to_lowercase().contains("<table") {
+        return None;
+    }
+    let doc = Html::parse_document(md);
+    for e in doc.root_element().descendants().filter_map(ElementRef::wrap) {
+        if !matches!(e.value().name(), "td" | "th") {
+            continue;
+        }
+        let tables = e
+            .ancestors()
+            .filter_map(ElementRef::wrap)
+            .filter(|a| a.value().name() == "table")
+            .count();
+        if tables != 1 {
+            continue;
+        }
+        for attr in ["rowspan", "colspan"] {
+            if let Some(v) = e.value().attr(attr).filter(|v| !py_int_reads(v)) {
+                return Some(format!(
+                    "invalid literal for int() with base 10: {}",
+                    super::py_repr(v)
+                ));
+            }
+        }
+    }
+    None
+}
+
 /// `_split_row_label`: (column label, N) of a `Column (row N)` label.
 pub(super) fn split_row_label(label: &str) -> Option<(String, i64)> {
     let m = ROW_LABEL.captures(label)?;

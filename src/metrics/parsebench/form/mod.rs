@@ -90,14 +90,25 @@ pub(super) fn py_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || (0x7f..0xa0).contains(&(c as u32)) => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
+            c if !py_printable(c) => out.push_str(&match c as u32 {
+                n @ 0..=0xff => format!("\\x{n:02x}"),
+                n @ 0x100..=0xffff => format!("\\u{n:04x}"),
+                n => format!("\\U{n:08x}"),
+            }),
             c => out.push(c),
         }
     }
     out.push(q);
     out
+}
+
+/// Python's `str.isprintable` for one character, for the characters outputs meet: not the
+/// controls, the separators other than the space, nor the format characters.
+fn py_printable(c: char) -> bool {
+    !(c.is_control()
+        || matches!(c,
+            '\u{a0}' | '\u{ad}' | '\u{1680}' | '\u{2000}'..='\u{200f}' | '\u{2028}'..='\u{202f}'
+            | '\u{205f}'..='\u{2064}' | '\u{3000}' | '\u{feff}'))
 }
 
 fn py_bool(b: bool) -> &'static str {
@@ -166,6 +177,10 @@ impl FormField {
     }
 
     fn run_text(&self, md: &str) -> Outcome {
+        // Every text lookup reads the HTML tables, where the evaluator raises on a bad span.
+        if let Some(e) = cells::span_error(md) {
+            return Outcome::error(e);
+        }
         let alts = self.alternatives();
         let found = if cells::split_row_label(&self.label).is_some() {
             cells::table_cell_for_row_label(md, &self.label)
@@ -207,6 +222,9 @@ impl FormField {
         let state = match checkbox::state_for_label(md, &self.label) {
             Some(s) => s,
             None => {
+                if let Some(e) = cells::span_error(md) {
+                    return Outcome::error(e);
+                }
                 let found = if cells::split_row_label(&self.label).is_some() {
                     cells::table_cell_for_row_label(md, &self.label)
                 } else {
@@ -240,6 +258,9 @@ impl FormField {
             Expected::List(l) => l.iter().any(|v| !py_strip(v).is_empty()),
             Expected::Text(s) => !py_strip(s).is_empty(),
         };
+        if let Some(e) = cells::span_error(md) {
+            return Outcome::error(e);
+        }
         let Some(text) = text_value_for_label(md, &self.label, None) else {
             return self.not_found();
         };

@@ -139,3 +139,18 @@ fn rules_check_text_checkbox_and_signature_values() {
     let bad = serde_json::json!({"label": "x", "value": 3});
     assert!(FormField::from_fields(bad.as_object().unwrap()).is_err());
 }
+
+#[test]
+fn a_span_python_cannot_read_fails_the_lookups_that_read_html_tables() {
+    let md = "☑ Married\n<table><tr><td colspan=\"2 | \">Name</td><td>Jane</td></tr></table>";
+    let o = rule("Name", "Jane".into(), "text").run(md);
+    assert!(o.error, "{o:?}");
+    assert_eq!(
+        o.explanation,
+        "Error executing rule: invalid literal for int() with base 10: '2 | '"
+    );
+    // A checkbox found by its glyph never reads the tables.
+    assert!(rule("Married", true.into(), "checkbox").run(md).passed);
+    assert_eq!(py_repr("t\u{a0}rue"), "'t\\xa0rue'");
+    assert_eq!(py_repr("it's"), "\"it's\"");
+}
