@@ -295,7 +295,7 @@ mod tests {
             concat!(
                 r#"{"pdf":"pdfs/text/a.pdf","category":"text_content","id":"1","type":"present","rule":{"text":"x"}}"#,
                 "\n",
-                r#"{"pdf":"pdfs/text/a.pdf","type":"form_field","rule":"{\"label\":\"y\"}"}"#,
+                r#"{"pdf":"pdfs/text/a.pdf","type":"not_a_rule_type","rule":"{\"label\":\"y\"}"}"#,
                 "\n",
                 "not json\n",
                 r#"{"pdf":"pdfs/text/gone.pdf","type":"present","rule":{"text":"z"}}"#,
@@ -314,7 +314,7 @@ mod tests {
         assert_eq!(names, ["expected_markdown", "text_content"]);
         assert_eq!(parts[0].1, b"# x");
         assert_eq!(String::from_utf8_lossy(&parts[1].1).lines().count(), 2);
-        assert_eq!(f.not_run, [("form_field".to_string(), 1)].into());
+        assert_eq!(f.not_run, [("not_a_rule_type".to_string(), 1)].into());
         assert_eq!(f.errors.len(), 2, "{:?}", f.errors);
         assert!(f.errors[0].path.ends_with("text_content.jsonl:3"), "{:?}", f.errors);
         assert!(f.errors[1].error.contains("text/gone.pdf"), "{:?}", f.errors);
@@ -326,7 +326,7 @@ mod tests {
         std::fs::create_dir_all(d.path().join("chart")).unwrap();
         std::fs::write(
             d.path().join("chart/c.test.json"),
-            r#"{"test_rules":[{"type":"form_field","label":"3"}]}"#,
+            r#"{"test_rules":[{"type":"not_a_rule_type","label":"3"}]}"#,
         )
         .unwrap();
         std::fs::write(d.path().join("chart/c.md"), "| a |").unwrap();
@@ -342,7 +342,7 @@ mod tests {
             parts.iter().map(|p| p.0.as_str()).collect::<Vec<_>>(),
             ["chart", "expected_markdown"]
         );
-        assert_eq!(f.not_run["form_field"], 1);
+        assert_eq!(f.not_run["not_a_rule_type"], 1);
         assert!(f.errors[0].error.contains("malformed parsebench test file"), "{:?}", f.errors);
     }
 

@@ -47,14 +47,15 @@ pub const PARSEBENCH_SUITE_VERSION: u32 = 2;
 /// The truth formats it reads.
 pub const FORMATS: [TruthFormat; 1] = [TruthFormat::ParseBench];
 
-/// The metric ids with fixed names: the five dimensions (each the headline metric of that
+/// The metric ids with fixed names: the six dimensions (each the headline metric of that
 /// category's test case) and the document's `rule_pass_rate`; per category `c`, `c/<metric>`
 /// ids are named by the data.
-pub const METRIC_IDS: [&str; 6] =
-    ["text_content", "text_formatting", "chart", "table", "layout", "rule_pass_rate"];
+pub const METRIC_IDS: [&str; 7] =
+    ["text_content", "text_formatting", "chart", "table", "layout", "form", "rule_pass_rate"];
 
 /// The leaderboard's columns: the dimensions.
-pub const HEADLINE: [&str; 5] = ["text_content", "text_formatting", "chart", "table", "layout"];
+pub const HEADLINE: [&str; 6] =
+    ["text_content", "text_formatting", "chart", "table", "layout", "form"];
 
 /// A truth read: its test cases (category, rules) and its Markdown.
 #[derive(Debug, Clone, Default)]
@@ -394,7 +395,7 @@ mod tests {
             "\n",
             r#"{"pdf":"a.pdf","type":"order","id":"o1","rule":{"before":"Costs fell","after":"Revenue grew"}}"#,
             "\n",
-            r#"{"pdf":"a.pdf","type":"form_field","id":"c1","rule":{"label":"3"}}"#,
+            r#"{"pdf":"a.pdf","type":"not_a_rule_type","id":"c1","rule":{"label":"3"}}"#,
             "\n",
         );
         let truth = Truth {
@@ -411,7 +412,7 @@ mod tests {
         assert_eq!(get("text_content"), Some(Some(0.0)));
         assert_eq!(get("rule_pass_rate"), Some(Some(0.5)));
         let trace = &rows.iter().find(|r| r.0 == "text_content/rule_pass_rate").unwrap().2;
-        assert_eq!(trace["not_run"]["form_field"], 1);
+        assert_eq!(trace["not_run"]["not_a_rule_type"], 1);
         assert_eq!(trace["rules"][1]["id"], "o1");
         assert_eq!(trace["rules"][1]["passed"], false);
         assert!(trace["rules"][2].get("passed").is_none());

@@ -90,7 +90,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
     let cases = d.path().join("ParseBench");
     std::fs::create_dir_all(&cases).unwrap();
     let s = ingest_cases(&db, &cases);
-    assert_eq!(s["new_documents"], 17, "{s}");
+    assert_eq!(s["new_documents"], 19, "{s}");
     assert!(s["errors"].as_array().unwrap().is_empty(), "{s}");
     // Every rule type of the cases runs (ingest names none as not run).
     assert!(s["rules_not_run"].as_object().is_none_or(|m| m.is_empty()), "{s}");
@@ -99,7 +99,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .args(["import", "--provider", provider, "--format", "markdown", "--print", "json"])
             .arg(fixtures().join("outputs").join(dir)));
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(json(&out)["imported"], 17);
+        assert_eq!(json(&out)["imported"], 19);
         let s = eval(&db, provider);
         assert!(s["failures"].as_array().unwrap().is_empty(), "{s}");
         let got = rule_results(&s);
@@ -110,14 +110,14 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             .map(|(id, w)| format!("{id}: got {:?}, want {w:?}", got.get(id)))
             .collect();
         assert!(wrong.is_empty(), "{provider}: {}", wrong.join("; "));
-        // Five dimensions, as the leaderboard shows them, all computed by this build.
+        // Six dimensions, as the leaderboard shows them, all computed by this build.
         let names: Vec<&str> = s["dimensions"]
             .as_array()
             .unwrap()
             .iter()
             .map(|d| d["category"].as_str().unwrap())
             .collect();
-        assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout"]);
+        assert_eq!(names, ["table", "chart", "text_content", "text_formatting", "layout", "form"]);
         // ParseBench's figures on the same Markdown. Layout: an imported Markdown has no boxes,
         // 0 (the ignored element is the one rule not run).
         let v: Value =
@@ -129,6 +129,7 @@ fn parsebench_rules_pass_and_fail_as_written_and_aggregate_per_dimension() {
             ("chart", 4, 0),
             ("table", 4, 0),
             ("layout", 6, 1),
+            ("form", 2, 0),
         ];
         for (name, cases, not_run) in dims {
             let (got, n, nr) = dimension(&s, name);
@@ -225,7 +226,7 @@ fn malformed_parsebench_lines_are_named_and_the_rest_ingests() {
     let at = format!("chart.jsonl:{bad_line}");
     assert!(errors[0]["path"].as_str().unwrap().ends_with(&at), "{s}");
     assert!(errors[0]["error"].as_str().unwrap().contains("field text: expected a string"), "{s}");
-    assert_eq!(s["new_documents"], 17, "{s}");
+    assert_eq!(s["new_documents"], 19, "{s}");
 }
 
 /// GT-vs-GT scores the documents whose truth gives its Markdown; one without is named by `ocr`
@@ -263,7 +264,7 @@ fn truths_without_markdown_are_left_out_of_gt_vs_gt() {
         .iter()
         .map(|d| d["document"].as_str().unwrap())
         .collect();
-    assert_eq!(docs.len(), 16, "{docs:?}");
+    assert_eq!(docs.len(), 18, "{docs:?}");
     assert!(!docs.contains(&"chart/c4"));
     let (chart, n, _) = dimension(&s, "chart");
     assert_eq!((chart, n), (Some(1.0), 3));

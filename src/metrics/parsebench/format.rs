@@ -230,7 +230,7 @@ fn candidates(md: &str) -> Vec<String> {
 }
 
 /// Python's `str.splitlines`.
-fn splitlines(s: &str) -> Vec<&str> {
+pub(super) fn splitlines(s: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut start = 0;
     let mut it = s.char_indices().peekable();

@@ -22,6 +22,7 @@ pub mod bag;
 pub mod chart;
 pub mod chart_array;
 mod fields;
+pub mod form;
 pub mod format;
 pub mod layout;
 pub mod normalize;
@@ -51,14 +52,15 @@ use bag::{BagCheck, BagRule, Unit};
 
 use crate::doc::Doc;
 
-/// The five dimensions of ParseBench's leaderboard, with the metric its aggregation report
-/// shows for each (`analysis/aggregation_report.py`, `_DEFAULT_METRICS`).
-pub const DIMENSIONS: [(&str, &str); 5] = [
+/// The dimensions of ParseBench's leaderboard, with the metric its aggregation report shows
+/// for each (`analysis/aggregation_report.py`, `_DEFAULT_METRICS`).
+pub const DIMENSIONS: [(&str, &str); 6] = [
     ("table", "grits_trm_composite"),
     ("chart", "rule_pass_rate"),
     ("text_content", "content_faithfulness"),
     ("text_formatting", "semantic_formatting"),
     ("layout", "layout_element_rule_pass_rate"),
+    ("form", "rule_form_field_pass_rate"),
 ];
 
 /// The headline metric of a category: [`DIMENSIONS`]'s, else `rule_pass_rate`.
@@ -211,6 +213,8 @@ pub enum RuleCheck {
     ArrayData(chart_array::ArrayData),
     /// `rotate_check`: the expected angle (`value`).
     Rotate(Value),
+    /// `form_field`.
+    Form(form::FormField),
     /// A type ParseBench's evaluator has no rule for (`math`): it fails with its error.
     NoRuleClass(String),
     /// `is_header` / `is_footer` (footer, text).
@@ -224,7 +228,7 @@ pub enum RuleCheck {
 }
 
 /// The rule types this build runs.
-pub const IMPLEMENTED: [&str; 66] = [
+pub const IMPLEMENTED: [&str; 67] = [
     "present",
     "absent",
     "order",
@@ -291,6 +295,7 @@ pub const IMPLEMENTED: [&str; 66] = [
     "is_footer",
     "mark_color",
     "layout",
+    "form_field",
 ];
 
 /// Whether this build runs rules of `kind`.
@@ -444,6 +449,7 @@ impl Rule {
                 Some(_) => return Err(wrong("value", "a number or a string")),
             },
             "math" => RuleCheck::NoRuleClass(self.kind.clone()),
+            "form_field" => RuleCheck::Form(form::FormField::from_fields(f)?),
             "tables_num_rows" => RuleCheck::TableCount(
                 opt_int(f, "expected_num_rows")?.unwrap_or(0),
                 opt_int(f, "actual_num_rows")?,
@@ -569,6 +575,7 @@ impl Rule {
             RuleCheck::ArrayData(r) => r.run(md),
             // Corpus's outputs report no page orientation: the evaluator's fallback.
             RuleCheck::Rotate(v) => rotate::rotate_check(&v, None),
+            RuleCheck::Form(r) => r.run(md),
             RuleCheck::NoRuleClass(k) => Outcome::error(format!("Unknown parse rule type: {k}")),
             // As the evaluator has it: the count the rule carries (filled in when the data was
             // made) against the expected one; the output is not read.
@@ -863,18 +870,18 @@ mod tests {
             rule(r#"{"type":"absent","text":"Revenue grew"}"#),
             rule(r#"{"type":"order","before":"Revenue grew","after":"Costs fell"}"#),
             rule(r#"{"type":"missing_word_percent","bag_of_word":{"revenue":1,"profit":1}}"#),
-            rule(r#"{"type":"form_field","label":"3"}"#),
+            rule(r#"{"type":"not_a_rule_type","label":"3"}"#),
         ];
         let c = score_case("text_content", &rules, "Revenue grew. Costs fell.");
         assert_eq!(c.metrics["rule_present_pass_rate"], 1.0);
         assert_eq!(c.metrics["rule_absent_pass_rate"], 0.0);
         assert_eq!(c.metrics["rule_missing_word_percent_pass_rate"], 0.5);
-        // (1 + 0 + 1 + 0.5) / 4: the form rule is not run.
+        // (1 + 0 + 1 + 0.5) / 4: the rule of an unknown type is not run.
         assert_eq!(c.metrics["rule_pass_rate"], 2.5 / 4.0);
         // (correctness 0.5 * 1 + order 1 * 0.5) / 1.5
         assert!((c.metrics["content_faithfulness"] - 1.0 / 1.5).abs() < 1e-12);
         assert!(!c.metrics.contains_key("semantic_formatting"));
-        assert_eq!(c.unimplemented(), [("form_field".to_string(), 1)].into());
+        assert_eq!(c.unimplemented(), [("not_a_rule_type".to_string(), 1)].into());
         let empty = score_case("text_content", &rules, "");
         assert_eq!(empty.metrics["rule_pass_rate"], 0.0);
     }

@@ -138,6 +138,22 @@ pub(super) fn rows_of<'a>(table: ElementRef<'a>, out: &mut Vec<ElementRef<'a>>) 
     }
 }
 
+/// The table's first `thead`, not one of a table nested in it.
+fn first_thead(table: ElementRef<'_>) -> Option<ElementRef<'_>> {
+    for child in table.children().filter_map(ElementRef::wrap) {
+        match child.value().name() {
+            "table" => {}
+            "thead" => return Some(child),
+            _ => {
+                if let Some(t) = first_thead(child) {
+                    return Some(t);
+                }
+            }
+        }
+    }
+    None
+}
+
 pub(super) fn span(e: ElementRef<'_>, attr: &str) -> usize {
     e.value().attr(attr).and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(1)
 }
@@ -151,6 +167,8 @@ pub struct HtmlTable {
     pub col_headers: std::collections::BTreeMap<usize, Vec<String>>,
     /// Row -> texts of the `<th>` cells across it, in order.
     pub row_headers: std::collections::BTreeMap<usize, Vec<String>>,
+    /// The rows holding a `<th>` cell or in the table's first `<thead>`.
+    pub header_rows: std::collections::BTreeSet<usize>,
     /// The text of up to 3 preceding siblings (the last 300 characters), after the caption.
     pub context_before: String,
 }
@@ -208,6 +226,7 @@ pub fn html_tables_full(md: &str) -> Vec<HtmlTable> {
                     }
                 }
                 if cell.value().name() == "th" {
+                    out.header_rows.insert(r);
                     for cc in c..c + cs {
                         out.col_headers.entry(cc).or_default().push(text.clone());
                     }
@@ -216,6 +235,13 @@ pub fn html_tables_full(md: &str) -> Vec<HtmlTable> {
                     }
                 }
                 c += cs;
+            }
+        }
+        if let Some(thead) = first_thead(table) {
+            for (r, row) in rows.iter().enumerate() {
+                if row.ancestors().any(|a| a.id() == thead.id()) {
+                    out.header_rows.insert(r);
+                }
             }
         }
         let nr = grid.keys().map(|k| k.0 + 1).max().unwrap_or(0);
