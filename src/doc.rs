@@ -188,6 +188,22 @@ impl BBox {
         (self.y1 - self.y0).max(0.0)
     }
 
+    /// Returns the area (never negative).
+    pub(crate) fn area(&self) -> f32 {
+        self.width() * self.height()
+    }
+
+    /// Returns the area the two boxes share (0 when they do not meet).
+    pub(crate) fn overlap(&self, o: &BBox) -> f32 {
+        let w = self.x1.min(o.x1) - self.x0.max(o.x0);
+        let h = self.y1.min(o.y1) - self.y0.max(o.y0);
+        if w <= 0.0 || h <= 0.0 {
+            0.0
+        } else {
+            w * h
+        }
+    }
+
     /// Returns the smallest box that holds both.
     pub(crate) fn union(&self, o: &BBox) -> BBox {
         BBox {

@@ -112,6 +112,9 @@ pub fn score_document(truth: &Truth, md: &str) -> Vec<CaseScore> {
 /// where the truth's Markdown holds tables, the table dimension's metrics (as the evaluator
 /// computes them for every case with such Markdown).
 pub fn score_document_in(truth: &Truth, md: &str, doc: Option<&Doc>) -> Vec<CaseScore> {
+    // The table metrics depend only on the Markdown pair and the case's settings: computed
+    // once per distinct settings, not once per category.
+    let mut tables: Vec<(TableOptions, BTreeMap<String, f64>)> = Vec::new();
     truth
         .cases
         .iter()
@@ -119,7 +122,15 @@ pub fn score_document_in(truth: &Truth, md: &str, doc: Option<&Doc>) -> Vec<Case
             let mut case = score_case_in(c, rules, md, doc);
             if let Some(expected) = &truth.expected_markdown {
                 let opts = truth.table_options.get(c).cloned().unwrap_or_default();
-                case.metrics.extend(table_metrics(expected, md, &opts));
+                let i = match tables.iter().position(|(o, _)| *o == opts) {
+                    Some(i) => i,
+                    None => {
+                        let m = table_metrics(expected, md, &opts);
+                        tables.push((opts, m));
+                        tables.len() - 1
+                    }
+                };
+                case.metrics.extend(tables[i].1.iter().map(|(k, v)| (k.clone(), *v)));
             }
             case
         })

@@ -687,8 +687,9 @@ pub fn score_case_in(category: &str, rules: &[Rule], md: &str, doc: Option<&Doc>
             id: r.id.clone(),
             page: r.page,
             outcome: r.run_in(md, &normalized, sections.as_ref()),
-            expected_angle: match r.check() {
-                Ok(RuleCheck::Rotate(v)) => rotate::angle_key(&v),
+            // Read again only for `rotate_check`, the one type with a per-angle rate.
+            expected_angle: match (r.kind == "rotate_check").then(|| r.check()) {
+                Some(Ok(RuleCheck::Rotate(v))) => rotate::angle_key(&v),
                 _ => None,
             },
         })

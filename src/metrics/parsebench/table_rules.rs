@@ -169,21 +169,6 @@ fn by_anchors(grids: Vec<Grid>, anchors: &[String]) -> Result<Vec<Grid>, String>
     }
     let mut votes: Vec<usize> = vec![0; grids.len()];
     let mut any: std::collections::BTreeSet<usize> = Default::default();
-    for a in anchors {
-        let a = normalize_text(a);
-        let hits: Vec<usize> = grids
-            .iter()
-            .enumerate()
-            .filter(|(_, g)| {
-                g.slots.iter().flatten().flatten().any(|&i| similar(&a, &g.cells[i].text) >= 0.8)
-            })
-            .map(|(i, _)| i)
-            .collect();
-        any.extend(hits.iter().copied());
-        if hits.len() == 1 {
-            votes[hits[0]] += 1;
-        }
-    }
     // Python's max() over the votes dict keeps the first table (in first-vote order) of the
     // highest count; first-vote order and table order agree on which table wins only when
     // counts differ, so ties go to the table voted first.
@@ -198,8 +183,12 @@ fn by_anchors(grids: Vec<Grid>, anchors: &[String]) -> Result<Vec<Grid>, String>
             })
             .map(|(i, _)| i)
             .collect();
-        if hits.len() == 1 && !order.contains(&hits[0]) {
-            order.push(hits[0]);
+        any.extend(hits.iter().copied());
+        if let [only] = hits[..] {
+            votes[only] += 1;
+            if !order.contains(&only) {
+                order.push(only);
+            }
         }
     }
     if let Some(best) = order.iter().copied().fold(None::<usize>, |b, i| match b {

@@ -95,20 +95,6 @@ fn contains(b: &BBox, (x, y): (f32, f32)) -> bool {
     x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1
 }
 
-fn area(b: &BBox) -> f32 {
-    b.width().max(0.0) * b.height().max(0.0)
-}
-
-fn overlap(a: &BBox, b: &BBox) -> f32 {
-    let w = a.x1.min(b.x1) - a.x0.max(b.x0);
-    let h = a.y1.min(b.y1) - a.y0.max(b.y0);
-    if w <= 0.0 || h <= 0.0 {
-        0.0
-    } else {
-        w * h
-    }
-}
-
 /// Splits glyphs (in content order) into runs: words on one baseline with gaps under one
 /// em, the spaces between them kept.
 fn runs(glyphs: &[Glyph]) -> Vec<Vec<Glyph>> {
@@ -262,12 +248,12 @@ pub(crate) fn page_blocks(
         }
         let mut best: Option<(bool, f32, f32, usize)> = None;
         for (i, r) in regions.iter().enumerate() {
-            let ov = overlap(&r.bbox, &bbox);
-            if ov <= 0.0 || (!contains(&r.bbox, c) && ov < 0.3 * area(&bbox).max(1e-3)) {
+            let ov = r.bbox.overlap(&bbox);
+            if ov <= 0.0 || (!contains(&r.bbox, c) && ov < 0.3 * bbox.area().max(1e-3)) {
                 continue;
             }
             let table = r.class == Class::Table && contains(&r.bbox, c);
-            let key = (table, ov, -area(&r.bbox), i);
+            let key = (table, ov, -r.bbox.area(), i);
             let better = best.is_none_or(|b| {
                 (key.0, key.1, key.2).partial_cmp(&(b.0, b.1, b.2))
                     == Some(std::cmp::Ordering::Greater)
@@ -362,7 +348,7 @@ fn merge_overlapping(regions: &[Region]) -> Vec<Region> {
             let hit = out.iter().position(|o| {
                 o.class == r.class
                     && o.class != Class::Table
-                    && overlap(&o.bbox, &r.bbox) > 0.33 * area(&o.bbox).min(area(&r.bbox))
+                    && o.bbox.overlap(&r.bbox) > 0.33 * o.bbox.area().min(r.bbox.area())
             });
             match hit {
                 Some(i) => {
@@ -378,8 +364,8 @@ fn merge_overlapping(regions: &[Region]) -> Vec<Region> {
     // The same box with two classes (text and reference, say): the better score wins, text
     // on a tie; tables keep theirs.
     let iou = |a: &BBox, b: &BBox| {
-        let i = overlap(a, b);
-        i / (area(a) + area(b) - i).max(1e-3)
+        let i = a.overlap(b);
+        i / (a.area() + b.area() - i).max(1e-3)
     };
     let mut keep = vec![true; out.len()];
     for i in 0..out.len() {
@@ -455,7 +441,7 @@ fn region_blocks(page: u32, r: &Region, glyphs: &[Glyph], ctx: &Ctx) -> Vec<Page
         // A "figure" over most of the page with text in it is the page itself (a poster, a
         // slide, a form): its text is kept as text. Other figures' text (axis labels, words
         // in a diagram) is not body text.
-        Class::Figure if !ls.is_empty() && area(&r.bbox) > 0.5 * ctx.width * ctx.height => {
+        Class::Figure if !ls.is_empty() && r.bbox.area() > 0.5 * ctx.width * ctx.height => {
             text_blocks(page, r, &ls, size)
         }
         Class::Figure => one(BlockKind::Figure, String::new()),
@@ -727,7 +713,7 @@ pub(crate) fn fill_table(r: &Region, glyphs: &[Glyph]) -> Option<Table> {
             .iter()
             .enumerate()
             .filter(|(_, (_, b))| contains(b, c))
-            .min_by(|a, b| area(&a.1 .1).total_cmp(&area(&b.1 .1)));
+            .min_by(|a, b| a.1 .1.area().total_cmp(&b.1 .1.area()));
         let i = match inside {
             Some((i, _)) => i,
             None => {

@@ -393,10 +393,8 @@ fn same_table(
     lattice_only: bool,
 ) -> Option<usize> {
     let iou = |a: &BBox, b: &BBox| {
-        let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
-        let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
-        let i = w * h;
-        let u = a.width() * a.height() + b.width() * b.height() - i;
+        let i = a.overlap(b);
+        let u = a.area() + b.area() - i;
         if u > 0.0 {
             i / u
         } else {
@@ -524,7 +522,7 @@ fn merged_rows(cells: &[(GridPos, BBox)], glyphs: &[Glyph]) -> bool {
 /// The page's tables (not yet taken) that lie mostly (half their area or more) inside `bbox`.
 fn held_tables(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Vec<usize> {
     (0..drawn.len())
-        .filter(|&i| !used[i] && overlap(bbox, &drawn[i].bbox) >= 0.5 * area(&drawn[i].bbox))
+        .filter(|&i| !used[i] && bbox.overlap(&drawn[i].bbox) >= 0.5 * drawn[i].bbox.area())
         .collect()
 }
 
@@ -532,12 +530,11 @@ fn held_tables(bbox: &BBox, drawn: &[PageTable], used: &[bool]) -> Vec<usize> {
 /// and drops the regions with half or more of their area inside it (docs/tables.md § 5).
 fn add_missed_tables(regions: &mut Vec<Region>, drawn: &[PageTable], used: &[bool]) {
     for (i, t) in drawn.iter().enumerate() {
-        let seen =
-            regions.iter().any(|r| r.class == Class::Table && overlap(&r.bbox, &t.bbox) > 0.0);
+        let seen = regions.iter().any(|r| r.class == Class::Table && r.bbox.overlap(&t.bbox) > 0.0);
         if used[i] || seen {
             continue;
         }
-        regions.retain(|r| overlap(&r.bbox, &t.bbox) < 0.5 * area(&r.bbox));
+        regions.retain(|r| r.bbox.overlap(&t.bbox) < 0.5 * r.bbox.area());
         let ruled = Some(t.table.clone());
         regions.push(Region {
             class: Class::Table,
@@ -547,17 +544,6 @@ fn add_missed_tables(regions: &mut Vec<Region>, drawn: &[PageTable], used: &[boo
             ruled,
         });
     }
-}
-
-/// The area two boxes share.
-fn overlap(a: &BBox, b: &BBox) -> f32 {
-    let w = (a.x1.min(b.x1) - a.x0.max(b.x0)).max(0.0);
-    let h = (a.y1.min(b.y1) - a.y0.max(b.y0)).max(0.0);
-    w * h
-}
-
-fn area(a: &BBox) -> f32 {
-    a.width().max(0.0) * a.height().max(0.0)
 }
 
 fn native(e: impl std::fmt::Display) -> Error {

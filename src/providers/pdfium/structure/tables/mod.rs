@@ -71,20 +71,6 @@ fn inside(b: &BBox, (x, y): (f32, f32)) -> bool {
     x >= b.x0 && x <= b.x1 && y >= b.y0 && y <= b.y1
 }
 
-fn area(b: &BBox) -> f32 {
-    b.width() * b.height()
-}
-
-fn overlap(a: &BBox, b: &BBox) -> f32 {
-    let w = a.x1.min(b.x1) - a.x0.max(b.x0);
-    let h = a.y1.min(b.y1) - a.y0.max(b.y0);
-    if w <= 0.0 || h <= 0.0 {
-        0.0
-    } else {
-        w * h
-    }
-}
-
 /// The words whose glyphs' centres lie in `region`: glyphs on one line closer than
 /// [`WORD_GAP`] ems, not split by a space or by a vertical rule.
 pub(crate) fn words_in(glyphs: &[Glyph], region: &BBox, rules: &Rules) -> Vec<Word> {
@@ -198,17 +184,17 @@ pub(crate) fn find(p: &PageInput<'_>) -> Vec<Found> {
     // Drawn grids first, then stacks, larger regions first. A region mostly inside a table
     // already found is part of it; a stack that reaches over a drawn grid's table is not one
     // table with it (section rules above and below ruled tables).
-    cands.sort_by(|a, b| b.1.cmp(&a.1).then(area(&b.0).total_cmp(&area(&a.0))));
+    cands.sort_by(|a, b| b.1.cmp(&a.1).then(b.0.area().total_cmp(&a.0.area())));
     let mut found: Vec<Found> = Vec::new();
     let mut grids_found = 0;
     for (region, lattice) in cands {
-        if found.iter().any(|f| overlap(&f.bbox, &region) > 0.5 * area(&region).max(1e-3)) {
+        if found.iter().any(|f| f.bbox.overlap(&region) > 0.5 * region.area().max(1e-3)) {
             continue;
         }
         if !lattice
             && found[..grids_found]
                 .iter()
-                .any(|f| overlap(&f.bbox, &region) > 0.1 * area(&f.bbox).max(1e-3))
+                .any(|f| f.bbox.overlap(&region) > 0.1 * f.bbox.area().max(1e-3))
         {
             continue;
         }
@@ -246,8 +232,8 @@ fn table_like(b: &grid::Built, region: &BBox, art: &[BBox], lattice: bool) -> bo
     if b.multi_rows < 2 || b.mean_cell > MAX_MEAN_CELL {
         return false;
     }
-    let art_area: f32 = art.iter().map(|a| overlap(a, region)).sum();
-    if art_area > MAX_ART * area(region) {
+    let art_area: f32 = art.iter().map(|a| a.overlap(region)).sum();
+    if art_area > MAX_ART * region.area() {
         return false;
     }
     let filled = b.table.cells.iter().filter(|c| !c.text.is_empty()).count();
