@@ -10,7 +10,7 @@ use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;
 use corpus::suites::{formula, olmocr, omnidoc, paper, parsebench, table, EvalFailure, Suite};
 
-use super::output::{fmt_value, print_json, print_table, Format, OutputArgs};
+use super::output::{fmt_value, print_json, print_metric_table, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 
 /// Arguments of `corpus eval`.
@@ -69,18 +69,23 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             "--provider truth is not sharded (it takes seconds): run `corpus eval --provider truth` without --shard/--into"
         );
     }
+    // Invariant: clap took only a registry name (`values::suite`).
+    let suite = Suite::parse(&a.suite).expect("--suite is one of the registry's");
+    // A usage error writes nothing: every check of the command line comes before the store is
+    // opened and the run started.
+    let one_provider =
+        matches!(suite, Suite::Omnidoc | Suite::Formula | Suite::Table | Suite::Parsebench);
+    if one_provider && a.provider.is_none() {
+        usage_bail!("--suite {} scores one provider: give --provider", a.suite);
+    }
     let mut store = super::shard::open(g, task.as_ref())?;
     let run = store.start_run("eval", &argv())?;
     let store = &mut store;
     let bar = super::progress::Bar::new("eval", g.quiet);
     let dataset = a.dataset.as_deref();
-    // Invariant: clap took only a registry name (`values::suite`).
-    let suite = Suite::parse(&a.suite).expect("--suite is one of the registry's");
     match suite {
         Suite::Omnidoc => {
-            let Some(provider) = a.provider.as_deref() else {
-                usage_bail!("--suite omnidoc scores one provider: give --provider");
-            };
+            let provider = a.provider.as_deref().expect("checked before the run");
             let opts =
                 omnidoc::OmnidocOptions { provider, dataset, method: a.method, run: Some(run) };
             let sum = omnidoc::eval(store, &opts, &bar)?;
@@ -91,9 +96,7 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             finish(g, a, store, run, &sum)
         }
         Suite::Formula => {
-            let Some(provider) = a.provider.as_deref() else {
-                usage_bail!("--suite formula scores one provider: give --provider");
-            };
+            let provider = a.provider.as_deref().expect("checked before the run");
             if provider == corpus::providers::truth::ID {
                 let formats = formula::FORMATS;
                 let keep = |f| formats.contains(&f);
@@ -105,17 +108,13 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             finish(g, a, store, run, &sum)
         }
         Suite::Table => {
-            let Some(provider) = a.provider.as_deref() else {
-                usage_bail!("--suite table scores one provider: give --provider");
-            };
+            let provider = a.provider.as_deref().expect("checked before the run");
             let opts = table::TableOptions { provider, dataset, run: Some(run) };
             let sum = table::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
         Suite::Parsebench => {
-            let Some(provider) = a.provider.as_deref() else {
-                usage_bail!("--suite parsebench scores one provider: give --provider");
-            };
+            let provider = a.provider.as_deref().expect("checked before the run");
             if provider == corpus::providers::truth::ID {
                 let keep = |f| parsebench::FORMATS.contains(&f);
                 corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
@@ -256,11 +255,12 @@ impl Render for paper::EvalSummary {
         if sum.rows.iter().any(|r| COLUMNS.iter().all(|(_, id)| r.get(id).is_none())) {
             columns.extend([("Title", "title_chr"), ("Abstract", "abstract_r")]);
         }
-        let mut headers = vec!["ID"];
+        // The metric ids as headers: the names `report`, `show --metric` and the store use.
+        let mut headers = vec!["document"];
         if several {
-            headers.push("Provider");
+            headers.push("provider");
         }
-        headers.extend(columns.iter().map(|(h, _)| *h));
+        headers.extend(columns.iter().map(|(_, id)| *id));
         let mut rows: Vec<Vec<String>> = sum
             .rows
             .iter()
@@ -501,7 +501,8 @@ impl Render for table::TableSummary {
                 rows.push(group(format!("complexity={class}"), f));
             }
         }
-        print_table(&headers, &rows)?;
+        let keep = corpus::report::html::board::headline_metrics(table::SUITE);
+        print_metric_table(&headers, &rows, 4, keep, g.quiet)?;
         if !g.quiet {
             eprintln!(
                 "{} of {} documents scored ({} rows written, table v{}); AVG = mean of document means, ALL and complexity rows = mean over GT tables.",
@@ -541,7 +542,8 @@ impl Render for formula::FormulaSummary {
             avg.extend(vals(&sum.document_means));
             rows.push(avg);
         }
-        print_table(&headers, &rows)?;
+        let keep = corpus::report::html::board::headline_metrics(formula::SUITE);
+        print_metric_table(&headers, &rows, 4, keep, g.quiet)?;
         println!();
         let mut by = vec!["formulas", "gt", "found", "cdm_err"];
         by.extend(formula::FORMULA_METRICS);

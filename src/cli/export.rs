@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use corpus::doc::Doc;
 use corpus::store::Store;
 
-use super::show::{load_output, resolve, write_json, write_text};
+use super::show::{load_output, resolve, write_json, write_markdown, write_text};
 use super::GlobalArgs;
 
 /// Export formats.
@@ -19,6 +19,8 @@ enum ExportFormat {
     Json,
     /// Blocks as plain text, headings marked with #
     Text,
+    /// Exactly the Markdown the suites score, as `corpus show --format markdown` prints it
+    Markdown,
 }
 
 /// Arguments of `corpus export`.
@@ -46,6 +48,7 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitCode> {
     match a.format {
         ExportFormat::Json => write_json(&mut out, &bytes)?,
         ExportFormat::Text => write_text(&mut out, &bytes)?,
+        ExportFormat::Markdown => write_markdown(&mut out, &bytes)?,
         ExportFormat::Peerread => {
             let d: Doc = serde_json::from_slice(&bytes)?;
             let paper = corpus::paper::from_doc(&d);

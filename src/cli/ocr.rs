@@ -70,6 +70,11 @@ pub struct OcrArgs {
     /// preset's (part of the cache key)
     #[arg(long)]
     longest_side: Option<u32>,
+    /// Endpoint providers: the GPU's price in US dollars per hour, for a self-hosted model with
+    /// no token price: each output records an estimated cost, its requests' wall time × this
+    /// price ÷ the concurrency the server actually ran [default: the preset's gpu_price]
+    #[arg(long, value_name = "USD_PER_HOUR")]
+    gpu_price: Option<f64>,
     /// With --provider openai: the model, server, caps and sampling (API key from
     /// CORPUS_OPENAI_API_KEY)
     #[command(flatten)]
@@ -85,6 +90,11 @@ pub fn run(g: &GlobalArgs, a: &OcrArgs) -> anyhow::Result<ExitCode> {
     let entry = resolve(&a.provider).map_err(|e| UsageError(e.to_string()))?;
     if a.argv.is_some() && !matches!(entry, Entry::Command) {
         usage_bail!("--argv is for --provider command only");
+    }
+    let endpoint = matches!(&entry, Entry::Endpoint)
+        || matches!(&entry, Entry::Preset(p) if p.endpoint.is_some());
+    if a.gpu_price.is_some() && !endpoint {
+        usage_bail!("--gpu-price is for endpoint providers (openai and the presets with [endpoint]): {} runs on this machine, whose time is recorded as s/page", a.provider);
     }
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         usage_bail!("--timeout must be a positive number of seconds");
@@ -399,6 +409,10 @@ fn run_endpoint(
         usage_bail!("--pages is not supported with --provider {}: every page is read", ep.id);
     }
     let price = a.llm.price(ep.price);
+    if a.gpu_price.is_some_and(|p| !p.is_finite() || p <= 0.0) {
+        usage_bail!("--gpu-price must be a positive number of US dollars per hour");
+    }
+    let gpu_price = a.gpu_price.or(ep.gpu_price);
     let client = a.llm.client(base_url, super::llm::api_key(&[KEY_VAR]));
     let budget = a.llm.budget(price);
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
@@ -411,6 +425,7 @@ fn run_endpoint(
         retry_errors: a.retry_errors,
         run: Some(run),
         price,
+        gpu_price,
     };
     let bar = super::progress::Bar::new(&ep.id, g.quiet);
     let (sum, stopped) = run_endpoint(&mut store, &client, &budget, ep, &opts, &bar)?;

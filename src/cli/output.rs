@@ -27,9 +27,13 @@ pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()
     std::io::stdout().lock().write_all(render_table(headers, rows).as_bytes())
 }
 
-/// Renders rows as aligned columns; numeric-looking cells are right-aligned.
+/// Renders rows as aligned columns; numeric-looking cells are right-aligned. A table wider
+/// than a terminal's 120 columns has its widest text columns cut with `…` (JSON shows them
+/// whole); numbers are never cut.
 pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    use corpus::report::render::{cut, fit_widths, TABLE_WIDTH};
+    let heads: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    let mut widths = heads.clone();
     for r in rows {
         for (i, c) in r.iter().enumerate() {
             widths[i] = widths[i].max(c.chars().count());
@@ -41,6 +45,8 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
         })
     };
     let right: Vec<bool> = (0..headers.len()).map(|i| !rows.is_empty() && numeric(i)).collect();
+    let shrink: Vec<bool> = right.iter().map(|r| !r).collect();
+    fit_widths(&mut widths, &heads, &shrink, TABLE_WIDTH);
     let mut out = String::new();
     let line = |out: &mut String, cells: &[String]| {
         let mut s = String::new();
@@ -48,6 +54,7 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
             if i > 0 {
                 s.push_str("  ");
             }
+            let c = &cut(c, widths[i]);
             let pad = widths[i] - c.chars().count();
             if right[i] {
                 s.push_str(&" ".repeat(pad));
@@ -68,6 +75,37 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
         line(&mut out, r);
     }
     out
+}
+
+/// Prints a table whose columns from `first_metric` on are metrics. Where it would be wider
+/// than 120 columns, only the metrics in `keep` (the suite's headline metrics) are shown, and
+/// stderr says which were left out and how to see them.
+pub fn print_metric_table(
+    headers: &[&str],
+    rows: &[Vec<String>],
+    first_metric: usize,
+    keep: &[&str],
+    quiet: bool,
+) -> std::io::Result<()> {
+    let full = render_table(headers, rows);
+    let width = corpus::report::render::TABLE_WIDTH;
+    let cols: Vec<usize> = (0..headers.len())
+        .filter(|&i| i < first_metric || keep.contains(&headers[i]))
+        .collect();
+    if full.lines().all(|l| l.chars().count() <= width) || cols.len() == headers.len() {
+        return std::io::stdout().lock().write_all(full.as_bytes());
+    }
+    let h: Vec<&str> = cols.iter().map(|&i| headers[i]).collect();
+    let r: Vec<Vec<String>> =
+        rows.iter().map(|row| cols.iter().map(|&i| row[i].clone()).collect()).collect();
+    if !quiet {
+        eprintln!(
+            "corpus: showing the headline metrics ({} of {}) to fit {width} columns; --format json for all, or `corpus report --metric all`",
+            h.len() - first_metric,
+            headers.len() - first_metric
+        );
+    }
+    std::io::stdout().lock().write_all(render_table(&h, &r).as_bytes())
 }
 
 /// Prints a value as pretty JSON on stdout.

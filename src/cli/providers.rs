@@ -78,7 +78,10 @@ fn preset_readiness(p: &Preset) -> String {
         RunKind::Command => "yes".into(),
         RunKind::Endpoint => "needs --base-url (a server running the model)".into(),
         RunKind::Python => match env::locate(p) {
-            Ok(Some(_)) => "yes".into(),
+            Ok(Some(e)) => match e.disk_bytes {
+                Some(b) => format!("yes ({} on disk)", env::human_bytes(b)),
+                None => "yes".into(),
+            },
             Ok(None) => "installs on first use".into(),
             Err(e) => format!("no: {e}"),
         },
@@ -100,6 +103,9 @@ fn notes(e: &Entry) -> String {
             let mut n = Vec::new();
             if p.heavy {
                 n.push("heavy".to_string());
+            }
+            if let Some(c) = &p.caveat {
+                n.push(c.clone());
             }
             if p.endpoint.is_some() {
                 n.push("GPU server".to_string());
@@ -265,7 +271,18 @@ fn install(g: &GlobalArgs, ids: &[String], all: bool) -> anyhow::Result<ExitCode
         match prepared {
             Ok(pp) => {
                 use corpus::providers::Provider;
-                println!("{}: ready ({} {})", p.id, p.name, pp.version());
+                let size = match env::locate(p) {
+                    Ok(Some(e)) => match (e.downloaded_bytes, e.disk_bytes) {
+                        (Some(d), Some(b)) => format!(
+                            "; {} downloaded, {} on disk",
+                            env::human_bytes(d),
+                            env::human_bytes(b)
+                        ),
+                        (_, _) => String::new(),
+                    },
+                    _ => String::new(),
+                };
+                println!("{}: ready ({} {}{size})", p.id, p.name, pp.version());
             }
             Err(err) => {
                 failed += 1;

@@ -23,7 +23,8 @@ pub struct ReportArgs {
     /// Only documents named in this dataset
     #[arg(long)]
     dataset: Option<String>,
-    /// Only this metric (required with --history)
+    /// Only this metric (required with --history); `all`: every metric, where a table too wide
+    /// for 120 columns would show only the suites' headline metrics
     #[arg(long)]
     metric: Option<String>,
     /// Only scores computed since then: a run id (42), a date (2026-11-01), today, yesterday,
@@ -85,6 +86,11 @@ pub struct ReportArgs {
 }
 
 impl ReportArgs {
+    /// The one metric asked for (`--metric all` asks for none in particular).
+    fn metric(&self) -> Option<&str> {
+        self.metric.as_deref().filter(|m| *m != "all")
+    }
+
     /// The interval settings, or `None` where --ci (or its default for --by) says none.
     fn ci(&self) -> Option<report::Ci> {
         let on = match self.ci.as_deref() {
@@ -157,7 +163,7 @@ fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<
         suite: a.suite.as_deref(),
         dataset: a.dataset.as_deref(),
         provider: a.provider.as_deref(),
-        metric: a.metric.as_deref(),
+        metric: a.metric(),
         since_run: since_bounds(since).0,
         since_time: since_bounds(since).1,
         attribute: match &a.by {
@@ -283,7 +289,8 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
             report::render::write(&render(&rows, format)?, &mut out)?;
         }
     } else if a.rank {
-        let Some(metric) = a.metric.clone().or_else(|| metrics.first().cloned()) else {
+        let Some(metric) = a.metric().map(str::to_string).or_else(|| metrics.first().cloned())
+        else {
             usage_bail!("--rank: no metric to rank by");
         };
         let ci = ci.unwrap_or(report::Ci {
@@ -306,60 +313,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, format)?, &mut out)?;
     } else {
-        // --by provider leads with the suite's headline metrics and sorts by the first, best
-        // first, as the HTML leaderboard does.
-        let headlines = match (&a.by, a.suite.as_deref()) {
-            (By::Provider, Some(suite)) => report::html::board::headline_columns(suite, &metrics),
-            _ => Vec::new(),
-        };
-        let metrics: Vec<String> = headlines
-            .iter()
-            .cloned()
-            .chain(metrics.iter().filter(|m| !headlines.contains(m)).cloned())
-            .collect();
-        let wide = report::wide_frame(&cols, &metrics)?;
-        let stored = match (&ci, a.suite.as_deref()) {
-            (Some(_), Some(suite)) => store.stored_intervals(suite, a.dataset.as_deref())?,
-            _ => Vec::new(),
-        };
-        let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-        let mut t = report::summary_ci(&wide, &metrics, &a.by, ci.as_ref(), &stored, headline)?;
-        if let Some(first) = headlines.first() {
-            let descending = !corpus::metrics::lower_is_better(first);
-            t = t.sort(
-                [first.as_str()],
-                polars::prelude::SortMultipleOptions::default()
-                    .with_order_descending(descending)
-                    .with_nulls_last(true)
-                    .with_maintain_order(true),
-            )?;
-        }
-        // Beside the scores: what each provider version took per page.
-        if a.by == By::Provider {
-            t = report::with_usage(&t, &cols, &store.output_usage()?)?;
-        }
-        let t = match &ci {
-            Some(ci) => {
-                if !g.quiet {
-                    eprintln!("corpus: {}", ci.describe());
-                }
-                if textual {
-                    report::fold_intervals(&t, &metrics)?
-                } else {
-                    t
-                }
-            }
-            None => t,
-        };
-        let t = match &a.by {
-            By::Attribute(name) => {
-                let mut t = t;
-                t.rename("attribute", name.as_str().into())?;
-                t
-            }
-            _ => t,
-        };
-        let r = render(&t, format)?;
+        let r = summary(g, a, &store, &cols, &metrics, format)?;
         if let (Rendered::Bytes(_), None) = (&r, &a.output) {
             usage_bail!("binary output needs --output FILE");
         }
@@ -367,4 +321,136 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The summary (`--by`): each group's means with their intervals, the usage columns with
+/// `--by provider`. A default text table wider than a terminal's 120 columns shows the
+/// headline metrics of the suites instead, and says how to see all (`--metric all`,
+/// `--format csv`).
+fn summary(
+    g: &GlobalArgs,
+    a: &ReportArgs,
+    store: &Store,
+    cols: &corpus::store::ScoreColumns,
+    metrics: &[String],
+    format: ReportFormat,
+) -> anyhow::Result<Rendered> {
+    let ci = a.ci();
+    let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
+    let usage = match a.by {
+        By::Provider => store.output_usage()?,
+        _ => Vec::new(),
+    };
+    let table = |metrics: &[String]| -> anyhow::Result<Rendered> {
+        let t = summary_frame(a, store, cols, metrics, ci.as_ref(), &usage, textual)?;
+        Ok(render(&t, format)?)
+    };
+    let r = table(metrics)?;
+    let fits = |r: &Rendered| match r {
+        Rendered::Text(t) => t.lines().all(|l| l.chars().count() <= report::render::TABLE_WIDTH),
+        Rendered::Bytes(_) => true,
+    };
+    let heads = headline_set(a.suite.as_deref(), metrics);
+    let r = if format == ReportFormat::Table
+        && a.metric.is_none()
+        && !fits(&r)
+        && !heads.is_empty()
+        && heads.len() < metrics.len()
+    {
+        if !g.quiet {
+            eprintln!(
+                "corpus: showing the headline metrics ({} of {}: {}) to fit 120 columns; --metric all for every metric, --format csv or json for every column",
+                heads.len(),
+                metrics.len(),
+                heads.join(", ")
+            );
+        }
+        table(&heads)?
+    } else {
+        r
+    };
+    if !g.quiet {
+        if let Some(ci) = &ci {
+            eprintln!("corpus: {}", ci.describe());
+        }
+        let estimated = report::estimated_costs(cols, &usage);
+        if !estimated.is_empty() {
+            eprintln!(
+                "corpus: ¢/page of {} is an estimate: the GPU time its requests took (their wall time ÷ the concurrency the server ran) × the --gpu-price given",
+                estimated.join(", ")
+            );
+        }
+    }
+    Ok(r)
+}
+
+/// The headline metrics among `metrics`: the suite's ([`report::html::board::headline_columns`]),
+/// or without --suite every suite's, in the registry's order.
+fn headline_set(suite: Option<&str>, metrics: &[String]) -> Vec<String> {
+    use corpus::report::html::board::{headline_columns, headline_metrics};
+    if let Some(suite) = suite {
+        return headline_columns(suite, metrics);
+    }
+    let mut out: Vec<String> = Vec::new();
+    for s in corpus::suites::Suite::ALL {
+        for name in s.stored_names() {
+            for h in headline_metrics(name) {
+                if metrics.iter().any(|m| m == h) && !out.iter().any(|o| o == h) {
+                    out.push(h.to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The summary frame over `metrics`.
+fn summary_frame(
+    a: &ReportArgs,
+    store: &Store,
+    cols: &corpus::store::ScoreColumns,
+    metrics: &[String],
+    ci: Option<&report::Ci>,
+    usage: &[corpus::store::UsageRow],
+    textual: bool,
+) -> anyhow::Result<polars::prelude::DataFrame> {
+    // --by provider leads with the suite's headline metrics and sorts by the first, best
+    // first, as the HTML leaderboard does.
+    let headlines = match (&a.by, a.suite.as_deref()) {
+        (By::Provider, Some(suite)) => report::html::board::headline_columns(suite, metrics),
+        _ => Vec::new(),
+    };
+    let metrics: Vec<String> = headlines
+        .iter()
+        .cloned()
+        .chain(metrics.iter().filter(|m| !headlines.contains(m)).cloned())
+        .collect();
+    let wide = report::wide_frame(cols, &metrics)?;
+    let stored = match (ci, a.suite.as_deref()) {
+        (Some(_), Some(suite)) => store.stored_intervals(suite, a.dataset.as_deref())?,
+        _ => Vec::new(),
+    };
+    let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
+    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline)?;
+    if let Some(first) = headlines.first() {
+        let descending = !corpus::metrics::lower_is_better(first);
+        t = t.sort(
+            [first.as_str()],
+            polars::prelude::SortMultipleOptions::default()
+                .with_order_descending(descending)
+                .with_nulls_last(true)
+                .with_maintain_order(true),
+        )?;
+    }
+    // Beside the scores: what each provider version took per page.
+    if a.by == By::Provider {
+        t = report::with_usage(&t, cols, usage)?;
+    }
+    if ci.is_some() && textual {
+        t = report::fold_intervals(&t, &metrics)?;
+    }
+    if let By::Attribute(name) = &a.by {
+        t.rename("attribute", name.as_str().into())?;
+    }
+    Ok(t)
 }

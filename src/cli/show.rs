@@ -12,8 +12,12 @@ use super::GlobalArgs;
 /// How a document is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ShowFormat {
-    /// Blocks in reading order as text, headings marked with #
+    /// Blocks in reading order as plain text, headings marked with #
     Text,
+    /// Exactly the Markdown the Markdown-reading suites score (olmocr, parsebench, omnidoc,
+    /// formula): the provider's own Markdown verbatim where it wrote one, else the Doc rendered
+    /// (tables as pipe or HTML tables); byte for byte, no newline added
+    Markdown,
     /// The Doc as stored (JSON); with --metric/--suite, the scores as JSON
     Json,
     /// One line per block: page, kind, text
@@ -83,6 +87,14 @@ pub fn write_json(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes exactly the Markdown the suites score ([`Doc::markdown`]), byte for byte: imported
+/// back with `--format markdown` it scores as the output itself does.
+pub fn write_markdown(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
+    let d: Doc = serde_json::from_slice(doc_json)?;
+    out.write_all(d.markdown().as_bytes())?;
+    Ok(())
+}
+
 /// Writes a stored Doc as plain text, headings marked with #.
 pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
     let d: Doc = serde_json::from_slice(doc_json)?;
@@ -113,6 +125,7 @@ pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     match a.format {
         ShowFormat::Json => write_json(&mut stdout, &bytes)?,
         ShowFormat::Text => write_text(&mut stdout, &bytes)?,
+        ShowFormat::Markdown => write_markdown(&mut stdout, &bytes)?,
         ShowFormat::Blocks => {
             let d: Doc = serde_json::from_slice(&bytes)?;
             for b in &d.blocks {

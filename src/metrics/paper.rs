@@ -93,6 +93,35 @@ fn ratio(num: usize, den: usize) -> f64 {
     }
 }
 
+/// A precision: `hit` of the prediction's `total` found in the GT; null when the prediction
+/// has nothing (0 of 0 is no evidence either way), the trace saying so (docs/paper-suite.md §5).
+fn precision(hit: usize, total: usize) -> Option<f64> {
+    (total > 0).then(|| ratio(hit, total))
+}
+
+/// The F1 metric `id` of a precision (null when the prediction had nothing) and a recall: with
+/// a null precision it is 0 when the recall is 0 (nothing found, whatever the precision), else
+/// null.
+fn f_metric(id: &'static str, p: Option<f64>, r: f64) -> Metric {
+    match p {
+        Some(p) => metric(id, Some(f1(p, r)), json!({"p": p, "r": r})),
+        None if r == 0.0 => metric(id, Some(0.0), json!({"p": null, "r": r})),
+        None => metric(
+            id,
+            None,
+            json!({"p": null, "r": r, "reason": "precision undefined: the prediction has none"}),
+        ),
+    }
+}
+
+/// The trace of a precision metric: its counts, and the reason where it is null.
+fn p_trace(mut trace: Value, total: usize) -> Value {
+    if total == 0 {
+        trace["reason"] = json!("the prediction has none: precision undefined, left out of means");
+    }
+    trace
+}
+
 fn f1(p: f64, r: f64) -> f64 {
     if p + r == 0.0 {
         0.0
@@ -266,7 +295,7 @@ fn text_metrics(g: &Side, p: &Side) -> [Metric; 4] {
     let pp = counts(&p.prose);
     let pp_total: usize = pp.values().sum();
     let (phit, extra) = overlap(&pp, &gt);
-    let prec = ratio(phit, pp_total);
+    let prec = precision(phit, pp_total);
     [
         metric(
             "text_r",
@@ -276,11 +305,14 @@ fn text_metrics(g: &Side, p: &Side) -> [Metric; 4] {
         ),
         metric(
             "text_p",
-            Some(prec),
-            json!({"hit": phit, "total": pp_total, "extra_distinct": extra.len(),
-                   "extra": short_list(&extra)}),
+            prec,
+            p_trace(
+                json!({"hit": phit, "total": pp_total, "extra_distinct": extra.len(),
+                       "extra": short_list(&extra)}),
+                pp_total,
+            ),
         ),
-        metric("text_f", Some(f1(prec, r)), json!({"p": prec, "r": r})),
+        f_metric("text_f", prec, r),
         text_chr(g, p),
     ]
 }
@@ -326,7 +358,7 @@ fn table_metrics(g: &Side, p: &Side) -> [Metric; 5] {
     let (hit, short) = overlap(&gv, &pv);
     let (_, extra) = overlap(&pv, &gv);
     let r = ratio(hit, g_total);
-    let prec = ratio(hit, p_total);
+    let prec = precision(hit, p_total);
     let gsq = squash(&g.table_lines.join("\n"));
     let psq = squash(&p.table_lines.join("\n"));
     let d = levenshtein(&gsq, &psq);
@@ -342,12 +374,15 @@ fn table_metrics(g: &Side, p: &Side) -> [Metric; 5] {
         ),
         metric(
             "tbl_p",
-            Some(prec),
-            json!({"hit": hit, "total": p_total, "pred_table_lines": p.table_lines.len(),
-                   "extra": values(&extra)}),
+            prec,
+            p_trace(
+                json!({"hit": hit, "total": p_total, "pred_table_lines": p.table_lines.len(),
+                       "extra": values(&extra)}),
+                p_total,
+            ),
         ),
         metric("tbl_r", Some(r), json!({"hit": hit, "total": g_total, "missing": values(&short)})),
-        metric("tbl_f", Some(f1(prec, r)), json!({"p": prec, "r": r})),
+        f_metric("tbl_f", prec, r),
         metric(
             "tbl_txt",
             Some(txt),
@@ -452,7 +487,7 @@ fn reference_metrics(gt: &Paper, pred: &Paper) -> [Metric; 3] {
     missing.sort();
     extra.sort();
     let r = ratio(hit, g.len());
-    let prec = ratio(hit, p.len());
+    let prec = precision(hit, p.len());
     [
         metric(
             "ref_r",
@@ -464,13 +499,13 @@ fn reference_metrics(gt: &Paper, pred: &Paper) -> [Metric; 3] {
         ),
         metric(
             "ref_p",
-            Some(prec),
+            prec,
             with_unkeyable(
-                json!({"hit": hit, "total": p.len(), "extra": cap(extra)}),
+                p_trace(json!({"hit": hit, "total": p.len(), "extra": cap(extra)}), p.len()),
                 &p_unkeyable,
             ),
         ),
-        metric("ref_f", Some(f1(prec, r)), json!({"p": prec, "r": r})),
+        f_metric("ref_f", prec, r),
     ]
 }
 
@@ -500,12 +535,16 @@ fn mention_metrics(gt: &Paper, pred: &Paper) -> [Metric; 3] {
     let (hit, missing) = overlap(&gr, &pr);
     let (_, extra) = overlap(&pr, &gr);
     let r = ratio(hit, g_total);
-    let prec = ratio(hit, p_total);
+    let prec = precision(hit, p_total);
     let list = |s: &[(&str, usize)]| cap(s.iter().map(|(k, n)| json!({"key": k, "count": n})));
     [
         metric("men_r", Some(r), json!({"hit": hit, "total": g_total, "missing": list(&missing)})),
-        metric("men_p", Some(prec), json!({"hit": hit, "total": p_total, "extra": list(&extra)})),
-        metric("men_f", Some(f1(prec, r)), json!({"p": prec, "r": r})),
+        metric(
+            "men_p",
+            prec,
+            p_trace(json!({"hit": hit, "total": p_total, "extra": list(&extra)}), p_total),
+        ),
+        f_metric("men_f", prec, r),
     ]
 }
 

@@ -220,6 +220,34 @@ fn text_rules_by_hand() {
     assert_eq!(val(&score(&g, &p2), "text_r"), Some(1.0));
 }
 
+/// A prediction with nothing of a kind: its precision is undefined (null, the trace says why,
+/// left out of means), never 0; the F1 is 0 where the recall is 0, else null.
+#[test]
+fn precision_of_an_empty_prediction_is_null() {
+    let g = paper_of(&[("1 A", "aa bb cc"), ("2 R", "Test 54,088 1,812 97.5\nDev 12 12 7")]);
+    let ms = score(&g, &paper_of(&[("1 A", "")]));
+    for id in ["text_p", "tbl_p"] {
+        let m = get(&ms, id);
+        assert_eq!(m.value, None, "{id}: {}", m.trace);
+        assert_eq!((&m.trace["hit"], &m.trace["total"]), (&json!(0), &json!(0)), "{id}");
+        assert!(m.trace["reason"].as_str().unwrap().contains("the prediction has none"), "{id}");
+    }
+    for id in ["text_r", "text_f", "tbl_r", "tbl_f"] {
+        assert_eq!(val(&ms, id), Some(0.0), "{id}");
+    }
+    // Recall from the prediction's table lines while its prose is empty: text_f is null too.
+    let mut p = paper_of(&[("1 A", "aa bb")]);
+    p.sections.as_mut().unwrap()[0].text = String::new();
+    p.tables = Some(vec!["aa bb 12".into()]);
+    let ms = score(&g, &p);
+    assert_eq!(val(&ms, "text_p"), None);
+    assert!(val(&ms, "text_r").is_some_and(|r| r > 0.0), "{:?}", get(&ms, "text_r").trace);
+    assert_eq!(val(&ms, "text_f"), None);
+    // The average leaves the nulls out.
+    let avg = average(&[ms.clone(), score(&g, &g)]);
+    assert_eq!(val(&avg, "text_p"), Some(1.0));
+}
+
 #[test]
 fn table_rules_by_hand() {
     // GT table lines (heuristic): two; values 54,088 1,812 97.5 and 12 12 (multiset).

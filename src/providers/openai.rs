@@ -80,6 +80,7 @@ impl Preset {
             boxes: None,
             two_stage: None,
             price: None,
+            gpu_price: None,
             preset_digest: None,
             sampling: SamplingSpec::default(),
         }

@@ -11,6 +11,7 @@ pub mod correlate;
 pub mod gate;
 pub mod html;
 pub mod render;
+mod usage;
 
 use polars::prelude::*;
 
@@ -18,6 +19,7 @@ use crate::store::ScoreColumns;
 
 pub use compare::{compare, paired_rows, paired_table, PairedRow};
 pub use render::{render, Rendered, ReportFormat};
+pub use usage::{estimated_costs, with_usage, USAGE_COLUMNS};
 
 /// A `provider[@version]` selector for `--compare`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -294,73 +296,6 @@ pub fn summary(wide: &DataFrame, metrics: &[String], by: &By) -> PolarsResult<Da
         By::Dataset => grouped(vec!["dataset", "provider", "model"]),
         By::Attribute(_) => grouped(vec!["attribute", "provider", "model"]),
     }
-}
-
-/// The cost-and-speed columns a `--by provider` table shows beside its scores, as ParseBench
-/// and pdf-parse-bench print them: over the documents each provider version and model was
-/// scored on, `s/page` (wall seconds), `cpu s/page` (CPU seconds of the worker), `tokens/page`
-/// (prompt + completion, endpoints) and `¢/page` (US cents, endpoints with a price). Each is
-/// a total over a total of pages, and null where any of its outputs did not record it (an
-/// unknown price is no cost, never 0); a column with no value in any row is left out. Rules:
-/// `docs/endpoints.md` §Cost and speed.
-pub fn with_usage(
-    table: &DataFrame,
-    cols: &ScoreColumns,
-    usage: &[crate::store::UsageRow],
-) -> PolarsResult<DataFrame> {
-    use std::collections::{HashMap, HashSet};
-    let scored: HashSet<(String, String, &str, &str)> = cols
-        .keys
-        .iter()
-        .map(|k| {
-            (
-                format!("{}@{}", k.provider, k.provider_version),
-                short_model(&k.model_digest).to_string(),
-                k.document.as_str(),
-                k.dataset.as_str(),
-            )
-        })
-        .collect();
-    // (provider@version, model) -> pages, wall, cpu, tokens, cost; None once one is missing.
-    type Sums = (u64, Option<u64>, Option<u64>, Option<u64>, Option<f64>);
-    let mut sums: HashMap<(String, String), Sums> = HashMap::new();
-    for u in usage {
-        let pv = format!("{}@{}", u.provider, u.provider_version);
-        let m = short_model(&u.model_digest).to_string();
-        if !scored.contains(&(pv.clone(), m.clone(), u.document.as_str(), u.dataset.as_str())) {
-            continue;
-        }
-        let e = sums.entry((pv, m)).or_insert((0, Some(0), Some(0), Some(0), Some(0.0)));
-        e.0 += u.pages;
-        e.1 = e.1.zip(u.wall_ms).map(|(a, b)| a + b);
-        e.2 = e.2.zip(u.cpu_ms).map(|(a, b)| a + b);
-        e.3 = e.3.zip(u.tokens).map(|(a, b)| a + b);
-        e.4 = e.4.zip(u.cost_usd).map(|(a, b)| a + b);
-    }
-    let providers = table.column("provider")?.str()?.clone();
-    let models = table.column("model")?.str()?.clone();
-    let mut cols_out: [Vec<Option<f64>>; 4] = Default::default();
-    for (p, m) in providers.iter().zip(models.iter()) {
-        let s = p.zip(m).and_then(|(p, m)| sums.get(&(p.to_string(), m.to_string())));
-        let per = |v: Option<f64>, scale: f64| match s {
-            Some(s) if s.0 > 0 => v.map(|v| v * scale / s.0 as f64),
-            _ => None,
-        };
-        let s0 = s.copied().unwrap_or((0, None, None, None, None));
-        cols_out[0].push(per(s0.1.map(|v| v as f64), 1e-3));
-        cols_out[1].push(per(s0.2.map(|v| v as f64), 1e-3));
-        cols_out[2].push(per(s0.3.map(|v| v as f64), 1.0));
-        cols_out[3].push(per(s0.4, 100.0));
-    }
-    // A column nothing recorded (tokens of parsers on this machine, a store from before
-    // costs were kept) is left out rather than shown empty.
-    let mut t = table.clone();
-    for (name, v) in ["s/page", "cpu s/page", "tokens/page", "¢/page"].iter().zip(cols_out) {
-        if v.iter().any(Option::is_some) {
-            t.with_column(Column::new((*name).into(), v))?;
-        }
-    }
-    Ok(t)
 }
 
 /// How `report` computes the intervals of its means (`docs/statistics.md`): a percentile

@@ -180,13 +180,48 @@ fn to_polars(e: serde_json::Error) -> PolarsError {
     PolarsError::ComputeError(e.to_string().into())
 }
 
+/// The width every default table is made to fit: a terminal's 120 columns.
+pub const TABLE_WIDTH: usize = 120;
+
+/// Narrows the text columns (`shrink`) of a table whose widths `w` (columns two spaces
+/// apart) exceed `max`, widest first, down to no less than their header's width (at most 12) or
+/// 6; numbers are never cut. A table that still does not fit keeps what is left.
+pub fn fit_widths(w: &mut [usize], headers: &[usize], shrink: &[bool], max: usize) {
+    let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
+    let floor = |j: usize| headers[j].clamp(6, 12);
+    while total(w) > max {
+        let widest =
+            (0..w.len()).filter(|&j| shrink[j] && w[j] > floor(j)).max_by_key(|&j| (w[j], j));
+        let Some(j) = widest else { break };
+        w[j] -= 1;
+    }
+}
+
+/// `s` cut to `width` characters, ending in `…` where it was longer.
+pub fn cut(s: &str, width: usize) -> String {
+    if s.chars().count() <= width {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
-    let mut w: Vec<usize> = names.iter().map(|n| n.chars().count()).collect();
+    let heads: Vec<usize> = names.iter().map(|n| n.chars().count()).collect();
+    let mut w = heads.clone();
     for r in rows {
         for (j, c) in r.iter().enumerate() {
             w[j] = w[j].max(c.chars().count());
         }
     }
+    // Numbers, and means folded with their intervals (`0.512 [0.401, 0.613]`), are never cut.
+    let number =
+        |c: &str| c == "–" || c.split(' ').next().is_some_and(|x| x.parse::<f64>().is_ok());
+    let shrink: Vec<bool> = (0..names.len())
+        .map(|j| !numeric[j] && !(!rows.is_empty() && rows.iter().all(|r| number(&r[j]))))
+        .collect();
+    fit_widths(&mut w, &heads, &shrink, TABLE_WIDTH);
     let mut out = String::new();
     let line = |cells: &[String], out: &mut String| {
         let mut s = String::new();
@@ -194,6 +229,7 @@ fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
             if j > 0 {
                 s.push_str("  ");
             }
+            let c = &cut(c, w[j]);
             let pad = w[j] - c.chars().count();
             if numeric[j] {
                 s.push_str(&" ".repeat(pad));

@@ -36,7 +36,7 @@ pub use blobs::{hash_file, BlobReader, StoredPdf, CHUNK, MAX_PDF};
 pub use docs::{DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthRow};
 pub use llm::StoredReply;
 pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
-pub use outputs::{NewOutput, OutputRow, ProviderCount, Usage};
+pub use outputs::{CostBasis, NewOutput, OutputRow, ProviderCount, ReplyHealth, Usage};
 pub use report::{ScoreColumns, ScoreFilter, ScoreKey, StoredInterval, UsageRow};
 pub use runs::RunId;
 pub use site::{SiteOutput, SiteScore};

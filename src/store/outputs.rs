@@ -47,6 +47,42 @@ pub struct Usage {
     pub completion_tokens: Option<u64>,
     /// Cost in US dollars at the prices in force (endpoints with a price).
     pub cost_usd: Option<f64>,
+    /// What `cost_usd` rests on (endpoints with a cost).
+    pub cost_basis: Option<CostBasis>,
+    /// How the model's page replies ended (endpoints).
+    pub replies: Option<ReplyHealth>,
+}
+
+/// What an output's cost rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostBasis {
+    /// Tokens × the price per token.
+    Tokens,
+    /// An estimate: the requests' wall time × the GPU's price per hour ÷ the concurrency the
+    /// server actually ran.
+    GpuTime,
+}
+
+impl CostBasis {
+    /// The name stored in `outputs.cost_basis`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CostBasis::Tokens => "tokens",
+            CostBasis::GpuTime => "gpu-time",
+        }
+    }
+}
+
+/// How a model's page replies ended, counted in pages: cut at the token limit, a repeated
+/// tail removed, no text at all (docs/endpoints.md §Degenerate replies).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ReplyHealth {
+    /// Pages with a reply cut at the token limit (`finish_reason` = `length`).
+    pub cut: u64,
+    /// Pages with a repeated tail removed.
+    pub looped: u64,
+    /// Pages whose replies gave no text.
+    pub empty: u64,
 }
 
 /// A stored output row.
@@ -108,6 +144,21 @@ impl Store {
         }
         let tx = self.conn.transaction()?;
         let n = insert_output(&tx, &o.document, o)?;
+        // Endpoint outputs only, which are never sharded: shard files keep the older columns.
+        if n && (o.usage.replies.is_some() || o.usage.cost_basis.is_some()) {
+            let h = o.usage.replies;
+            tx.prepare_cached(
+                "UPDATE outputs SET pages_cut = ?2, pages_looped = ?3, pages_empty = ?4,
+                        cost_basis = ?5 WHERE cache_key = ?1",
+            )?
+            .execute(params![
+                o.cache_key,
+                h.map(|h| h.cut as i64),
+                h.map(|h| h.looped as i64),
+                h.map(|h| h.empty as i64),
+                o.usage.cost_basis.map(CostBasis::as_str)
+            ])?;
+        }
         tx.commit()?;
         Ok(n)
     }

@@ -489,6 +489,10 @@ pub struct UsageRow {
     pub tokens: Option<u64>,
     /// Cost, US dollars.
     pub cost_usd: Option<f64>,
+    /// What the cost rests on (`tokens`, `gpu-time`).
+    pub cost_basis: Option<String>,
+    /// How the model's page replies ended (endpoint outputs).
+    pub replies: Option<super::ReplyHealth>,
 }
 
 impl Store {
@@ -498,7 +502,8 @@ impl Store {
         let mut st = self.conn.prepare(
             "SELECT n.name, ds.name, o.provider, o.provider_version, o.model_digest,
                     coalesce(o.page_count, d.pages), o.wall_ms, o.cpu_ms,
-                    o.prompt_tokens + o.completion_tokens, o.cost_usd
+                    o.prompt_tokens + o.completion_tokens, o.cost_usd, o.cost_basis,
+                    o.pages_cut, o.pages_looped, o.pages_empty
              FROM outputs o
              JOIN documents d ON d.id = o.document
              JOIN document_names n ON n.document = o.document
@@ -519,6 +524,13 @@ impl Store {
                 cpu_ms: u(r.get(7)?),
                 tokens: u(r.get(8)?),
                 cost_usd: r.get(9)?,
+                cost_basis: r.get(10)?,
+                replies: match (u(r.get(11)?), u(r.get(12)?), u(r.get(13)?)) {
+                    (Some(cut), Some(looped), Some(empty)) => {
+                        Some(super::ReplyHealth { cut, looped, empty })
+                    }
+                    _ => None,
+                },
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)

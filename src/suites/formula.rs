@@ -271,7 +271,7 @@ impl DocResult {
 /// The prediction's text the formulas are looked for in: the imported Markdown itself, else
 /// the Doc as Markdown (formula blocks as `$$…$$`, their LaTeX where the provider has it).
 pub(crate) fn prediction_text(doc: &Doc) -> String {
-    doc.markdown.clone().unwrap_or_else(|| doc.to_markdown())
+    doc.markdown()
 }
 
 /// A GT formula's prediction.

@@ -523,7 +523,7 @@ fn renders_tests(o: &PageOutput) -> bool {
 /// The text a test of `page` (one-based) sees in an output with page selection `pages`.
 fn page_text(doc: &Doc, pages: &str, page: i64, pages_of_doc: u32) -> String {
     if pages != "all" || pages_of_doc <= 1 {
-        return doc.markdown.clone().unwrap_or_else(|| doc.to_markdown());
+        return doc.markdown();
     }
     doc.page_markdown(u32::try_from(page - 1).unwrap_or(0))
 }

@@ -170,3 +170,120 @@ fn a_run_stopped_midway_sends_only_the_missing_pages_when_started_again() {
     let out = run(corpus(&db).args(base).args(["--base-url", &server.base_url(), "--pages", "1"]));
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A reply that ended as the server says (`length`: cut at the token limit).
+fn reply_ending(content: &str, finish: &str) -> serde_json::Value {
+    let mut v = chat_json(content, "vlm");
+    v["choices"][0]["finish_reason"] = json!(finish);
+    v
+}
+
+/// A self-hosted model with no token price: `--gpu-price` records an estimated cost from the
+/// GPU time the requests took (the server here is one GPU serving one request at a time, so
+/// the concurrency it really ran is below the 4 requests sent at once), and each page's
+/// degenerate reply is counted: cut at the token limit, a repeated tail removed, empty.
+#[test]
+fn gpu_time_is_priced_and_degenerate_replies_are_counted() {
+    let d = tempfile::tempdir().unwrap();
+    let bench = d.path().join("bench");
+    std::fs::create_dir_all(bench.join("pdfs")).unwrap();
+    let mut pdf = Pdf::new();
+    for i in 1..=4 {
+        let mut p = PdfPage::new(612.0, 792.0);
+        p.text(Font::Regular, 12.0, 72.0, 700.0, &format!("Page {i} of the report."));
+        pdf.push(p);
+    }
+    std::fs::write(bench.join("pdfs/r.pdf"), pdf.to_bytes()).unwrap();
+    let test = r#"{"pdf": "r.pdf", "page": 1, "id": "r_1", "type": "present", "text": "Page 1"}"#;
+    std::fs::write(bench.join("t.jsonl"), format!("{test}\n")).unwrap();
+    let db = d.path().join("c.db");
+    let out = run(corpus(&db).args(["ingest", "-q", "--truth", "olmocr-bench"]).arg(&bench));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let gpu = Arc::new(std::sync::Mutex::new(()));
+    let served = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let server = TestServer::start(move |_, req| {
+        if req.path == "/v1/models" {
+            return Reply::Json(json!({"data": [{"id": "vlm", "root": "/weights/vlm"}]}));
+        }
+        let _busy = gpu.lock().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let loop_tail = format!("Page text.\n{}", "| 1 | 2 |\n".repeat(40));
+        Reply::Json(match served.fetch_add(1, Ordering::SeqCst) {
+            0 => reply_ending("Page 1 of the report.", "stop"),
+            1 => reply_ending(&loop_tail, "length"),
+            2 => reply_ending("A sentence cut mid", "length"),
+            _ => reply_ending("", "stop"),
+        })
+    });
+    let args = |extra: &[&str]| {
+        let mut v: Vec<String> = ["ocr", "--provider", "openai", "--model", "vlm", "--prompt"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        v.extend(
+            ["markdown", "--retries", "0", "--concurrency", "4", "--base-url"].map(String::from),
+        );
+        v.push(server.base_url());
+        v.extend(extra.iter().map(|s| s.to_string()));
+        v
+    };
+    // --gpu-price is for endpoints only, and a usage error stores nothing.
+    let out = run(corpus(&db).args(["ocr", "--provider", "pdfium", "--gpu-price", "2"]));
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(corpus(&db).args(args(&["--gpu-price", "-1"])));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(server.calls(), 0);
+
+    let out = run(corpus(&db).args(args(&["--gpu-price", "3.6", "-q"])));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(corpus(&db).args([
+        "sql",
+        "SELECT cost_usd, cost_basis, wall_ms, pages_cut, pages_looped, pages_empty, page_count \
+         FROM v_outputs WHERE provider = 'openai'",
+        "--format",
+        "json",
+    ]));
+    let row = &json(&out)[0];
+    assert_eq!(
+        [&row["pages_cut"], &row["pages_looped"], &row["pages_empty"], &row["page_count"]],
+        [2, 1, 1, 4].map(|n| json!(n)).each_ref(),
+        "{row}"
+    );
+    assert_eq!(row["cost_basis"], "gpu-time");
+    // At 3.6 $/h a GPU second costs 0.001 $. The one GPU served the 4 requests one after
+    // another, 200 ms each: at least 0.8 s of GPU time (divided by the 4 requests sent at once
+    // it would be 0.2 s), and never more than the document's wall time.
+    let cost = row["cost_usd"].as_f64().unwrap();
+    let wall_s = row["wall_ms"].as_f64().unwrap() / 1000.0;
+    assert!(cost >= 0.0008 - 1e-9 && cost <= wall_s * 0.001 + 1e-9, "{cost} over {wall_s} s");
+
+    // The report: ¢/page, and the shares of degenerate pages, with the estimate said.
+    let out = run(corpus(&db).args(["eval", "--suite", "olmocr", "--math", "exact", "-q"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(corpus(&db).args([
+        "report",
+        "--suite",
+        "olmocr-exact",
+        "--by",
+        "provider",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r = json(&out);
+    let r = r
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["provider"].as_str().unwrap().starts_with("openai@"))
+        .unwrap()
+        .clone();
+    let provider = r["provider"].as_str().unwrap().to_string();
+    assert!((r["¢/page"].as_f64().unwrap() - cost * 100.0 / 4.0).abs() < 1e-9, "{r}");
+    for (col, want) in [("cut %", 50.0), ("loop %", 25.0), ("empty %", 25.0)] {
+        assert_eq!(r[col].as_f64(), Some(want), "{col}: {r}");
+    }
+    let note = String::from_utf8_lossy(&out.stderr);
+    assert!(note.contains(&format!("¢/page of {provider} is an estimate")), "{note}");
+}

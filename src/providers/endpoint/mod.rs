@@ -46,7 +46,7 @@ use crate::doc::{BBox, Block, BlockKind, Doc, Page};
 use crate::formats::reply::{self, BoxFrame, ReplyFormat, Seen};
 use crate::llm::{for_each_bounded, Budget, Client, LlmError, Sampling};
 use crate::progress::Progress;
-use crate::store::{DocumentRow, RunId, Store, StoredPdf};
+use crate::store::{CostBasis, DocumentRow, ReplyHealth, RunId, Store, StoredPdf};
 
 /// What to ask, and how to read the answer.
 #[derive(Debug, Clone, PartialEq)]
@@ -73,6 +73,8 @@ pub struct Endpoint {
     pub two_stage: Option<TwoStage>,
     /// Prices, per million tokens.
     pub price: Option<Price>,
+    /// The GPU's price, US dollars per hour, for a cost estimate where there is no token price.
+    pub gpu_price: Option<f64>,
     /// The preset's digest (`None` for the generic `openai` entry, whose config names its
     /// prompt instead).
     pub preset_digest: Option<String>,
@@ -96,6 +98,7 @@ impl Endpoint {
             boxes: ep.boxes,
             two_stage: ep.two_stage.clone(),
             price: ep.price,
+            gpu_price: ep.gpu_price,
             preset_digest: Some(p.digest()),
             sampling: ep.sampling,
         })
@@ -149,17 +152,31 @@ pub struct RunOptions<'a> {
     pub retry_errors: bool,
     /// The run the outputs belong to.
     pub run: Option<RunId>,
-    /// Prices per million tokens (the preset's unless overridden); `None`: no cost recorded.
+    /// Prices per million tokens (the preset's unless overridden); `None`: no token cost.
     pub price: Option<Price>,
+    /// The GPU's price in US dollars per hour (`--gpu-price`, else the preset's): without a
+    /// token price, each output's cost is estimated from the GPU time its requests took.
+    pub gpu_price: Option<f64>,
 }
 
-/// A reply: its text, how it ended, its tokens.
+/// A reply: its text, how it ended, its tokens, and what it took: its request's wall time
+/// and the concurrency the server ran it at (`None` for replies stored before they were kept).
 #[derive(Debug, Clone, Default)]
 struct Got {
     text: String,
     finish: Option<String>,
     tokens: (u64, u64),
     image: Option<(u32, u32)>,
+    ms: Option<u64>,
+    concurrency: Option<f64>,
+}
+
+impl Got {
+    /// The GPU time this reply took, ms: its request's wall time shared among the requests
+    /// the server ran at once.
+    fn gpu_ms(&self) -> Option<f64> {
+        Some(self.ms? as f64 / self.concurrency?.max(1.0))
+    }
 }
 
 /// One request to send.
@@ -250,6 +267,8 @@ fn cached(store: &Store, key: &str) -> crate::error::Result<Option<Got>> {
         finish: v["finish_reason"].as_str().map(str::to_string),
         tokens: (r.prompt_tokens.unwrap_or(0), r.completion_tokens.unwrap_or(0)),
         image,
+        ms: v["ms"].as_u64(),
+        concurrency: v["concurrency"].as_f64(),
     }))
 }
 
@@ -560,19 +579,29 @@ fn send(
     batch: &mut [DocJob],
 ) -> crate::error::Result<()> {
     let mut write_error = None;
+    let t0 = Instant::now();
+    // At most this many requests ran at once; what the server really ran is measured below.
+    let most = ctx.opts.concurrency.clamp(1, asks.len().max(1)) as f64;
+    let mut timed: Vec<(usize, usize, Option<usize>)> = Vec::new();
+    let mut busy_ms = 0u64;
     for_each_bounded(
         asks,
         ctx.opts.concurrency,
-        |a| match client.chat(&a.request, budget) {
-            Err(LlmError::Capped(_)) => None,
-            r => Some(r),
+        |a| {
+            let t = Instant::now();
+            match client.chat(&a.request, budget) {
+                Err(LlmError::Capped(_)) => None,
+                r => Some((r, t.elapsed().as_millis() as u64)),
+            }
         },
-        |i, r| {
+        |i, (r, ms)| {
             let a = &asks[i];
+            busy_ms += ms;
             match r {
                 Ok(reply) => {
                     let kept = json!({"text": reply.content, "served_by": reply.model,
-                        "finish_reason": reply.finish_reason, "image": [a.image.0, a.image.1]});
+                        "finish_reason": reply.finish_reason, "image": [a.image.0, a.image.1],
+                        "ms": ms, "concurrency": most});
                     if let Err(e) = store.put_llm_reply(
                         &a.key,
                         "ocr-page",
@@ -587,7 +616,10 @@ fn send(
                         finish: reply.finish_reason,
                         tokens: (reply.prompt_tokens, reply.completion_tokens),
                         image: Some(a.image),
+                        ms: Some(ms),
+                        concurrency: Some(most),
                     };
+                    timed.push((a.doc, a.page, a.region));
                     let st = &mut batch[a.doc].pages[a.page];
                     match a.region {
                         None => st.got = Some(got),
@@ -616,6 +648,20 @@ fn send(
             }
         },
     );
+    // The concurrency the server actually ran: the requests' summed wall time over the
+    // round's wall time, between 1 and the most sent at once (docs/endpoints.md §Cost).
+    let wall = t0.elapsed().as_millis().max(1) as f64;
+    let used = (busy_ms as f64 / wall).clamp(1.0, most);
+    for (d, p, region) in timed {
+        let st = &mut batch[d].pages[p];
+        let got = match region {
+            None => st.got.as_mut(),
+            Some(k) => st.regions.as_mut().and_then(|r| r.get_mut(k)).and_then(|r| r.got.as_mut()),
+        };
+        if let Some(g) = got {
+            g.concurrency = Some(used);
+        }
+    }
     match write_error {
         Some(e) => Err(e),
         None => Ok(()),
@@ -623,11 +669,7 @@ fn send(
 }
 
 /// A page's blocks from its replies, or why they cannot be read.
-fn read_page_blocks(
-    ep: &Endpoint,
-    i: usize,
-    st: &PageState,
-) -> Result<(Vec<Block>, Option<String>), String> {
+fn read_page_blocks(ep: &Endpoint, i: usize, st: &PageState) -> Result<PageBlocks, String> {
     let page = i as u32;
     match (&ep.two_stage, &st.regions) {
         (None, _) => {
@@ -643,15 +685,18 @@ fn read_page_blocks(
                     r.clipped
                 );
             }
-            Ok((r.blocks, r.markdown))
+            Ok(PageBlocks { blocks: r.blocks, markdown: r.markdown, looped: r.repeated_lines > 0 })
         }
         (Some(ts), Some(regions)) => {
             let mut blocks = Vec::new();
+            let mut looped = false;
             for r in regions {
                 let mut b = Block::new(r.kind, page, r.bbox, "");
                 if let Some(g) = &r.got {
                     let text = if g.finish.as_deref() == Some("length") {
-                        reply::trim_repetition(&g.text).0
+                        let (t, dropped) = reply::trim_repetition(&g.text);
+                        looped |= dropped > 0;
+                        t
                     } else {
                         g.text.clone()
                     };
@@ -686,10 +731,19 @@ fn read_page_blocks(
                 }
                 blocks.push(b);
             }
-            Ok((blocks, None))
+            Ok(PageBlocks { blocks, markdown: None, looped })
         }
         (Some(_), None) => Err("no layout".into()),
     }
+}
+
+/// A page read from its replies.
+struct PageBlocks {
+    blocks: Vec<Block>,
+    /// The page as Markdown, where the reply is Markdown.
+    markdown: Option<String>,
+    /// Whether a reply's repeated tail was removed.
+    looped: bool,
 }
 
 /// Stores a finished document (or its failure); leaves one whose requests a cap stopped.
@@ -719,19 +773,27 @@ fn finish_document(
     let mut md = Vec::new();
     let mut all_md = true;
     let (mut pt, mut ct) = (0u64, 0u64);
+    let mut gpu_ms = Some(0.0);
+    let mut health = ReplyHealth::default();
     for (i, st) in job.pages.iter().enumerate() {
         doc.pages.push(st.size);
+        let mut cut = false;
         for g in st.got.iter().chain(st.regions.iter().flatten().filter_map(|r| r.got.as_ref())) {
             pt += g.tokens.0;
             ct += g.tokens.1;
+            gpu_ms = gpu_ms.zip(g.gpu_ms()).map(|(a, b)| a + b);
+            cut |= g.finish.as_deref() == Some("length");
         }
         if job.errors.iter().any(|(p, _)| *p == i) {
             continue;
         }
         match read_page_blocks(ep, i, st) {
-            Ok((blocks, page_md)) => {
-                doc.blocks.extend(blocks);
-                match page_md {
+            Ok(p) => {
+                health.cut += cut as u64;
+                health.looped += p.looped as u64;
+                health.empty += p.blocks.iter().all(|b| b.text.trim().is_empty()) as u64;
+                doc.blocks.extend(p.blocks);
+                match p.markdown {
                     Some(m) => md.push(m),
                     None => all_md = false,
                 }
@@ -751,7 +813,16 @@ fn finish_document(
         Err(errs.iter().map(|(p, e)| format!("page {}: {e}", p + 1)).collect::<Vec<_>>().join("; "))
     };
     let result = result.as_ref().map(|s| s.as_bytes()).map_err(|e| e.as_str());
-    let cost = ctx.opts.price.map(|p| (pt as f64 * p.prompt + ct as f64 * p.completion) / 1e6);
+    let (cost, basis) = match (ctx.opts.price, ctx.opts.gpu_price) {
+        (Some(p), _) => {
+            (Some((pt as f64 * p.prompt + ct as f64 * p.completion) / 1e6), Some(CostBasis::Tokens))
+        }
+        (None, Some(per_hour)) => match gpu_ms {
+            Some(ms) => (Some(ms / 3.6e6 * per_hour), Some(CostBasis::GpuTime)),
+            None => (None, None),
+        },
+        (None, None) => (None, None),
+    };
     let usage = Usage {
         pages: job.pages.len() as u64,
         wall_ms: job.t0.elapsed().as_millis() as u64,
@@ -759,6 +830,8 @@ fn finish_document(
         prompt_tokens: Some(pt),
         completion_tokens: Some(ct),
         cost_usd: cost,
+        cost_basis: basis,
+        replies: Some(health),
     };
     record(store, summary, parts, &job.row, &job.key, result, &usage, "remote", ctx.opts.run)?;
     progress.advance(&job.row.name, true);

@@ -36,6 +36,13 @@ pub struct Env {
     pub python: String,
     /// `pip freeze` of the finished environment: every package's resolved version.
     pub freeze: String,
+    /// What pip downloaded to make it, bytes (as pip reported each file; absent in
+    /// environments made before it was kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downloaded_bytes: Option<u64>,
+    /// Its size on disk, bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_bytes: Option<u64>,
 }
 
 impl Env {
@@ -226,12 +233,15 @@ fn make(
         s
     });
     let mut log = String::new();
+    let mut downloaded = 0u64;
     if let Some(stdout) = child.stdout.take() {
         for line in BufReader::new(stdout).lines() {
             let Ok(line) = line else { break };
             let l = line.trim();
-            if l.starts_with("Collecting")
-                || l.starts_with("Downloading")
+            if l.starts_with("Downloading") {
+                downloaded += pip_file_size(l).unwrap_or(0);
+                say(&format!("{l}: {} downloaded so far", human_bytes(downloaded)));
+            } else if l.starts_with("Collecting")
                 || l.starts_with("Installing")
                 || l.starts_with("Successfully")
             {
@@ -263,13 +273,60 @@ fn make(
         packages: packages.to_vec(),
         python: python.to_string(),
         freeze: lines.join("\n") + "\n",
+        downloaded_bytes: Some(downloaded),
+        disk_bytes: Some(disk_size(dir)),
     };
     let tmp = dir.join(format!("{MARKER}.tmp"));
     let text = serde_json::to_string_pretty(&env).map_err(|e| Error::Native(e.to_string()))?;
     std::fs::write(&tmp, text).map_err(|e| Error::io(&tmp, e))?;
     std::fs::rename(&tmp, dir.join(MARKER)).map_err(|e| Error::io(dir.join(MARKER), e))?;
-    say(&format!("{}: environment ready ({} packages)", preset.id, env.freeze.lines().count()));
+    say(&format!(
+        "{}: environment ready ({} packages; {} downloaded, {} on disk)",
+        preset.id,
+        env.freeze.lines().count(),
+        human_bytes(downloaded),
+        human_bytes(env.disk_bytes.unwrap_or(0))
+    ));
     Ok(env)
+}
+
+/// The size pip gives a file it downloads: `Downloading torch-2.5.1-….whl (906.4 MB)`.
+fn pip_file_size(line: &str) -> Option<u64> {
+    let inner = line.trim_end().strip_suffix(')')?;
+    let (_, size) = inner.rsplit_once('(')?;
+    let (n, unit) = size.trim().split_once(' ')?;
+    let n: f64 = n.parse().ok()?;
+    let scale = match unit {
+        "bytes" => 1.0,
+        "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        _ => return None,
+    };
+    Some((n * scale).round() as u64)
+}
+
+/// Bytes as pip writes them (decimal units): `906.4 MB`.
+pub fn human_bytes(b: u64) -> String {
+    match b {
+        0..1_000 => format!("{b} bytes"),
+        1_000..1_000_000 => format!("{:.1} kB", b as f64 / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.1} MB", b as f64 / 1e6),
+        _ => format!("{:.1} GB", b as f64 / 1e9),
+    }
+}
+
+/// The bytes of the regular files under `dir` (links not followed).
+fn disk_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => disk_size(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The message for a failed `pip install`: the requirement pip could not get, when it says
@@ -305,6 +362,18 @@ mod tests {
     use super::*;
 
     #[test]
+    fn pip_download_sizes_are_read_and_written_as_pip_does() {
+        let l = "Downloading torch-2.5.1-cp311-cp311-manylinux1_x86_64.whl (906.4 MB)";
+        assert_eq!(pip_file_size(l), Some(906_400_000));
+        assert_eq!(pip_file_size("Downloading a-1.0-py3-none-any.whl (9.8 kB)"), Some(9_800));
+        assert_eq!(pip_file_size("Downloading a.tar.gz (512 bytes)"), Some(512));
+        assert_eq!(pip_file_size("Downloading a.whl"), None);
+        assert_eq!(human_bytes(906_400_000), "906.4 MB");
+        assert_eq!(human_bytes(8_100_000_000), "8.1 GB");
+        assert_eq!(human_bytes(999), "999 bytes");
+    }
+
+    #[test]
     fn pip_failures_name_the_requirement() {
         let e = pip_failure(
             "x",
@@ -323,6 +392,8 @@ mod tests {
             packages: vec![],
             python: "3".into(),
             freeze: "PyMuPDF==2.0\npdfminer.six==20260107\n".into(),
+            downloaded_bytes: None,
+            disk_bytes: None,
         };
         assert_eq!(env.version_of("pymupdf").as_deref(), Some("2.0"));
         assert_eq!(env.version_of("pdfminer-six").as_deref(), Some("20260107"));

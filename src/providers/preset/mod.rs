@@ -153,6 +153,11 @@ pub struct EndpointRun {
     /// Prices, US dollars per million tokens, where the model has a published price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub price: Option<Price>,
+    /// The GPU's price in US dollars per hour, where the model is self-hosted: without a token
+    /// price, each output's cost is estimated from the GPU time its requests took
+    /// (`--gpu-price` overrides it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gpu_price: Option<f64>,
     /// The two stages, for a model run layout-first (MinerU2.5, PaddleOCR-VL).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub two_stage: Option<TwoStage>,
@@ -299,6 +304,10 @@ pub struct Preset {
     /// What it needs that no package registry gives (model weights), said plainly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub needs: Option<String>,
+    /// What installing it pulls and what it does not do, in a few words, for the `providers`
+    /// listing (`torch + CUDA wheels, ~GBs; no table model`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caveat: Option<String>,
     /// Whether an empty output is a result (a table extractor that found no table on the
     /// page) rather than a failure; by default an empty output is recorded as a failure.
     #[serde(default)]
@@ -450,6 +459,9 @@ fn check_endpoint(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(
     }
     if ep.prompt_source.trim().is_empty() {
         return Err("[endpoint] prompt_source is empty: name the file and commit".into());
+    }
+    if ep.gpu_price.is_some_and(|p| !p.is_finite() || p <= 0.0) {
+        return Err("[endpoint] gpu_price must be a positive number of US dollars per hour".into());
     }
     match (&ep.prompt, &ep.two_stage) {
         // An empty prompt: the image alone, as LightOnOCR-2's authors send it.
