@@ -37,13 +37,14 @@ for p in pdfium layout; do
     "$bin" -q ocr --provider "$p" --jobs 2 >/dev/null || true
     "$bin" -q eval --suite table --provider "$p" >/dev/null
 done
-"$bin" -q report --suite table --compare pdfium layout --format json >"$work/rows.json"
-"$bin" -q report --suite table --compare pdfium layout --per-metric --format json >"$work/metrics.json"
+# One object: the per-metric summary ("metrics") beside the per-document rows ("documents").
+"$bin" -q report --suite table --compare pdfium layout --format json >"$work/compare.json"
 "$bin" report --suite table --compare pdfium layout --per-metric
-python3 - "$work/rows.json" "$work/metrics.json" "$work/cases.json" <<'PY'
+python3 - "$work/compare.json" "$work/cases.json" <<'PY'
 import json, sys
-rows = json.load(open(sys.argv[1]))
-per = {m["metric"]: m for m in json.load(open(sys.argv[2]))}
+compare = json.load(open(sys.argv[1]))
+rows = compare["documents"]
+per = {m["metric"]: m for m in compare["metrics"]}
 cases = []
 for metric, m in sorted(per.items()):
     pairs = sorted((r["dataset"], r["document"], r["a"], r["b"]) for r in rows if r["metric"] == metric)
@@ -56,7 +57,7 @@ for metric, m in sorted(per.items()):
         "rust": {"p": m["p"], "exact": m["exact"], "permutations": 2 ** n if m["exact"] else 2000,
                  "mean_diff": m["delta"], "lo": m["delta_lo"], "hi": m["delta_hi"]},
     })
-json.dump({"level": 0.95, "resamples": 2000, "seed": 0, "cases": cases}, open(sys.argv[3], "w"))
+json.dump({"level": 0.95, "resamples": 2000, "seed": 0, "cases": cases}, open(sys.argv[2], "w"))
 PY
 venv=${CORPUS_CACHE:-$HOME/.cache/corpus}/envs/bench-scipy
 if ! "$venv/bin/python" -c "import scipy, numpy" 2>/dev/null; then

@@ -418,7 +418,7 @@ impl Doc {
     }
 
     /// [`Doc::to_markdown`] of the blocks on one page (zero-based).
-    pub(crate) fn page_markdown(&self, page: u32) -> String {
+    pub fn page_markdown(&self, page: u32) -> String {
         self.render_markdown(|b| b.page == page)
     }
 

@@ -21,6 +21,10 @@ enum ExportFormat {
     Text,
     /// Exactly the Markdown the suites score, as `corpus show --format markdown` prints it
     Markdown,
+    /// Each page's Markdown as the suites render it, a JSON array of {"page" (1-based),
+    /// "markdown"}: the per-page split that ParseBench's form_field and page-section rules
+    /// read (an output imported as Markdown has no pages)
+    Pages,
 }
 
 /// Arguments of `corpus export`.
@@ -49,6 +53,20 @@ pub fn run(g: &GlobalArgs, a: &ExportArgs) -> anyhow::Result<ExitCode> {
         ExportFormat::Json => write_json(&mut out, &bytes)?,
         ExportFormat::Text => write_text(&mut out, &bytes)?,
         ExportFormat::Markdown => write_markdown(&mut out, &bytes)?,
+        ExportFormat::Pages => {
+            let d: Doc = serde_json::from_slice(&bytes)?;
+            if d.markdown.is_some() || d.pages.is_empty() {
+                anyhow::bail!(
+                    "{}: {}'s output has no pages (it was read from Markdown); --format pages needs a provider's Doc",
+                    doc.name,
+                    a.provider
+                );
+            }
+            let pages: Vec<serde_json::Value> = (0..d.pages.len() as u32)
+                .map(|p| serde_json::json!({"page": p + 1, "markdown": d.page_markdown(p)}))
+                .collect();
+            writeln!(out, "{}", serde_json::to_string_pretty(&pages)?)?;
+        }
         ExportFormat::Peerread => {
             let d: Doc = serde_json::from_slice(&bytes)?;
             let paper = corpus::paper::from_doc(&d);

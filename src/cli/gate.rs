@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use corpus::report::gate::{gate, to_json, to_junit, GateMetric};
+use corpus::report::gate::{gate, overall, to_json, to_junit, GateMetric, Outcome};
 use corpus::report::{self, Selector};
 use corpus::store::{ScoreFilter, Store};
 
@@ -51,15 +51,21 @@ pub struct GateArgs {
     /// Documents listed per regressed metric (text and junit)
     #[arg(long, default_value_t = 10)]
     limit: usize,
-    /// Bootstrap and Monte Carlo resamples
+    /// Bootstrap resamples of the intervals (the p-values draw their own count)
     #[arg(long, default_value_t = report::Ci::DEFAULT.resamples as u32, value_parser = clap::value_parser!(u32).range(100..=1_000_000))]
     resamples: u32,
-    /// Seed of the random draws
+    /// Seed of the random draws (the verdict does not depend on it: p-values are exact, or
+    /// drawn until their side of every threshold is settled)
     #[arg(long, default_value_t = report::Ci::DEFAULT.seed)]
     seed: u64,
+    /// Pass (exit 0) where the gate cannot decide (too few paired documents) instead of
+    /// exiting 5
+    #[arg(long)]
+    allow_undecided: bool,
 }
 
-/// Runs `corpus gate`: exit 0 when no metric regressed, 4 when one did.
+/// Runs `corpus gate`: exit 0 when no metric regressed, 4 when one did, 5 when none did but
+/// one cannot be decided (0 with `--allow-undecided`).
 pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
     if !(a.alpha > 0.0 && a.alpha < 1.0) {
         usage_bail!("--alpha must be between 0 and 1, got {}", a.alpha);
@@ -86,7 +92,8 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
     };
     let (cols, _) = report::report_columns(&store, &filter, true)?;
     for sel in [&a.baseline, &a.candidate] {
-        super::report::require_scores(&cols, sel, "gate")?;
+        let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
+        super::report::require_scores(&store, &cols, &filters, sel, "gate")?;
     }
     for m in &metrics {
         if !cols.metrics.contains(&m.metric) {
@@ -113,7 +120,11 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
         _ => {
             let mut s = String::new();
             for r in &results {
-                let tag = if r.regressed { "FAIL" } else { "ok  " };
+                let tag = match r.outcome {
+                    Outcome::Regressed => "FAIL",
+                    Outcome::Undecided => "????",
+                    Outcome::Pass => "ok  ",
+                };
                 s.push_str(&format!("{tag} {}\n", r.reason));
             }
             for r in results.iter().filter(|r| r.regressed) {
@@ -133,15 +144,28 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
         None => std::io::stdout().lock().write_all(text.as_bytes())?,
     }
     let regressed = results.iter().filter(|r| r.regressed).count();
+    let undecided = results.iter().filter(|r| r.outcome == Outcome::Undecided).count();
+    let outcome = overall(&results);
     if !g.quiet {
+        let n = results.len();
         eprintln!(
             "corpus: gate {base} → {cand}: {}",
-            if regressed == 0 {
-                format!("passed on {} metric(s)", results.len())
-            } else {
-                format!("{regressed} of {} metric(s) regressed", results.len())
+            match outcome {
+                Outcome::Pass => format!("passed on {n} metric(s)"),
+                Outcome::Regressed => format!("{regressed} of {n} metric(s) regressed"),
+                Outcome::Undecided if a.allow_undecided => format!(
+                    "cannot decide on {undecided} of {n} metric(s) (too few paired documents); passed as --allow-undecided asks"
+                ),
+                Outcome::Undecided => format!(
+                    "cannot decide on {undecided} of {n} metric(s): too few paired documents for any loss to be significant (exit 5; --allow-undecided passes)"
+                ),
             }
         );
     }
-    Ok(if regressed > 0 { ExitCode::from(super::EXIT_REGRESSED) } else { ExitCode::SUCCESS })
+    Ok(match outcome {
+        Outcome::Pass => ExitCode::SUCCESS,
+        Outcome::Regressed => ExitCode::from(super::EXIT_REGRESSED),
+        Outcome::Undecided if a.allow_undecided => ExitCode::SUCCESS,
+        Outcome::Undecided => ExitCode::from(super::EXIT_UNDECIDED),
+    })
 }

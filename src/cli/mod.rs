@@ -19,6 +19,7 @@ mod judge;
 mod llm;
 mod merge;
 mod models;
+mod nomatch;
 mod ocr;
 mod output;
 mod progress;
@@ -101,6 +102,12 @@ enum Command {
     Correlate(correlate::CorrelateArgs),
     /// Fail (exit 4) when a candidate provider version scores significantly worse than a
     /// baseline on the documents both scored, beyond each metric's allowed drop: for CI
+    ///
+    /// Exit codes: 0 when no metric regressed; 4 when one did (significantly worse beyond its
+    /// allowed drop, Holm-corrected across the --metric's); 5 "cannot decide: …" when none did
+    /// but a metric has too few paired documents for any loss to be significant (none at all,
+    /// or fewer than the n with 2^-n < α/metrics: 5 for one metric at α = 0.05), which
+    /// --allow-undecided turns into 0; 2 for a command line that cannot run.
     Gate(gate::GateArgs),
     /// Score (ground truth, prediction) pairs with an LLM judge behind an OpenAI-compatible
     /// endpoint (API key from CORPUS_JUDGE_API_KEY); stored as `judge:<model>@<prompt
@@ -172,6 +179,10 @@ pub const EXIT_SOME_FAILED: u8 = 3;
 
 /// Exit code of `corpus gate` when the candidate regressed.
 pub const EXIT_REGRESSED: u8 = 4;
+
+/// Exit code of `corpus gate` when it cannot decide: a gated metric has too few paired
+/// documents for any loss to be significant (none included), and none regressed.
+pub const EXIT_UNDECIDED: u8 = 5;
 
 /// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
 pub const EXIT_USAGE: u8 = 2;

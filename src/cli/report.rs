@@ -36,7 +36,9 @@ pub struct ReportArgs {
     #[arg(long, default_value = "document", value_parser = By::parse)]
     by: By,
     /// Compare two provider versions side by side: PROVIDER[@VERSION] PROVIDER[@VERSION];
-    /// per-metric means and per-document deltas (B − A), biggest losses first
+    /// per-metric means, B − A with its paired interval, p and Holm's p, and per-document
+    /// deltas, biggest losses first (json: one object with both; csv, ndjson and parquet: the
+    /// per-document rows, --per-metric for the summary)
     #[arg(long, num_args = 2, value_names = ["A", "B"], value_parser = Selector::parse)]
     compare: Vec<Selector>,
     /// One row per run and provider version: how the metric moved over time
@@ -80,7 +82,9 @@ pub struct ReportArgs {
     #[arg(long, default_value_t = report::Ci::DEFAULT.seed)]
     seed: u64,
     /// With --compare: print only the per-metric table (difference, interval, p, Holm's
-    /// adjusted p) in any format, instead of the per-document rows
+    /// adjusted p) in any format, instead of the per-document rows. --format json gives both
+    /// in one object ({"a", "b", "note", "metrics": [...], "documents": [...]}); csv, ndjson
+    /// and parquet give the per-document rows, and this flag their per-metric summary
     #[arg(long, requires = "compare")]
     per_metric: bool,
 }
@@ -141,17 +145,18 @@ pub(super) fn since_bounds(since: &Option<Since>) -> (Option<i64>, Option<&str>)
     }
 }
 
-/// A usage error unless some score of `sel` is among `cols`: `what` says which command asked.
+/// A usage error unless some score of `sel` is among `cols`: `what` says which command asked;
+/// the error names the filter that matched nothing ([`super::nomatch::explain`]).
 pub(super) fn require_scores(
+    store: &Store,
     cols: &corpus::store::ScoreColumns,
+    filters: &super::nomatch::Filters<'_>,
     sel: &Selector,
     what: &str,
 ) -> anyhow::Result<()> {
     if !cols.keys.iter().any(|k| sel.matches(&k.provider, &k.provider_version, &k.model_digest)) {
-        usage_bail!(
-            "{what}: no scores of {} match; `corpus report --by provider` lists the provider versions",
-            sel.label()
-        );
+        let why = super::nomatch::explain(store, filters, Some(sel), what)?;
+        usage_bail!("{why}");
     }
     Ok(())
 }
@@ -196,7 +201,8 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     if cols.is_empty() {
         // No site to write: a failure, said even with --quiet (a CI job must not publish an
         // empty folder as the report).
-        eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
+        let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
+        eprintln!("corpus: {}", super::nomatch::explain(&store, &filters, None, "report")?);
         return Ok(ExitCode::FAILURE);
     }
     let opts = report::html::SiteOptions {
@@ -245,9 +251,10 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let since = parse_since(a)?;
     let filter = score_filter(a, &since);
     let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
+    let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
     if cols.is_empty() {
         if !g.quiet {
-            eprintln!("corpus: no scores match; run `corpus eval` first, or widen the filters");
+            eprintln!("corpus: {}", super::nomatch::explain(&store, &filters, None, "report")?);
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -261,17 +268,26 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
         for sel in [sel_a, sel_b] {
-            require_scores(&cols, sel, "--compare")?;
+            require_scores(&store, &cols, &filters, sel, "--compare")?;
         }
         let long = report::long_frame(&cols)?;
         let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b, ci.as_ref())?;
         if let (Some(ci), false) = (&ci, g.quiet) {
-            eprintln!(
-                "corpus: {}; paired over the documents both scored (n), one-sided documents left out (dropped); p: paired sign-flip test, Holm-adjusted across the metrics shown",
-                ci.describe()
-            );
+            eprintln!("corpus: {}", report::compare_note(ci));
         }
-        if a.per_metric {
+        if format == ReportFormat::Json && !a.per_metric {
+            // One object: the per-metric summary beside the per-document rows.
+            let obj = serde_json::json!({
+                "a": sel_a.label(),
+                "b": sel_b.label(),
+                "note": ci.as_ref().map(report::compare_note),
+                "metrics": report::render::json_rows(&per_metric)?,
+                "documents": report::render::json_rows(&rows)?,
+            });
+            let mut s = serde_json::to_string_pretty(&obj)?;
+            s.push('\n');
+            out.write_all(s.as_bytes())?;
+        } else if a.per_metric {
             report::render::write(&render(&per_metric, format)?, &mut out)?;
         } else if textual {
             report::render::write(&render(&per_metric, format)?, &mut out)?;

@@ -18,10 +18,13 @@
 
 use std::collections::HashMap;
 
-/// The most pairs [`paired`] enumerates exactly: `2^20` (1,048,576) sign assignments, a few
-/// milliseconds. More pairs get a Monte Carlo p-value from `resamples` random assignments,
-/// whose error (≈ `sqrt(p (1 - p) / resamples)`) is far below any threshold a user reads by
-/// then.
+/// The most NON-ZERO differences [`paired`] enumerates exactly: `2^20` (1,048,576) sign
+/// assignments, a few milliseconds. A zero difference does not change a sign-flip test (its
+/// flip leaves every sum as it is, doubling each count and the total alike), so only the
+/// non-zero ones are counted and enumerated. More get a Monte Carlo p-value from `resamples`
+/// random assignments, whose error (≈ `sqrt(p (1 - p) / resamples)`) is far below any
+/// threshold a user reads by then; the gate, whose verdict must not depend on the seed, draws
+/// sequentially instead ([`one_sided_less`]).
 pub const EXACT_MAX_PAIRS: usize = 20;
 
 /// Relative tolerance under which two statistics count as equal: SciPy's `permutation_test`
@@ -415,9 +418,11 @@ pub struct Paired {
     /// Two-sided sign-flip permutation p-value of `mean_diff`, SciPy's convention (see
     /// [`paired`]).
     pub p: f64,
-    /// Whether `p` enumerated every sign assignment (`n <= EXACT_MAX_PAIRS`) or is Monte Carlo.
+    /// Whether `p` enumerated every sign assignment (at most [`EXACT_MAX_PAIRS`] non-zero
+    /// differences) or is Monte Carlo.
     pub exact: bool,
-    /// Sign assignments behind `p`: `2^n` when exact, `resamples` otherwise.
+    /// Sign assignments behind `p`: `2^k` for `k` non-zero differences when exact,
+    /// `resamples` otherwise.
     pub permutations: u64,
 }
 
@@ -429,10 +434,12 @@ pub struct Paired {
 /// * p-value: the paired permutation test of `scipy.stats.permutation_test(data=(candidate,
 ///   baseline), statistic=mean(x - y), permutation_type='samples', alternative='two-sided')`.
 ///   Under the null hypothesis each pair's two values are exchangeable, so each difference's
-///   sign can flip. With `n <= EXACT_MAX_PAIRS` all `2^n` sign assignments are enumerated
-///   (the observed one included) and, as SciPy does, `p = min(1, 2 min(P_less, P_greater))`
-///   where `P_less = #{null <= obs + γ} / 2^n`, `P_greater = #{null >= obs - γ} / 2^n` and
-///   `γ = 100 ε |obs|` ([`REL_TOL`]). With more pairs, `resamples` random assignments
+///   sign can flip. With at most `EXACT_MAX_PAIRS` non-zero differences (`k`; a zero one
+///   flips to itself and changes no proportion) all `2^k` sign assignments of the non-zero
+///   ones are enumerated (the observed one included) and, as SciPy does over all `2^n`,
+///   `p = min(1, 2 min(P_less, P_greater))` where `P_less = #{null <= obs + γ} / 2^k`,
+///   `P_greater = #{null >= obs - γ} / 2^k` and
+///   `γ = 100 ε |obs|` ([`REL_TOL`]). With more, `resamples` random assignments
 ///   (seeded with `seed ^` a fixed stream offset) give SciPy's randomized p-value, each
 ///   one-sided proportion `(count + 1) / (resamples + 1)`, which counts the observed
 ///   assignment as one of the null's and is never 0. All differences zero gives `p = 1`.
@@ -467,50 +474,154 @@ pub fn paired(
     Some(Paired { n, dropped: baseline.len() - n, mean_diff, ci, p, exact, permutations })
 }
 
-/// The two-sided sign-flip p-value of the mean of `diffs` (see [`paired`]): exact when there are
-/// at most `exact_limit` differences, else from `resamples` random assignments. Returns
+/// The two-sided sign-flip p-value of the mean of `diffs` (see [`paired`]): exact when at most
+/// `exact_limit` differences are non-zero, else from `resamples` random assignments. Returns
 /// `(p, exact, assignments)`.
 fn sign_flip_p(diffs: &[f64], exact_limit: usize, resamples: usize, seed: u64) -> (f64, bool, u64) {
-    let n = diffs.len();
-    let count = n as f64;
-    if n <= exact_limit {
-        // Meet in the middle: every assignment's sum is a sum over the first half plus one over
-        // the second, each computed directly (no running update, so no drift), and the observed
-        // mean is the all-positive assignment computed the same way.
-        let (first, second) = diffs.split_at(n / 2);
-        let (low, high) = (signed_sums(first), signed_sums(second));
-        let observed = (low[0] + high[0]) / count;
-        let gamma = (REL_TOL * observed).abs();
-        let (mut less, mut greater) = (0u64, 0u64);
-        for &h in &high {
-            for &l in &low {
-                let null = (l + h) / count;
-                less += u64::from(null <= observed + gamma);
-                greater += u64::from(null >= observed - gamma);
-            }
-        }
-        let total = 1u64 << n;
+    let count = diffs.len() as f64;
+    let nonzero: Vec<f64> = diffs.iter().copied().filter(|&d| d != 0.0).collect();
+    if nonzero.len() <= exact_limit {
+        let (_, less, greater, total) = enumerate_signs(&nonzero, count);
         let p = (2.0 * less.min(greater) as f64 / total as f64).min(1.0);
         return (p, true, total);
     }
-    let observed = diffs.iter().sum::<f64>() / count;
-    let gamma = (REL_TOL * observed).abs();
-    let mut rng = Rng::new(seed);
-    let (mut less, mut greater) = (0u64, 0u64);
-    for _ in 0..resamples {
-        let mut sum = 0.0;
-        for chunk in diffs.chunks(64) {
-            let bits = rng.next_u64();
-            for (i, &d) in chunk.iter().enumerate() {
-                sum += flip(d, (bits >> i) & 1);
-            }
-        }
-        let null = sum / count;
-        less += u64::from(null <= observed + gamma);
-        greater += u64::from(null >= observed - gamma);
-    }
-    let p = (2.0 * (less.min(greater) + 1) as f64 / (resamples as f64 + 1.0)).min(1.0);
+    let mut flips = SignFlips::new(&nonzero, count, seed);
+    flips.draw(resamples as u64);
+    let p = (2.0 * (flips.less.min(flips.greater) + 1) as f64 / (resamples as f64 + 1.0)).min(1.0);
     (p, false, resamples as u64)
+}
+
+/// Every sign assignment of `values` (non-zero differences), each sum divided by `count` (all
+/// the pairs): `(observed mean, #{null <= obs + γ}, #{null >= obs - γ}, 2^len)`.
+///
+/// Meet in the middle: every assignment's sum is a sum over the first half plus one over the
+/// second, each computed directly (no running update, so no drift), and the observed mean is
+/// the all-positive assignment computed the same way.
+fn enumerate_signs(values: &[f64], count: f64) -> (f64, u64, u64, u64) {
+    let (first, second) = values.split_at(values.len() / 2);
+    let (low, high) = (signed_sums(first), signed_sums(second));
+    let observed = (low[0] + high[0]) / count;
+    let gamma = (REL_TOL * observed).abs();
+    let (mut less, mut greater) = (0u64, 0u64);
+    for &h in &high {
+        for &l in &low {
+            let null = (l + h) / count;
+            less += u64::from(null <= observed + gamma);
+            greater += u64::from(null >= observed - gamma);
+        }
+    }
+    (observed, less, greater, 1u64 << values.len())
+}
+
+/// Random sign assignments of the non-zero differences, counted as [`enumerate_signs`] counts
+/// all of them.
+struct SignFlips<'a> {
+    values: &'a [f64],
+    count: f64,
+    observed: f64,
+    gamma: f64,
+    rng: Rng,
+    drawn: u64,
+    less: u64,
+    greater: u64,
+}
+
+impl<'a> SignFlips<'a> {
+    fn new(values: &'a [f64], count: f64, seed: u64) -> Self {
+        let observed = values.iter().sum::<f64>() / count;
+        let gamma = (REL_TOL * observed).abs();
+        let rng = Rng::new(seed);
+        SignFlips { values, count, observed, gamma, rng, drawn: 0, less: 0, greater: 0 }
+    }
+
+    /// Draws `k` more assignments.
+    fn draw(&mut self, k: u64) {
+        for _ in 0..k {
+            let mut sum = 0.0;
+            for chunk in self.values.chunks(64) {
+                let bits = self.rng.next_u64();
+                for (i, &d) in chunk.iter().enumerate() {
+                    sum += flip(d, (bits >> i) & 1);
+                }
+            }
+            let null = sum / self.count;
+            self.less += u64::from(null <= self.observed + self.gamma);
+            self.greater += u64::from(null >= self.observed - self.gamma);
+        }
+        self.drawn += k;
+    }
+}
+
+/// A one-sided sign-flip test ([`one_sided_less`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OneSided {
+    /// `P(null <= observed)`: exact, or SciPy's randomized `(count + 1) / (draws + 1)`.
+    pub p: f64,
+    /// Whether every assignment of the non-zero differences was enumerated.
+    pub exact: bool,
+    /// Assignments behind `p`: `2^k` when exact, the random draws otherwise.
+    pub flips: u64,
+    /// With random draws: whether they stopped because `p`'s side of every threshold was
+    /// settled (false: [`SEQUENTIAL_MAX_FLIPS`] reached first, `p` within its Monte Carlo
+    /// error of a threshold). Always true when exact.
+    pub settled: bool,
+}
+
+/// Random assignments [`one_sided_less`] draws at first, then doubles at each look.
+pub const SEQUENTIAL_FIRST_FLIPS: u64 = 1 << 12;
+
+/// The most random assignments [`one_sided_less`] draws (2^24, 16.8 million).
+pub const SEQUENTIAL_MAX_FLIPS: u64 = 1 << 24;
+
+/// The chance, per test, that [`one_sided_less`]'s sequential draws put `p` on the wrong side
+/// of a threshold (that another seed could give another verdict).
+pub const SEQUENTIAL_RISK: f64 = 1e-9;
+
+/// The one-sided sign-flip p-value `P(null <= observed)` of the mean of `diffs`, as
+/// `scipy.stats.permutation_test(..., permutation_type='samples', alternative='less')`
+/// computes it, for a verdict against each of `thresholds` (the gate's Holm thresholds
+/// `α/m, α/(m − 1), …, α`) that does not depend on the seed (`docs/statistics.md` §4).
+///
+/// Zero differences are left out (they change no proportion). With at most
+/// [`EXACT_MAX_PAIRS`] non-zero differences every assignment is enumerated. With more,
+/// assignments are drawn sequentially: [`SEQUENTIAL_FIRST_FLIPS`], doubling at each look,
+/// until for every threshold `t` the Chernoff bound `exp(−N·KL(p̂ ‖ t))` of observing the
+/// proportion `p̂` of `N` draws were the true `p` on the other side of `t` is below the look's
+/// share of [`SEQUENTIAL_RISK`] (`risk / (thresholds · 2^look)`, so all looks and thresholds
+/// together stay below it), or until [`SEQUENTIAL_MAX_FLIPS`]. `None` when `diffs` is empty.
+pub fn one_sided_less(diffs: &[f64], thresholds: &[f64], seed: u64) -> Option<OneSided> {
+    if diffs.is_empty() {
+        return None;
+    }
+    let count = diffs.len() as f64;
+    let nonzero: Vec<f64> = diffs.iter().copied().filter(|&d| d != 0.0).collect();
+    if nonzero.len() <= EXACT_MAX_PAIRS {
+        let (_, less, _, total) = enumerate_signs(&nonzero, count);
+        let p = less as f64 / total as f64;
+        return Some(OneSided { p, exact: true, flips: total, settled: true });
+    }
+    let mut flips = SignFlips::new(&nonzero, count, seed ^ PERMUTATION_STREAM);
+    let mut batch = SEQUENTIAL_FIRST_FLIPS;
+    let mut look = 0i32;
+    loop {
+        flips.draw(batch.min(SEQUENTIAL_MAX_FLIPS - flips.drawn));
+        look += 1;
+        let n = flips.drawn as f64;
+        let share = flips.less as f64 / n;
+        let bound = (SEQUENTIAL_RISK / (thresholds.len().max(1) as f64 * 2f64.powi(look))).ln();
+        let settled = thresholds.iter().all(|&t| share != t && -n * kl(share, t) <= bound);
+        if settled || flips.drawn >= SEQUENTIAL_MAX_FLIPS {
+            let p = (flips.less + 1) as f64 / (n + 1.0);
+            return Some(OneSided { p, exact: false, flips: flips.drawn, settled });
+        }
+        batch = flips.drawn;
+    }
+}
+
+/// The Bernoulli relative entropy `KL(q ‖ p)` (nats), `q` and `p` in `[0, 1]`.
+fn kl(q: f64, p: f64) -> f64 {
+    let term = |x: f64, y: f64| if x == 0.0 { 0.0 } else { x * (x / y).ln() };
+    term(q, p) + term(1.0 - q, 1.0 - p)
 }
 
 /// `value` with its sign flipped when `bit` is 1 (exactly `-value`, without a branch).

@@ -90,12 +90,80 @@ fn exact_sign_flip_eight_small_differences() {
 #[test]
 fn all_equal_pairs_give_p_one() {
     // Observed mean 0 and every assignment's mean is 0: both one-sided proportions are 1,
-    // 2 · 1 clipped to 1. SciPy: 1.0. The Monte Carlo path gives 1 too.
+    // 2 · 1 clipped to 1. SciPy: 1.0. Forty of them have no non-zero difference to flip:
+    // exact, over the one assignment; the Monte Carlo path gives 1 too.
     assert_eq!(exact_p(&[0.0; 5]), 1.0);
     let same = vec![0.25; 40];
     let r = paired(&same, &same, 999, 0.95, 3).expect("pairs");
-    assert!(!r.exact);
+    assert!(r.exact && r.permutations == 1);
     assert_eq!((r.p, r.mean_diff, r.ci), (1.0, 0.0, Interval { lo: 0.0, hi: 0.0 }));
+    assert_eq!(sign_flip_p(&[0.0; 40], 0, 999, 3), (1.0, false, 999));
+}
+
+#[test]
+fn only_non_zero_differences_count_for_the_exact_switch() {
+    // 10 non-zero differences among 50: exact over 2^10 assignments, and the same p as the
+    // ten alone (the zeros double every count and the total alike). SciPy on the 10:
+    // two-sided 2 · 1/1024.
+    let mut diffs = vec![0.0; 50];
+    for (i, d) in diffs.iter_mut().enumerate().take(10) {
+        *d = -0.1 - 0.01 * i as f64;
+    }
+    let r = paired(&vec![0.0; 50], &diffs, 2_000, 0.95, 0).expect("pairs");
+    assert!(r.exact, "10 non-zero of 50 is exact");
+    assert_eq!(r.permutations, 1024);
+    assert_eq!(r.p, 2.0 / 1024.0);
+    assert_eq!(exact_p(&diffs[..10]), r.p);
+    // 21 non-zero: Monte Carlo.
+    let mut more = diffs.clone();
+    for d in more.iter_mut().skip(10).take(11) {
+        *d = 0.05;
+    }
+    assert!(!paired(&vec![0.0; 50], &more, 2_000, 0.95, 0).unwrap().exact);
+}
+
+/// 30 integer differences whose exact one-sided `P(null <= obs)` is 0.046315 (counted by a
+/// convolution of the signed integers; `scipy.stats.permutation_test(..., alternative='less')`
+/// with `n_resamples=inf` agrees, docs/statistics.md §4).
+const NEAR_ALPHA: [f64; 30] = [
+    -12.0, 5.0, -3.0, 1.0, -5.0, -11.0, -10.0, -7.0, -6.0, -9.0, 6.0, -6.0, -8.0, 11.0, 6.0, -9.0,
+    -4.0, 1.0, 12.0, 2.0, -4.0, -3.0, 3.0, 1.0, -4.0, -5.0, -9.0, -5.0, 6.0, 3.0,
+];
+const NEAR_ALPHA_P: f64 = 0.046_314_721_927_046_78;
+
+#[test]
+fn sequential_flips_give_one_verdict_where_two_thousand_do_not() {
+    // 2,000 random flips put p on either side of 0.05 depending on the seed ...
+    let fixed: Vec<bool> = (0..20)
+        .map(|seed| {
+            let mut f = SignFlips::new(&NEAR_ALPHA, 30.0, seed);
+            f.draw(2_000);
+            (f.less + 1) as f64 / 2_001.0 < 0.05
+        })
+        .collect();
+    assert!(fixed.contains(&true) && fixed.contains(&false), "{fixed:?}");
+    // ... the sequential draws settle it: every seed below 0.05, as the exact p.
+    for seed in 0..20 {
+        let t = one_sided_less(&NEAR_ALPHA, &[0.05], seed).unwrap();
+        assert!(!t.exact && t.settled, "seed {seed}: {t:?}");
+        assert!(t.p < 0.05, "seed {seed}: {t:?}");
+        assert!(close(t.p, NEAR_ALPHA_P, 0.002), "seed {seed}: {t:?}");
+        assert!(t.flips < SEQUENTIAL_MAX_FLIPS);
+    }
+    // Far from every threshold the first look settles it.
+    let t = one_sided_less(&[-1.0; 30], &[0.05, 0.025], 0).unwrap();
+    assert_eq!((t.flips, t.settled), (SEQUENTIAL_FIRST_FLIPS, true));
+    // Few non-zero differences are enumerated: 2^3 assignments, one reaches −3.
+    let t = one_sided_less(&[-1.0, 0.0, -1.0, -1.0, 0.0], &[0.05], 0).unwrap();
+    assert_eq!((t.p, t.exact, t.flips), (0.125, true, 8));
+    assert!(one_sided_less(&[], &[0.05], 0).is_none());
+}
+
+#[test]
+fn kl_is_zero_on_equal_rates_and_grows_apart() {
+    assert_eq!(kl(0.05, 0.05), 0.0);
+    assert!(kl(0.04, 0.05) > 0.0 && kl(0.01, 0.05) > kl(0.04, 0.05));
+    assert!((kl(0.0, 0.5) - 2f64.ln()).abs() < 1e-15);
 }
 
 #[test]

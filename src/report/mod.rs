@@ -325,6 +325,19 @@ impl Ci {
     }
 }
 
+/// The note printed with `report --compare` (`docs/statistics.md` §2): what its intervals and
+/// p-values are over, and what is stratified (nothing: the pairs are resampled as one pool).
+pub fn compare_note(ci: &Ci) -> String {
+    format!(
+        "{}% intervals of B − A: percentile bootstrap of the pairs (documents paired by dataset and name; those scored on one side only left out and counted as dropped), resampled as one pool, NOT stratified by dataset, {} resamples, seed {}; p: two-sided paired sign-flip test, exact up to {} non-zero differences, else {} random flips; p_holm: Holm-adjusted across the metrics shown",
+        ci.level * 100.0,
+        ci.resamples,
+        ci.seed,
+        crate::metrics::stats::EXACT_MAX_PAIRS,
+        ci.resamples
+    )
+}
+
 /// A suite headline that is not a plain mean of per-document values, recomputed in a report
 /// the suite's own way from the group's per-document (per-page) scores, and bootstrapped by
 /// resampling those documents ([`crate::metrics::stats::bootstrap_statistic`]).

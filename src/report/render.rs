@@ -122,6 +122,20 @@ fn json_value(c: &Cell) -> serde_json::Value {
     }
 }
 
+/// A frame's rows as JSON objects, one per row, keyed by column name (what `--format json`
+/// prints as an array).
+pub fn json_rows(df: &DataFrame) -> PolarsResult<Vec<serde_json::Value>> {
+    let names: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
+    Ok(cells(df)?
+        .iter()
+        .map(|r| {
+            let m: serde_json::Map<String, serde_json::Value> =
+                names.iter().cloned().zip(r.iter().map(json_value)).collect();
+            serde_json::Value::Object(m)
+        })
+        .collect())
+}
+
 /// Renders a frame in `format`.
 pub fn render(df: &DataFrame, format: ReportFormat) -> PolarsResult<Rendered> {
     let names: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
@@ -140,15 +154,7 @@ pub fn render(df: &DataFrame, format: ReportFormat) -> PolarsResult<Rendered> {
             }))
         }
         ReportFormat::Json | ReportFormat::Ndjson => {
-            let rows = cells(df)?;
-            let objs: Vec<serde_json::Value> = rows
-                .iter()
-                .map(|r| {
-                    let m: serde_json::Map<String, serde_json::Value> =
-                        names.iter().cloned().zip(r.iter().map(json_value)).collect();
-                    serde_json::Value::Object(m)
-                })
-                .collect();
+            let objs = json_rows(df)?;
             let mut out = String::new();
             if format == ReportFormat::Json {
                 out = serde_json::to_string_pretty(&objs).map_err(to_polars)?;

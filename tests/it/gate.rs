@@ -1,5 +1,6 @@
 //! `corpus gate` end to end: a provider version that drops one table per page fails the gate
-//! (exit 4, with a JUnit report that names the documents), an unchanged re-run passes (exit 0).
+//! (exit 4, with a JUnit report that names the documents), an unchanged re-run passes (exit 0),
+//! too few paired documents cannot be decided (exit 5, or 0 with --allow-undecided).
 
 use std::path::Path;
 
@@ -21,11 +22,11 @@ fn tables(i: usize) -> [(String, String); 2] {
     })
 }
 
-/// `pdfs/d<i>.pdf` and `ground_truth/d<i>.json` for every document.
-fn write_docs(root: &Path) {
+/// `pdfs/d<i>.pdf` and `ground_truth/d<i>.json` for the first `docs` documents.
+fn write_docs(root: &Path, docs: usize) {
     std::fs::create_dir_all(root.join("pdfs")).unwrap();
     std::fs::create_dir_all(root.join("ground_truth")).unwrap();
-    for i in 0..DOCS {
+    for i in 0..docs {
         let mut page = PdfPage::new(612.0, 792.0);
         page.text(Font::Regular, 10.0, 72.0, 720.0, &format!("Document {i}."));
         let mut pdf = Pdf::new();
@@ -46,9 +47,20 @@ fn write_docs(root: &Path) {
 /// Imports version `version` of provider `p` (each page's tables, the second left out where
 /// `drop_one`) and scores it.
 fn import_and_eval(db: &Path, root: &Path, version: &str, drop_one: bool) {
+    import_and_eval_docs(db, root, version, drop_one, 0..DOCS);
+}
+
+/// [`import_and_eval`] for the documents `docs` only.
+fn import_and_eval_docs(
+    db: &Path,
+    root: &Path,
+    version: &str,
+    drop_one: bool,
+    docs: std::ops::Range<usize>,
+) {
     let dir = root.join(format!("out-{version}"));
     std::fs::create_dir_all(&dir).unwrap();
-    for i in 0..DOCS {
+    for i in docs {
         let [first, second] = tables(i);
         let mut md = format!("Document {i}.\n\n{}", first.1);
         if !drop_one {
@@ -69,7 +81,7 @@ fn import_and_eval(db: &Path, root: &Path, version: &str, drop_one: bool) {
 fn a_planted_regression_fails_and_an_unchanged_rerun_passes() {
     let d = tempfile::tempdir().unwrap();
     let root = d.path();
-    write_docs(root);
+    write_docs(root, DOCS);
     let db = root.join("c.db");
     let out =
         run(corpus(&db).args(["ingest", "--truth", "latex-tables", "-q"]).arg(root.join("pdfs")));
@@ -122,4 +134,57 @@ fn a_planted_regression_fails_and_an_unchanged_rerun_passes() {
     let out = gate_on("p@2", "nope", &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("stored: "));
+}
+
+/// Too few paired documents is its own outcome: exit 5 "cannot decide", never a pass, unless
+/// --allow-undecided; with no paired document at all as with two.
+#[test]
+fn too_few_paired_documents_cannot_decide() {
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    write_docs(root, 2);
+    let db = root.join("c.db");
+    let out =
+        run(corpus(&db).args(["ingest", "--truth", "latex-tables", "-q"]).arg(root.join("pdfs")));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // Versions 1 and 2 scored one document each, not the same one; 3 and 4 both documents,
+    // 4 losing a table on each.
+    import_and_eval_docs(&db, root, "1", false, 0..1);
+    import_and_eval_docs(&db, root, "2", false, 1..2);
+    import_and_eval_docs(&db, root, "3", false, 0..2);
+    import_and_eval_docs(&db, root, "4", true, 0..2);
+    let gate = |base: &str, cand: &str, extra: &[&str]| {
+        run(corpus(&db)
+            .args(["gate", "--suite", "table", "--baseline", base, "--candidate", cand])
+            .args(["--metric", "teds"])
+            .args(extra))
+    };
+    let out = gate("p@1", "p@2", &[]);
+    let (stdout, stderr) =
+        (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(5), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("teds: cannot decide: no document has both a baseline and a candidate value (2 one-sided)"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("cannot decide on 1 of 1 metric(s)"), "{stderr}");
+    // Two documents, both worse: the smallest one-sided p of two is 1/4, never below 0.05.
+    let out = gate("p@3", "p@4", &["--format", "json"]);
+    assert_eq!(out.status.code(), Some(5), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json(&out);
+    assert_eq!((v["outcome"].as_str(), v["regressed"].as_bool()), (Some("undecided"), Some(false)));
+    let m = &v["metrics"][0];
+    assert_eq!((m["n"].as_u64(), m["min_n"].as_u64()), (Some(2), Some(5)), "{m}");
+    assert!(m["p"].is_null(), "{m}");
+    assert!(m["reason"].as_str().unwrap().contains("cannot decide: 2 paired document(s)"), "{m}");
+    let out = gate("p@3", "p@4", &["--format", "junit"]);
+    assert_eq!(out.status.code(), Some(5));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let doc = roxmltree::Document::parse(&text).unwrap();
+    let suite = doc.descendants().find(|n| n.has_tag_name("testsuite")).unwrap();
+    assert_eq!((suite.attribute("failures"), suite.attribute("skipped")), (Some("0"), Some("1")));
+    // --allow-undecided passes it, and says so.
+    let out = gate("p@3", "p@4", &["--allow-undecided"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("passed as --allow-undecided asks"));
 }

@@ -12,6 +12,7 @@ mod files;
 mod formula;
 mod gate;
 mod gt_vs_gt;
+mod guide;
 mod html;
 mod import;
 mod import_pipelines;

@@ -112,7 +112,15 @@ fn averages_skip_nulls_and_missing_values() {
 #[test]
 fn compare_and_since_and_history() {
     let (_d, db, second_run) = store();
-    let rows = report(&db, &["--compare", "p@v1", "p@2"]);
+    // --format json: one object, the per-metric summary beside the per-document rows.
+    let both = report(&db, &["--compare", "p@v1", "p@2"]);
+    assert_eq!((both["a"].as_str(), both["b"].as_str()), (Some("p@v1"), Some("p@2")));
+    assert!(both["note"].as_str().unwrap().contains("NOT stratified by dataset"), "{both}");
+    let text_r = both["metrics"].as_array().unwrap().iter().find(|m| m["metric"] == "text_r");
+    let text_r = text_r.expect("text_r in the summary");
+    assert!(close(&text_r["p"], 1.0) && close(&text_r["p_holm"], 1.0), "{text_r}");
+    assert!(close(&text_r["delta_lo"], -0.1) && close(&text_r["delta_hi"], 0.4), "{text_r}");
+    let rows = &both["documents"];
     let first = &rows[0];
     assert_eq!(
         (first["document"].as_str(), first["metric"].as_str()),
@@ -142,8 +150,27 @@ fn compare_and_since_and_history() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.starts_with("metric   n  dropped"), "{text}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("2000 resamples, seed 0"));
-    let out = run(corpus(&db).args(["report", "--compare", "p@1", "nope@1"]));
-    assert_eq!(out.status.code(), Some(2), "{}", String::from_utf8_lossy(&out.stderr));
+    // Nothing matched: the message names the filter that matched nothing.
+    for (extra, named) in [
+        (&["--compare", "p@1", "nope@1"][..], "no scores match provider nope"),
+        (&["--compare", "p@1", "p@7"][..], "no scores of p@7 match; versions there: 1, 2"),
+        (
+            &["--compare", "p@1", "p@2", "--dataset", "elsewhere"][..],
+            "no scores match --dataset elsewhere; datasets there: set",
+        ),
+        (
+            &["--compare", "p@1", "p@2", "--since", "2999-01-01"][..],
+            "no scores match --since 2999-01-01",
+        ),
+    ] {
+        let out = run(corpus(&db).arg("report").args(extra));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(named), "{extra:?}: {err}");
+    }
+    let out = run(corpus(&db).args(["report", "--suite", "paper", "--dataset", "elsewhere"]));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no scores match --dataset elsewhere (within --suite paper)"), "{err}");
     // --rank: p@2 (mean 0.75) before p@1 (0.6). Resampling two documents: {d1, d1} puts p@2
     // first (0.9 vs 0.5), {d2, d2} p@1 (0.7 vs 0.6), a mixed draw p@2: first in 3/4 of them.
     let r = report(&db, &["--rank", "--metric", "text_r"]);

@@ -37,6 +37,7 @@ pub mod tables;
 pub mod text;
 pub mod title_strip;
 pub mod trm;
+mod unidecode_table;
 
 use std::collections::BTreeMap;
 
@@ -575,7 +576,11 @@ impl Rule {
             RuleCheck::ArrayData(r) => r.run(md),
             // Corpus's outputs report no page orientation: the evaluator's fallback.
             RuleCheck::Rotate(v) => rotate::rotate_check(&v, None),
-            RuleCheck::Form(r) => r.run(md),
+            // `_scope_to_page`: the rule's page alone once the output has pages.
+            RuleCheck::Form(r) => match (sections, self.page) {
+                (Some(s), Some(page)) => r.run(s.page_markdown(page)),
+                _ => r.run(md),
+            },
             RuleCheck::NoRuleClass(k) => Outcome::error(format!("Unknown parse rule type: {k}")),
             // As the evaluator has it: the count the rule carries (filled in when the data was
             // made) against the expected one; the output is not read.

@@ -21,15 +21,27 @@ use super::normalize::py_strip;
 use super::Outcome;
 use crate::doc::{BlockKind, Doc};
 
-/// The page headers and footers of an output with structured pages, per 1-based page.
+/// The page headers and footers of an output with structured pages, per 1-based page, and
+/// each page's own Markdown.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PageSections {
     /// (page, header text, footer text); empty texts are no section.
     pub pages: Vec<(i64, String, String)>,
+    /// Each page's Markdown ([`Doc::page_markdown`]), page 1 first.
+    pub markdown: Vec<String>,
 }
 
 impl PageSections {
-    /// A Doc's page sections: each page's header and footer blocks' text, one per line; `None`
+    /// The Markdown of 1-based `page`, as `_scope_to_page` reads an output with per-page IR:
+    /// "" for a page the output does not have (fail closed).
+    pub fn page_markdown(&self, page: i64) -> &str {
+        usize::try_from(page - 1).ok().and_then(|i| self.markdown.get(i)).map_or("", |s| s.as_str())
+    }
+}
+
+impl PageSections {
+    /// A Doc's page sections: each page's header and footer blocks' text, one per line, and
+    /// each page's Markdown; `None`
     /// for a Doc read from Markdown or without pages (the Markdown's tags are read instead).
     pub fn of(doc: &Doc) -> Option<PageSections> {
         if doc.markdown.is_some() || doc.pages.is_empty() {
@@ -47,7 +59,8 @@ impl PageSections {
         let pages = (0..doc.pages.len())
             .map(|p| (p as i64 + 1, text(p, BlockKind::PageHeader), text(p, BlockKind::PageFooter)))
             .collect();
-        Some(PageSections { pages })
+        let markdown = (0..doc.pages.len()).map(|p| doc.page_markdown(p as u32)).collect();
+        Some(PageSections { pages, markdown })
     }
 }
 
@@ -152,6 +165,39 @@ pub fn mark_color(text: &str, color: &str, md: &str) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::doc::{BBox, Block, Page};
+
+    /// `_scope_to_page`: a paged output's `form_field` rule reads its own page only.
+    #[test]
+    fn form_fields_keep_to_the_rules_page_once_the_output_has_pages() {
+        let b = |page: u32, text: &str| {
+            Block::new(BlockKind::Paragraph, page, BBox::new(72.0, 72.0, 300.0, 90.0), text)
+        };
+        let doc = Doc {
+            pages: vec![Page { width: 612.0, height: 792.0 }; 2],
+            blocks: vec![b(0, "**Name:** Alice Smith"), b(1, "**Name:** Bob Jones")],
+            ..Default::default()
+        };
+        let md = doc.to_markdown();
+        let rule = |page: i64, value: &str| {
+            let v = serde_json::json!({"type": "form_field", "page": page, "label": "Name", "value": value});
+            super::super::Rule::from_fields(v.as_object().unwrap().clone()).unwrap()
+        };
+        let passed = |r: &super::super::Rule, doc: Option<&Doc>| {
+            let c = super::super::score_case_in("form", std::slice::from_ref(r), &md, doc);
+            c.rules[0].outcome.as_ref().map(|o| o.passed)
+        };
+        // With pages: page 2's field is Bob's; Alice is not on it.
+        assert_eq!(passed(&rule(2, "Bob Jones"), Some(&doc)), Some(true));
+        assert_eq!(passed(&rule(2, "Alice Smith"), Some(&doc)), Some(false));
+        assert_eq!(passed(&rule(1, "Alice Smith"), Some(&doc)), Some(true));
+        // A page the output lacks reads as empty: fail closed.
+        assert_eq!(passed(&rule(3, "Alice Smith"), Some(&doc)), Some(false));
+        // Without pages (Markdown): the whole document, where either Name is found (the
+        // evaluator breaks the tie between equal labels with the expected value).
+        assert_eq!(passed(&rule(2, "Alice Smith"), None), Some(true));
+        assert_eq!(passed(&rule(2, "Bob Jones"), None), Some(true));
+    }
 
     #[test]
     fn headers_and_footers_in_markdown_tags() {
@@ -174,6 +220,7 @@ mod tests {
                 (1, "ACME Report".into(), String::new()),
                 (2, String::new(), "p. 2".into()),
             ],
+            markdown: Vec::new(),
         };
         let md = "<page_footer>ACME Report</page_footer>";
         assert!(page_section(false, "acme report", None, md, Some(&s)).passed);

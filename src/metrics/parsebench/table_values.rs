@@ -14,7 +14,8 @@
 //!   the multiset Jaccard similarity of their non-empty normalized cells; the best pair must
 //!   reach `table_match_threshold` (0.8), then its cells compared slot by slot over the
 //!   overlapping region must match at ≥ `table_values_match_threshold` (0.9). A cell is
-//!   normalized as `_normalize_cell`: transliterated to ASCII (here: accents stripped),
+//!   normalized as `_normalize_cell`: transliterated to ASCII as `unidecode` does
+//!   ([`unidecode`]: its own output for the blocks a cell meets, accents stripped elsewhere),
 //!   lower-cased, whitespace removed, its first number re-written by Python's `g` format
 //!   (a number with a thousands comma ≥ 1,000 by `,.10g` with trailing `0`s and `.` stripped).
 
@@ -28,6 +29,7 @@ use unicode_normalization::UnicodeNormalization;
 use super::normalize::{normalize_text, py_strip};
 use super::table_data::{parse_tables, TableData};
 use super::tables::markdown_tables;
+use super::unidecode_table::UNIDECODE;
 use super::Outcome;
 use crate::metrics::fuzz::ratio;
 
@@ -318,10 +320,36 @@ pub(super) fn py_g(x: f64, p: usize, grouped: bool) -> String {
     }
 }
 
+/// `unidecode(text)`: ASCII kept; a character of the blocks `tools/gen_unidecode_table.py`
+/// lists replaced by what unidecode 1.4.0 writes for it (`–` → `-`, `—` → `--`, `≤` → `<=`,
+/// `π` → `p`, `€` → `EUR`, `ﬁ` → `fi`, "" where unidecode drops it); any other character
+/// decomposed (NFKD) with its combining marks dropped (`docs/parsebench.md` § 5).
+pub fn unidecode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+            continue;
+        }
+        match UNIDECODE.binary_search_by_key(&c, |&(k, _)| k) {
+            Ok(i) => out.push_str(UNIDECODE[i].1),
+            Err(_) => {
+                out.extend(std::iter::once(c).nfkd().filter(|c| !super::normalize::is_mn(*c)))
+            }
+        }
+    }
+    out
+}
+
 /// `_normalize_cell` (see the module doc).
 pub fn normalize_value(cell: &str) -> String {
-    let ascii: String = cell.nfkd().filter(|c| !super::normalize::is_mn(*c)).collect();
-    let text: String = ascii.to_lowercase().chars().filter(|c| !c.is_whitespace()).collect();
+    let ascii = unidecode(cell);
+    // Python's `\s` also matches U+001C..U+001F.
+    let text: String = ascii
+        .to_lowercase()
+        .chars()
+        .filter(|c| !c.is_whitespace() && !('\u{1c}'..='\u{1f}').contains(c))
+        .collect();
     let text = ZERO_WIDTH.replace_all(&text, "").into_owned();
     let Some(m) = NUMBER.find(&text) else { return text };
     let num = m.as_str();
@@ -415,6 +443,66 @@ pub fn run_values_rule(rule: &ValuesRule, md: &str) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `TablesValuesRule._normalize_cell` on these cells, as ParseBench's evaluator (facdaf0,
+    /// unidecode 1.4.0) returned them: dashes, quotes, comparison signs, Greek letters,
+    /// currency, ligatures, fractions, symbols.
+    const EVALUATOR_CELLS: &[(&str, &str)] = &[
+        ("$9,595–$17,992", "$9,595-$17,992"),
+        ("“Total”", "\"total\""),
+        ("≤ 5", "<=5"),
+        ("≥ 10%", ">=10%"),
+        ("π r²", "pr2"),
+        ("— ", "--"),
+        ("Δ 3.5", "d3.5"),
+        ("€1,250.00", "eur1,25"),
+        ("ﬁnal", "final"),
+        ("café", "cafe"),
+        ("10–20", "10-20"),
+        ("½ cup", "1/2cup"),
+        ("± 0.5", "+-0.5"),
+        ("α-β", "a-b"),
+        ("µg/m³", "ug/m3"),
+        ("naïve", "naive"),
+        ("→ next", "-next"),
+        ("São Paulo", "saopaulo"),
+        ("1,234,567", "1,234,567"),
+        ("Ω", "o"),
+        ("‘quoted’", "'quoted'"),
+        ("x ≠ y", "xy"),
+        ("Straße", "strasse"),
+        ("Ærø", "aero"),
+        ("œuvre", "oeuvre"),
+        ("№ 5", "no.5"),
+        ("½", "1/2"),
+        ("−3.2", "-3.2"),
+        ("3 × 4", "3x4"),
+        ("°C", "degc"),
+        ("•", "*"),
+        ("¥500", "y=500"),
+        ("£12", "ps12"),
+        ("‰", "%0"),
+        ("ℓ", "l"),
+        ("Ⅳ", "iv"),
+        ("ﬀ", "ff"),
+    ];
+
+    #[test]
+    fn cells_fold_to_ascii_as_the_evaluator_does() {
+        for (cell, want) in EVALUATOR_CELLS {
+            assert_eq!(normalize_value(cell), *want, "{cell:?}");
+        }
+        // Outside the table's blocks: accents stripped (unidecode would romanize).
+        assert_eq!(unidecode("日本"), "日本");
+        assert_eq!(unidecode("e\u{301}"), "e");
+    }
+
+    #[test]
+    fn a_range_with_an_en_dash_matches_its_ascii_reading() {
+        // The issue's case: the truth's `$9,595–$17,992` against an output's `$9,595-$17,992`.
+        assert_eq!(normalize_value("$9,595–$17,992"), normalize_value("$9,595-$17,992"));
+        assert_ne!(normalize_value("5 – 7"), normalize_value("5 — 7"), "— is --");
+    }
 
     const MD: &str = "| Name | Age |\n|---|---|\n| Ann | 31 |\n| Bob | 42 |\n\n\
         <table><tr><th>City</th><th>Visitors</th></tr><tr><td>Lyon</td><td>1,500</td></tr></table>";

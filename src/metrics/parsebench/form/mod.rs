@@ -4,8 +4,10 @@
 //! label, or a yes/no value) and `signature` (something, or nothing, written by the label).
 //! The rules, as the evaluator runs them, are in `docs/parsebench.md` ("form_field").
 //!
-//! Corpus's outputs carry no per-page Markdown, so a rule's `page` does not scope the lookup
-//! (the evaluator's fallback for an output without page IR).
+//! A rule's `page` scopes the lookup to that page's Markdown where the output has pages (a
+//! provider's Doc: [`super::sections::PageSections`]), as `_scope_to_page` does for an output
+//! with per-page IR (a page the output lacks reads as ""); an output read from Markdown has
+//! none, and the whole document is read (the evaluator's fallback).
 
 mod cells;
 mod checkbox;
