@@ -24,6 +24,7 @@ mod output;
 mod progress;
 mod providers;
 mod report;
+mod report_truths;
 mod score;
 mod setup;
 mod shard;
@@ -172,6 +173,10 @@ pub const EXIT_SOME_FAILED: u8 = 3;
 
 /// Exit code of `corpus gate` when the candidate regressed.
 pub const EXIT_REGRESSED: u8 = 4;
+
+/// Exit code of `corpus eval` when no document in scope has a truth the suite reads: nothing
+/// was scored (`corpus agree` compares parsers without one, `corpus truth draft` drafts one).
+pub const EXIT_NO_TRUTH: u8 = 5;
 
 /// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
 pub const EXIT_USAGE: u8 = 2;

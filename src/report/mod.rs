@@ -11,6 +11,7 @@ pub mod correlate;
 pub mod gate;
 pub mod html;
 pub mod render;
+mod truth_compare;
 
 use polars::prelude::*;
 
@@ -18,6 +19,7 @@ use crate::store::ScoreColumns;
 
 pub use compare::{compare, paired_rows, paired_table, PairedRow};
 pub use render::{render, Rendered, ReportFormat};
+pub use truth_compare::{truth_delta_frame, truth_deltas, TruthDelta};
 
 /// A `provider[@version]` selector for `--compare`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -31,4 +31,5 @@ mod slurm;
 mod synth;
 mod table;
 mod table_study;
+mod truth_versions;
 mod util;
