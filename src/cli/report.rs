@@ -252,6 +252,16 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(if s.incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
 }
 
+/// Where the report goes: -o's file, or stdout.
+fn open_output(a: &ReportArgs) -> anyhow::Result<Box<dyn Write>> {
+    Ok(match &a.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let format = match a.format {
@@ -267,16 +277,8 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let keep = super::report_truths::truth_ids(&store, a.truth_version())?;
     let mut filter = score_filter(a, &since);
     filter.truths = keep.as_ref();
-    let out = |a: &ReportArgs| -> anyhow::Result<Box<dyn Write>> {
-        Ok(match &a.output {
-            Some(p) => Box::new(std::io::BufWriter::new(
-                std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-            )),
-            None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-        })
-    };
     if let Some(pair) = a.truth_compare {
-        let mut out = out(a)?;
+        let mut out = open_output(a)?;
         let code =
             super::report_truths::compare(g, &store, &filter, pair, a.fields, format, &mut out)?;
         out.flush()?;
@@ -287,7 +289,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         let (suite, dataset) = (a.suite.as_deref(), a.dataset.as_deref());
         return super::report_truths::no_scores(g, &store, suite, dataset, &cols);
     }
-    let mut out = out(a)?;
+    let mut out = open_output(a)?;
     let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
     let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
