@@ -11,7 +11,7 @@ use corpus::suites::paper::COLUMNS;
 use corpus::suites::{formula, olmocr, omnidoc, paper, parsebench, table, EvalFailure, Suite};
 
 use super::output::{fmt_value, print_json, print_metric_table, print_table, Format, OutputArgs};
-use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
+use super::{argv, GlobalArgs, EXIT_NO_TRUTH, EXIT_SOME_FAILED};
 
 /// Arguments of `corpus eval`.
 #[derive(Args, Debug)]
@@ -54,6 +54,12 @@ pub struct EvalArgs {
     /// in percent as GROBID reports them (always in --format json)
     #[arg(long)]
     fields: bool,
+    /// Which truth of each document to score: latest (the newest version, what nothing
+    /// supersedes), previous (the one the newest superseded, where there is one), v<N> (the
+    /// newest version numbered at most N: v1 = the truths first ingested), or a truth id
+    /// (that one truth only). Every score keeps the truth it used (docs/truth-versions.md)
+    #[arg(long, default_value = "latest", value_parser = corpus::store::TruthSelect::parse)]
+    truth_version: corpus::store::TruthSelect,
     #[command(flatten)]
     shard: super::shard::ShardArgs,
     #[command(flatten)]
@@ -79,11 +85,17 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         usage_bail!("--suite {} scores one provider: give --provider", a.suite);
     }
     let mut store = super::shard::open(g, task.as_ref())?;
+    store.set_truth_select(a.truth_version);
+    let dataset = a.dataset.as_deref();
+    let scope = TruthScope::of(&store, suite, dataset)?;
+    // A shard task without truths has nothing to do, as any task may: the array goes on.
+    if scope.with_truth == 0 && store.shard().is_none() {
+        return scope.nothing_to_score(a, suite);
+    }
     let run = store.start_run("eval", &argv())?;
     let store = &mut store;
     let bar = super::progress::Bar::new("eval", g.quiet);
-    let dataset = a.dataset.as_deref();
-    match suite {
+    let code = match suite {
         Suite::Omnidoc => {
             let provider = a.provider.as_deref().expect("checked before the run");
             let opts =
@@ -132,6 +144,85 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
                 paper::EvalOptions { provider: a.provider.as_deref(), dataset, run: Some(run) };
             let sum = paper::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
+        }
+    }?;
+    scope.say_without(g, suite);
+    Ok(code)
+}
+
+/// The documents in an eval's scope and how many have a truth the suite reads.
+struct TruthScope {
+    /// Documents in scope (of `--dataset`, or all; a shard task's only).
+    documents: usize,
+    /// Of them, those with a truth of one of the suite's formats (of the selected version).
+    with_truth: usize,
+    /// What the scope is, for messages (`dataset contracts`, `the store`).
+    what: String,
+    /// The truth formats the suite reads.
+    formats: String,
+}
+
+impl TruthScope {
+    fn of(store: &Store, suite: Suite, dataset: Option<&str>) -> anyhow::Result<TruthScope> {
+        let docs = store.documents(dataset)?;
+        let formats = suite.formats();
+        let truths: std::collections::HashSet<i64> = store
+            .truths(dataset)?
+            .into_iter()
+            .filter(|t| formats.iter().any(|f| f.as_str() == t.format))
+            .map(|t| t.document)
+            .collect();
+        Ok(TruthScope {
+            documents: docs.len(),
+            with_truth: docs.iter().filter(|d| truths.contains(&d.id)).count(),
+            what: match dataset {
+                Some(d) => format!("dataset {d}"),
+                None => "the store".into(),
+            },
+            formats: formats.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", "),
+        })
+    }
+
+    /// Says that nothing can be scored, and what to do instead; exit code 5. Said even with
+    /// --quiet: it is the command's result.
+    fn nothing_to_score(&self, a: &EvalArgs, suite: Suite) -> anyhow::Result<ExitCode> {
+        let ds = a.dataset.as_deref().map(|d| format!(" --dataset {d}")).unwrap_or_default();
+        if self.documents == 0 {
+            eprintln!(
+                "corpus: {} has no documents: nothing to score (`corpus ingest` adds some)",
+                self.what
+            );
+        } else {
+            let version = match a.truth_version {
+                corpus::store::TruthSelect::Latest => String::new(),
+                v => format!(" (truth version {})", v.label()),
+            };
+            eprintln!(
+                "corpus: none of the {} document(s) in {} has a truth the {} suite reads ({}){version}: \
+                 nothing to score.\n  compare the parsers without a truth:  corpus agree{ds}\n  \
+                 draft a truth to correct:             corpus truth draft{ds} --provider P\n  \
+                 or ingest one:                        corpus ingest ... --truth FORMAT{ds}",
+                self.documents,
+                self.what,
+                suite.name(),
+                self.formats
+            );
+        }
+        Ok(ExitCode::from(EXIT_NO_TRUTH))
+    }
+
+    /// Says how many documents in scope the eval left unscored for want of a truth (stderr,
+    /// unless quiet).
+    fn say_without(&self, g: &GlobalArgs, suite: Suite) {
+        let without = self.documents - self.with_truth;
+        if without > 0 && !g.quiet {
+            eprintln!(
+                "corpus: {without} of the {} document(s) in {} have no truth the {} suite reads \
+                 and were not scored (`corpus agree` compares parsers on them)",
+                self.documents,
+                self.what,
+                suite.name()
+            );
         }
     }
 }

@@ -80,6 +80,7 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
     let (since_run, since_time) = super::report::since_bounds(&since);
     let store =
         Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    let latest = store.truth_ids(corpus::store::TruthSelect::Latest)?;
     let filter = ScoreFilter {
         latest: true,
         suite: Some(a.suite.as_str()),
@@ -89,6 +90,8 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
         since_run,
         since_time,
         attribute: None,
+        // As `report`: the scores against each document's newest truth.
+        truths: Some(&latest),
     };
     let (cols, _) = report::report_columns(&store, &filter, true)?;
     for sel in [&a.baseline, &a.candidate] {

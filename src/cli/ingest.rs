@@ -56,6 +56,13 @@ pub struct IngestArgs {
     /// repeated); reports group by it with --by attribute:source
     #[arg(long = "attribute", value_name = "NAME=VALUE", value_parser = parse_attribute)]
     attributes: Vec<(String, String)>,
+    /// The truth ingested for a document supersedes this stored truth (its id: `corpus sql
+    /// "SELECT truth_id, document, format, version FROM v_truths"`), e.g. a corrected truth
+    /// of another format (a Label Studio export replacing an OmniDocBench draft). A newer
+    /// ingest of the same document, dataset, format and part supersedes the older one without
+    /// it. Can be repeated; see docs/truth-versions.md
+    #[arg(long, value_name = "TRUTH_ID", requires = "truth")]
+    supersedes: Vec<i64>,
     /// Per-file time limit in seconds for reading a PDF's page count
     #[arg(long, default_value_t = 120.0)]
     timeout: f64,
@@ -76,6 +83,9 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         usage_bail!("--timeout must be a positive number of seconds");
     }
     let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
+    store
+        .supersede_on_ingest(&a.supersedes)
+        .map_err(|e| anyhow::Error::new(super::UsageError(e.to_string())))?;
     let run = store.start_run("ingest", &argv())?;
     let opts = IngestOptions {
         paths: a.paths.clone(),
@@ -123,6 +133,17 @@ fn finish(
     run: corpus::store::RunId,
     sum: corpus::ingest::IngestSummary,
 ) -> anyhow::Result<ExitCode> {
+    let mut sum = sum;
+    for (truth, document) in store.supersedes_unused()? {
+        sum.errors.push(corpus::ingest::FileError {
+            path: format!("--supersedes {truth}"),
+            error: format!(
+                "truth {truth} (of {document}) was not superseded: this ingest attached \
+                 no truth to its document{}",
+                if a.supersedes.len() > 1 { " (or none of the same part)" } else { "" }
+            ),
+        });
+    }
     store.finish_run(run, &serde_json::to_value(&sum)?, sum.errors.len() as u64)?;
     match a.output.format {
         Format::Json => print_json(&sum)?,

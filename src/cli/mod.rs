@@ -25,6 +25,7 @@ mod output;
 mod progress;
 mod providers;
 mod report;
+mod report_truths;
 mod score;
 mod setup;
 mod shard;
@@ -183,6 +184,9 @@ pub const EXIT_REGRESSED: u8 = 4;
 /// Exit code of `corpus gate` when it cannot decide: a gated metric has too few paired
 /// documents for any loss to be significant (none included), and none regressed.
 pub const EXIT_UNDECIDED: u8 = 5;
+/// Exit code of `corpus eval` when no document in scope has a truth the suite reads: nothing
+/// was scored (`corpus agree` compares parsers without one, `corpus truth draft` drafts one).
+pub const EXIT_NO_TRUTH: u8 = 5;
 
 /// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
 pub const EXIT_USAGE: u8 = 2;

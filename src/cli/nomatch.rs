@@ -44,6 +44,7 @@ pub(super) fn explain(
         since_run: None,
         since_time: None,
         attribute: None,
+        truths: full.truths,
     };
     let mut before: ScoreColumns = store.score_columns(&q)?;
     if before.is_empty() {

@@ -81,6 +81,19 @@ pub struct ReportArgs {
     /// Seed of the bootstrap's random draws (the same seed gives the same intervals)
     #[arg(long, default_value_t = report::Ci::DEFAULT.seed)]
     seed: u64,
+    /// Which truths the figures are scored against: latest (each document's newest truth
+    /// version), previous (the version its newest superseded, where there is one), v<N> (the
+    /// newest version numbered at most N), a truth id, or all (the newest score whatever truth
+    /// it used, as before truth versions). A note says which versions the figures use
+    /// [default: latest; all with --history]
+    #[arg(long, value_parser = super::report_truths::TruthVersionArg::parse)]
+    truth_version: Option<super::report_truths::TruthVersionArg>,
+    /// Compare two truth versions, OLD..NEW (previous..latest, v1..v2, or truth ids): per
+    /// metric and provider version, the mean against the old truths and against the new ones
+    /// (over the documents scored against both), the change, and each one's rank under both
+    #[arg(long, value_name = "OLD..NEW", value_parser = super::report_truths::TruthPair::parse,
+          conflicts_with_all = ["compare", "history", "rank"])]
+    truth_compare: Option<super::report_truths::TruthPair>,
     /// With --compare: print only the per-metric table (difference, interval, p, Holm's
     /// adjusted p) in any format, instead of the per-document rows. --format json gives both
     /// in one object ({"a", "b", "note", "metrics": [...], "documents": [...]}); csv, ndjson
@@ -93,6 +106,17 @@ impl ReportArgs {
     /// The one metric asked for (`--metric all` asks for none in particular).
     fn metric(&self) -> Option<&str> {
         self.metric.as_deref().filter(|m| *m != "all")
+    }
+
+    /// `--truth-version`, or its default: the newest truths, or every truth for --history
+    /// (a metric's history runs across corrections).
+    fn truth_version(&self) -> super::report_truths::TruthVersionArg {
+        use super::report_truths::TruthVersionArg;
+        self.truth_version.unwrap_or(if self.history {
+            TruthVersionArg::All
+        } else {
+            TruthVersionArg::One(corpus::store::TruthSelect::Latest)
+        })
     }
 
     /// The interval settings, or `None` where --ci (or its default for --by) says none.
@@ -175,6 +199,7 @@ fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<
             By::Attribute(name) => Some(name.as_str()),
             _ => None,
         },
+        truths: None,
     }
 }
 
@@ -195,8 +220,10 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let store =
         Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let since = parse_since(a)?;
+    let keep = super::report_truths::truth_ids(&store, a.truth_version())?;
     let mut filter = score_filter(a, &since);
     filter.attribute = None;
+    filter.truths = keep.as_ref();
     let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
     if cols.is_empty() {
         // No site to write: a failure, said even with --quiet (a CI job must not publish an
@@ -237,6 +264,16 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     Ok(if s.incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
 }
 
+/// Where the report goes: -o's file, or stdout.
+fn open_output(a: &ReportArgs) -> anyhow::Result<Box<dyn Write>> {
+    Ok(match &a.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let format = match a.format {
@@ -249,21 +286,24 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let store =
         Store::open_read_only(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
     let since = parse_since(a)?;
-    let filter = score_filter(a, &since);
+    let keep = super::report_truths::truth_ids(&store, a.truth_version())?;
+    let mut filter = score_filter(a, &since);
+    filter.truths = keep.as_ref();
+    if let Some(pair) = a.truth_compare {
+        let mut out = open_output(a)?;
+        let code =
+            super::report_truths::compare(g, &store, &filter, pair, a.fields, format, &mut out)?;
+        out.flush()?;
+        return Ok(code);
+    }
     let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
     let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
     if cols.is_empty() {
-        if !g.quiet {
-            eprintln!("corpus: {}", super::nomatch::explain(&store, &filters, None, "report")?);
-        }
-        return Ok(ExitCode::SUCCESS);
+        let (suite, dataset) = (a.suite.as_deref(), a.dataset.as_deref());
+        let why = super::nomatch::explain(&store, &filters, None, "report")?;
+        return super::report_truths::no_scores(g, &store, suite, dataset, &cols, &why);
     }
-    let mut out: Box<dyn Write> = match &a.output {
-        Some(p) => Box::new(std::io::BufWriter::new(
-            std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
-        )),
-        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
-    };
+    let mut out = open_output(a)?;
     let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
     let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
@@ -336,6 +376,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         report::render::write(&r, &mut out)?;
     }
     out.flush()?;
+    super::report_truths::note_versions(g, &store, &cols)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,7 +12,9 @@
 
 pub mod alto;
 pub mod docling;
+pub mod docling_out;
 pub mod html;
+pub mod html_page;
 pub mod icdar2013;
 pub mod jats;
 pub mod latex_table;

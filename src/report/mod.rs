@@ -11,6 +11,7 @@ pub mod correlate;
 pub mod gate;
 pub mod html;
 pub mod render;
+mod truth_compare;
 mod usage;
 
 use polars::prelude::*;
@@ -19,6 +20,7 @@ use crate::store::ScoreColumns;
 
 pub use compare::{compare, paired_rows, paired_table, PairedRow};
 pub use render::{render, Rendered, ReportFormat};
+pub use truth_compare::{truth_delta_frame, truth_deltas, TruthDelta};
 pub use usage::{estimated_costs, with_usage, USAGE_COLUMNS};
 
 /// A `provider[@version]` selector for `--compare`.

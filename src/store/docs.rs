@@ -188,7 +188,7 @@ impl Store {
         let mut new_truths = 0;
         for t in doc.truths {
             let blob = put_blob(&tx, t.bytes, crate::formats::media_type_of(t.format))?;
-            new_truths += tx
+            let inserted = tx
                 .prepare_cached(
                     "INSERT INTO truths (document, dataset, format, part, blob, source_path, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -196,6 +196,15 @@ impl Store {
                 )?
                 .execute(params![document, dataset, t.format, t.part, blob, t.source_path, now()])?
                 as u32;
+            new_truths += inserted;
+            let id: i64 = tx
+                .prepare_cached(
+                    "SELECT id FROM truths WHERE document = ?1 AND dataset = ?2 AND format = ?3
+                     AND part = ?4 AND blob = ?5",
+                )?
+                .query_row(params![document, dataset, t.format, t.part, blob], |r| r.get(0))?;
+            // A newer ingest supersedes the truth it replaces (docs/truth-versions.md).
+            Store::link_truth(&tx, &mut self.truth, id, inserted == 1, doc.truths.len())?;
         }
         for (name, value) in doc.attributes {
             tx.prepare_cached(
@@ -295,44 +304,32 @@ impl Store {
         Ok(out)
     }
 
-    /// Lists the newest truth file of each (document, dataset, format, part), optionally of
-    /// one dataset.
-    pub fn truths(&self, dataset: Option<&str>) -> Result<Vec<TruthRow>> {
-        let mut st = self.conn.prepare_cached(
-            "SELECT t.id, t.document, s.name, t.format, t.part, t.blob FROM truths t
-             JOIN datasets s ON s.id = t.dataset
-             WHERE (?1 IS NULL OR s.name = ?1)
-               AND t.id = (SELECT max(t2.id) FROM truths t2 WHERE t2.document = t.document
-                           AND t2.dataset = t.dataset AND t2.format = t.format
-                           AND t2.part = t.part)
-             ORDER BY t.document, s.name, t.format, t.part",
-        )?;
-        let rows = st.query_map([dataset], |r| {
-            Ok(TruthRow {
-                id: r.get(0)?,
-                document: r.get(1)?,
-                dataset: r.get(2)?,
-                format: r.get(3)?,
-                part: r.get(4)?,
-                blob: r.get(5)?,
-            })
-        })?;
-        let rows: Vec<TruthRow> = rows.collect::<rusqlite::Result<_>>()?;
-        Ok(rows.into_iter().filter(|t| self.in_shard(t.document)).collect())
-    }
-
-    /// Per dataset: (name, documents, pages, truths).
-    pub fn dataset_counts(&self) -> Result<Vec<(String, i64, i64, i64)>> {
+    /// Per dataset: (name, documents, pages, documents with a truth, documents without one).
+    pub fn dataset_counts(&self) -> Result<Vec<(String, i64, i64, i64, i64)>> {
         let mut st = self.conn.prepare_cached(
             "SELECT s.name,
                     (SELECT count(*) FROM document_names n WHERE n.dataset = s.id),
                     (SELECT coalesce(sum(d.pages), 0) FROM document_names n
                      JOIN documents d ON d.id = n.document WHERE n.dataset = s.id),
-                    (SELECT count(DISTINCT t.document) FROM truths t WHERE t.dataset = s.id)
+                    (SELECT count(DISTINCT t.document) FROM truths t WHERE t.dataset = s.id),
+                    (SELECT count(*) FROM document_names n WHERE n.dataset = s.id
+                       AND NOT EXISTS (SELECT 1 FROM truths t
+                                       WHERE t.document = n.document AND t.dataset = s.id))
              FROM datasets s ORDER BY s.name",
         )?;
-        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+        let rows =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Distinct documents with no truth in any dataset they are named in.
+    pub fn documents_without_truth(&self) -> Result<i64> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM documents d
+             WHERE NOT EXISTS (SELECT 1 FROM truths t WHERE t.document = d.id)",
+            [],
+            |r| r.get(0),
+        )?)
     }
 
     /// Totals: (distinct documents, their pages, ingest errors recorded).

@@ -24,6 +24,7 @@ pub mod shard;
 mod site;
 mod sql;
 mod suite_rows;
+mod truths;
 
 use std::path::Path;
 use std::time::Duration;
@@ -42,6 +43,7 @@ pub use runs::RunId;
 pub use site::{SiteOutput, SiteScore};
 pub use sql::QueryResult;
 pub use suite_rows::{MetricRow, NamedScore, PageOutput};
+pub use truths::{TruthSelect, TruthVersion};
 
 /// A handle on one store file (or, for one task of a sharded run, on an immutable snapshot
 /// of it plus the task's own shard file: see [`shard`]).
@@ -51,6 +53,8 @@ pub struct Store {
     shard: Option<Box<shard::ShardSink>>,
     /// Where this process runs, recorded with each run it starts.
     provenance: crate::cluster::Provenance,
+    /// Which truth versions reads follow, and what ingests supersede (`truths`).
+    truth: truths::TruthSettings,
 }
 
 impl std::fmt::Debug for Store {
@@ -109,7 +113,12 @@ impl Store {
     }
 
     fn plain(conn: Connection) -> Store {
-        Store { conn, shard: None, provenance: crate::cluster::Provenance::here() }
+        Store {
+            conn,
+            shard: None,
+            provenance: crate::cluster::Provenance::here(),
+            truth: Default::default(),
+        }
     }
 
     /// Opens an existing store as an immutable snapshot, without locks: for the workers of a

@@ -25,6 +25,9 @@ pub struct ScoreFilter<'a> {
     pub since_time: Option<&'a str>,
     /// Also read this document attribute.
     pub attribute: Option<&'a str>,
+    /// Only scores against these truths (by id: a [`super::TruthSelect`]'s truths, e.g. the
+    /// latest versions); `None` reads scores against any truth.
+    pub truths: Option<&'a std::collections::HashSet<i64>>,
 }
 
 /// What one score row is about: a document in a dataset, scored from one provider version
@@ -63,6 +66,10 @@ pub struct ScoreColumns {
     pub run: Vec<Option<i64>>,
     /// When each run started.
     pub run_started_at: std::collections::HashMap<i64, String>,
+    /// The truths (ids) the rows read were scored against.
+    pub truths: std::collections::BTreeSet<i64>,
+    /// Truths with scores that the filter's `truths` left out (superseded versions, say).
+    pub left_out_truths: std::collections::BTreeSet<i64>,
 }
 
 impl ScoreColumns {
@@ -158,8 +165,14 @@ impl Store {
                  WHERE ?1 IS NULL OR s.name = ?1",
         )?;
         let mut rows = st.query(params![f.dataset])?;
+        let mut excluded = std::collections::HashSet::new();
         while let Some(r) = rows.next()? {
-            truths.insert(r.get(0)?, (r.get(1)?, r.get(2)?));
+            let id: i64 = r.get(0)?;
+            if f.truths.is_some_and(|keep| !keep.contains(&id)) {
+                excluded.insert(id);
+                continue;
+            }
+            truths.insert(id, (r.get(1)?, r.get(2)?));
         }
         let mut names: HashMap<(i64, i64), String> = HashMap::new();
         let mut st = self.conn.prepare(
@@ -185,7 +198,7 @@ impl Store {
                 attrs.insert((r.get(0)?, r.get(1)?), r.get(2)?);
             }
         }
-        Ok(Lookups { outputs, truths, names, started, attrs })
+        Ok(Lookups { outputs, truths, excluded, names, started, attrs })
     }
 
     /// Reads score rows: the rows of `v_latest_scores` (or of `v_scores` when not
@@ -198,7 +211,7 @@ impl Store {
     /// views' joins and window function need.
     pub fn score_columns(&self, f: &ScoreFilter<'_>) -> Result<ScoreColumns> {
         use std::collections::HashMap;
-        let Lookups { outputs, truths, names, started, attrs } = self.score_lookups(f)?;
+        let Lookups { outputs, truths, excluded, names, started, attrs } = self.score_lookups(f)?;
 
         // One scan of the covering index, in (suite, output, truth) order, so consecutive
         // rows share their output, truth and usually their time: those lookups are cached.
@@ -248,6 +261,11 @@ impl Store {
                         }))
                     })();
                     last_pair = Some((output, truth, k));
+                    if k.is_some() {
+                        c.truths.insert(truth);
+                    } else if excluded.contains(&truth) && outputs.contains_key(&output) {
+                        c.left_out_truths.insert(truth);
+                    }
                     names_of.next_pair();
                     if let Some(k) = k.map(|k| k as usize) {
                         if owner.len() <= k {
@@ -403,6 +421,8 @@ struct Lookups {
     outputs: std::collections::HashMap<i64, Out>,
     /// truth id -> (dataset id, dataset name)
     truths: std::collections::HashMap<i64, (i64, String)>,
+    /// truths of the dataset that the filter's `truths` leaves out
+    excluded: std::collections::HashSet<i64>,
     /// (document, dataset) -> the document's first name in the dataset
     names: std::collections::HashMap<(i64, i64), String>,
     /// run id -> started_at

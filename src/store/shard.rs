@@ -397,6 +397,7 @@ impl Store {
                 docs,
             })),
             provenance,
+            truth: Default::default(),
         })
     }
 

@@ -33,5 +33,6 @@ mod slurm;
 mod synth;
 mod table;
 mod table_study;
+mod truth_versions;
 mod util;
 mod widths;
