@@ -8,7 +8,7 @@
 // The browser is $CORPUS_CHROMIUM or /usr/bin/chromium. Every request is recorded; the
 // checker reports those that are not file:// URLs inside SITE_DIR.
 import { chromium } from 'playwright-core';
-import { readdirSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { resolve, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -53,7 +53,8 @@ if (mode === 'check') {
     out.index = seen;
     await page.close();
   }
-  for (const f of readdirSync(join(site, 'doc')).filter((f) => f.endsWith('.html')).sort()) {
+  const docDir = join(site, 'doc');
+  for (const f of (existsSync(docDir) ? readdirSync(docDir) : []).filter((f) => f.endsWith('.html')).sort()) {
     const { page, seen } = await visit(ctx, siteUrl + 'doc/' + f);
     seen.file = f;
     seen.title = await page.$eval('h1', (h) => h.textContent);
@@ -70,7 +71,41 @@ if (mode === 'check') {
     out.documents.push(seen);
     await page.close();
   }
-  for (const p of [out.index, ...out.documents]) {
+  // The agreement pages (agree.html, or the index itself on a site without scores, and agree/).
+  out.agree = null;
+  out.agree_documents = [];
+  const agreeFile = existsSync(join(site, 'agree.html')) ? 'agree.html' : 'index.html';
+  {
+    const { page, seen } = await visit(ctx, siteUrl + agreeFile);
+    seen.file = agreeFile;
+    seen.heat = await page.$$eval('table.heatmap td.heat', (tds) => tds.map((td) => ({
+      measure: td.closest('table').dataset.measure, a: Number(td.dataset.a), b: Number(td.dataset.b),
+      value: td.dataset.value === 'null' ? null : Number(td.dataset.value),
+      coloured: getComputedStyle(td).backgroundColor !== 'rgba(0, 0, 0, 0)' && getComputedStyle(td).backgroundColor !== 'rgb(255, 255, 255)',
+    })));
+    seen.ranking = await page.$$eval('table.ranking tbody tr', (trs) => trs.map((tr) => ({
+      spread: Number(tr.dataset.spread), href: tr.querySelector('a').getAttribute('href'),
+    })));
+    seen.scripts = await page.$$eval('script', (s) => s.length);
+    seen.pwned = await page.evaluate(() => window.__pwned ?? null);
+    out.agree = seen;
+    await page.close();
+  }
+  const agreeDir = join(site, 'agree');
+  for (const f of (existsSync(agreeDir) ? readdirSync(agreeDir) : []).filter((f) => f.endsWith('.html')).sort()) {
+    const { page, seen } = await visit(ctx, siteUrl + 'agree/' + f);
+    seen.file = f;
+    seen.sections = await page.$$eval('section.agree-page', (ss) => ss.map((sec) => ({
+      id: sec.id, figures: sec.querySelectorAll('figure.page').length, unplaced: sec.querySelectorAll('div.unplaced').length,
+      boxes: sec.querySelectorAll('svg.overlay rect.blk').length, pairs: sec.querySelectorAll('table.pairs tbody tr').length,
+      images: [...sec.querySelectorAll('figure.page img')].map((i) => i.complete && i.naturalWidth > 0),
+    })));
+    seen.scripts = await page.$$eval('script', (s) => s.length);
+    seen.pwned = await page.evaluate(() => window.__pwned ?? null);
+    out.agree_documents.push(seen);
+    await page.close();
+  }
+  for (const p of [out.index, ...out.documents, out.agree, ...out.agree_documents]) {
     p.foreign_requests = p.requests.filter((u) => !u.startsWith(siteUrl));
   }
   process.stdout.write(JSON.stringify(out));

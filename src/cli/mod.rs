@@ -9,6 +9,7 @@ macro_rules! usage_bail {
     };
 }
 
+mod agree;
 mod correlate;
 mod eval;
 mod export;
@@ -97,6 +98,9 @@ enum Command {
     Status(status::StatusArgs),
     /// Show one document's output from a provider
     Show(show::ShowArgs),
+    /// How far the providers agree with each other, page by page, with no truth: text, table,
+    /// formula and reading-order matrices, and the pages where they disagree most
+    Agree(agree::AgreeArgs),
     /// Tables of the latest scores, comparisons between provider versions, and metric history
     Report(report::ReportArgs),
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
@@ -158,6 +162,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
+        Command::Agree(a) => agree::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
         Command::Gate(a) => gate::run(g, a),

@@ -1,5 +1,6 @@
 //! `corpus report`.
 
+use std::fmt::Write as _;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -203,13 +204,12 @@ fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<
     }
 }
 
-/// `--format html`: the static site.
+/// `--format html`: the static site: the scores' index and document pages where scores match,
+/// and the agreement pages (`agree.html`, `agree/`) where two providers have outputs; a store
+/// without scores (no truth) gets the agreement pages alone, `agree.html` as `index.html`.
 fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let Some(out) = &a.output else {
         usage_bail!("--format html writes a site: give --output FOLDER (-o site/)");
-    };
-    let Some(suite) = a.suite.as_deref() else {
-        usage_bail!("--format html reports one suite: give --suite");
     };
     if a.history {
         usage_bail!("--format html draws the history on its index: leave out --history");
@@ -224,44 +224,120 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let mut filter = score_filter(a, &since);
     filter.attribute = None;
     filter.truths = keep.as_ref();
-    let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
-    if cols.is_empty() {
-        // No site to write: a failure, said even with --quiet (a CI job must not publish an
-        // empty folder as the report).
-        let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
-        eprintln!("corpus: {}", super::nomatch::explain(&store, &filters, None, "report")?);
-        return Ok(ExitCode::FAILURE);
-    }
-    let opts = report::html::SiteOptions {
-        suite: suite.to_string(),
-        out: out.clone(),
-        compare: match a.compare.as_slice() {
-            [x, y] => Some((x.clone(), y.clone())),
-            _ => None,
-        },
-        limit: a.limit,
-        image_cache: report::html::images::PageImages::default_dir(),
-        image_width: 800,
-        max_pages: a.max_pages,
-        store_label: g.db.display().to_string(),
+    let (cols, metrics) = match a.suite.as_deref() {
+        Some(_) => report::report_columns(&store, &filter, a.fields)?,
+        None => Default::default(),
     };
-    let bar = super::progress::Bar::new("html", g.quiet);
+    // The agreement needs no truth: every provider with outputs (or the one --provider names
+    // and the others), on the documents of --dataset.
+    let agree_bar = super::progress::Bar::new("agree", g.quiet);
+    let agreement = match report::agree::agree(
+        &store,
+        &report::agree::AgreeOptions { dataset: a.dataset.as_deref(), providers: &[], threads: 0 },
+        &agree_bar,
+    ) {
+        Ok(r) => Ok(r),
+        Err(corpus::Error::Usage(why)) => Err(why),
+        Err(e) => return Err(e.into()),
+    };
+    if cols.is_empty() {
+        if let Err(why) = &agreement {
+            // No site to write: a failure, said even with --quiet (a CI job must not publish
+            // an empty folder as the report).
+            match a.suite.as_deref() {
+                Some(_) => {
+                    let filters =
+                        super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
+                    eprintln!(
+                        "corpus: {}",
+                        super::nomatch::explain(&store, &filters, None, "report")?
+                    )
+                }
+                None => {
+                    eprintln!("corpus: no --suite given, and {}", why.trim_start_matches("agree: "))
+                }
+            }
+            return Ok(ExitCode::FAILURE);
+        }
+        if let Some(suite) = a.suite.as_deref() {
+            eprintln!(
+                "corpus: no scores of suite {suite} match (no truth, or nothing evaluated): the site shows how the providers agree"
+            );
+        }
+    }
     let t = std::time::Instant::now();
-    let s = report::html::write_site(&store, &filter, &cols, &metrics, &opts, &bar)
-        .with_context(|| format!("writing the site into {}", out.display()))?;
+    let mut incomplete = 0;
+    let mut summary = String::new();
+    let mut imgs = report::html::images::PageImages::default_dir()
+        .map(|d| report::html::images::PageImages::new(d, 800));
+    if let (Some(suite), false) = (a.suite.as_deref(), cols.is_empty()) {
+        let opts = report::html::SiteOptions {
+            suite: suite.to_string(),
+            out: out.clone(),
+            compare: match a.compare.as_slice() {
+                [x, y] => Some((x.clone(), y.clone())),
+                _ => None,
+            },
+            limit: a.limit,
+            image_cache: report::html::images::PageImages::default_dir(),
+            image_width: 800,
+            max_pages: a.max_pages,
+            store_label: g.db.display().to_string(),
+            agreement: agreement.is_ok().then(|| "agree.html".to_string()),
+        };
+        let bar = super::progress::Bar::new("html", g.quiet);
+        let s = report::html::write_site(&store, &filter, &cols, &metrics, &opts, &bar)
+            .with_context(|| format!("writing the site into {}", out.display()))?;
+        incomplete += s.incomplete;
+        summary = format!(
+            "{} document pages, {} page figures; page images: {} rendered, {} reused, {} failed",
+            s.documents, s.figures, s.images.rendered, s.images.reused, s.images.failed
+        );
+    }
+    if let Ok(r) = &agreement {
+        let (file, back) =
+            if cols.is_empty() { ("index.html", None) } else { ("agree.html", Some("index.html")) };
+        let bar = super::progress::Bar::new("html", g.quiet);
+        let s = report::html::agree::write_agreement(
+            &store,
+            r,
+            out,
+            file,
+            back,
+            imgs.as_mut(),
+            a.max_pages,
+            &g.db.display().to_string(),
+            &bar,
+        )
+        .with_context(|| format!("writing the agreement pages into {}", out.display()))?;
+        incomplete += s.incomplete;
+        if !summary.is_empty() {
+            summary.push_str("; ");
+        }
+        let _ = write!(
+            summary,
+            "agreement: {} of {} providers, {} document pages, {} page figures",
+            file,
+            r.providers.len(),
+            s.documents,
+            s.figures
+        );
+        if let Some(i) = &imgs {
+            let _ = write!(
+                summary,
+                " (page images: {} rendered, {} reused, {} failed)",
+                i.counts.rendered, i.counts.reused, i.counts.failed
+            );
+        }
+    }
     if !g.quiet {
         eprintln!(
-            "corpus: wrote {} ({} document pages, {} page figures; page images: {} rendered, {} reused, {} failed) in {:.2} s",
+            "corpus: wrote {} ({summary}) in {:.2} s",
             out.join("index.html").display(),
-            s.documents,
-            s.figures,
-            s.images.rendered,
-            s.images.reused,
-            s.images.failed,
             t.elapsed().as_secs_f64()
         );
     }
-    Ok(if s.incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
+    Ok(if incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
 }
 
 /// Where the report goes: -o's file, or stdout.

@@ -6,6 +6,7 @@
 //! skip nulls, so a metric missing for a document is never averaged as 0; a group whose
 //! values are all null stays null.
 
+pub mod agree;
 mod compare;
 pub mod correlate;
 pub mod gate;

@@ -409,3 +409,163 @@ fn an_html_report_without_scores_exits_1() {
         assert!(!site.join("index.html").exists());
     }
 }
+
+/// A store whose documents have no truth: sample PDFs ingested without one, read by pdfium
+/// (boxes), by imported Markdown (no boxes) and by `empty`.
+fn untruthed_store(d: &Path) -> PathBuf {
+    let db = d.join("c.db");
+    assert!(run(corpus(&db).args(["ingest", "-q", "--dataset", "mine"]).arg(sample_dir()))
+        .status
+        .success());
+    for p in ["pdfium", "empty"] {
+        assert!(run(corpus(&db).args(["ocr", "-q", "--provider", p])).status.success(), "{p}");
+    }
+    let md = d.join("md");
+    std::fs::create_dir_all(&md).unwrap();
+    for name in ["101", "102", "103"] {
+        let text = format!("# {name}\n\nA paragraph of {name}.\u{c}Page two of {name}.\n");
+        std::fs::write(md.join(format!("{name}.md")), text).unwrap();
+    }
+    let out = run(corpus(&db)
+        .args(["import", "-q", "--format", "markdown", "--provider", "md"])
+        .arg(&md));
+    assert!(out.status.success());
+    db
+}
+
+/// Issue 47, part 5: `report --format html` on documents without truth writes the agreement
+/// site (heat maps, the ranking linking to each page, every provider's blocks drawn) instead of
+/// refusing; a store with truthed and untruthed datasets gets the usual site plus these.
+#[test]
+fn the_html_report_works_without_truth_and_shows_the_agreement() {
+    let d = tempfile::tempdir().unwrap();
+    let db = untruthed_store(d.path());
+    let images = d.path().join("images");
+    let site = d.path().join("site");
+    // With --suite and no score: the agreement alone, said on stderr.
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "paper", "--format", "html", "--max-pages", "2", "-o"])
+        .arg(&site)
+        .env("CORPUS_PAGE_IMAGES", &images));
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no scores of suite paper match"));
+    let index = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let page = Html::parse_document(&index);
+    let maps = select(&page, "table.heatmap");
+    let measures: Vec<&str> =
+        maps.iter().map(|m| m.value().attr("data-measure").unwrap()).collect();
+    assert_eq!(measures, ["text", "table", "formula", "order"]);
+    // Three providers: six off-diagonal cells per map; the JSON of `agree` holds the same.
+    let v = json(&run(corpus(&db).args(["agree", "-q", "--format", "json"])));
+    for (m, map) in measures.iter().zip(&maps) {
+        let cells: Vec<ElementRef<'_>> = map.select(&Selector::parse("td.heat").unwrap()).collect();
+        assert_eq!(cells.len(), 6, "{m}");
+        for c in cells {
+            let (a, b) = (c.value().attr("data-a").unwrap(), c.value().attr("data-b").unwrap());
+            let want = v["measures"][m]["matrix"][a.parse::<usize>().unwrap()]
+                [b.parse::<usize>().unwrap()]["mean"]
+                .as_f64();
+            assert_eq!(data(&c, "data-value"), want, "{m} {a} {b}");
+        }
+    }
+    // The ranking: every page with a spread, each linked to its section of an existing page.
+    let links = select(&page, "table.ranking tbody tr a");
+    assert_eq!(
+        links.len(),
+        v["pages"].as_array().unwrap().iter().filter(|p| !p["spread"].is_null()).count()
+    );
+    for a in &links {
+        let href = a.value().attr("href").unwrap();
+        let (file, anchor) = href.split_once('#').unwrap();
+        let doc =
+            std::fs::read_to_string(site.join(file)).unwrap_or_else(|e| panic!("{href}: {e}"));
+        assert!(doc.contains(&format!("id=\"{anchor}\"")), "{href}");
+    }
+    // A document page: pdfium's blocks drawn, the Markdown's listed, the CSP, no script.
+    for e in std::fs::read_dir(site.join("agree")).unwrap() {
+        let f = e.unwrap().path();
+        let html = std::fs::read_to_string(&f).unwrap();
+        assert!(html.contains("Content-Security-Policy"), "{}", f.display());
+        assert!(!html.contains("<script"), "{}", f.display());
+        let doc = Html::parse_document(&html);
+        let sections = select(&doc, "section.agree-page");
+        assert!(!sections.is_empty() && sections.len() <= 2, "{}", f.display());
+        assert!(!select(&doc, "figure.page[data-provider^=\"pdfium@\"] rect.blk").is_empty());
+        assert!(!select(&doc, "div.unplaced[data-provider=\"md@imported\"]").is_empty());
+    }
+
+    // Nothing to compare and no score: no site, a failure.
+    let lone = d.path().join("lone.db");
+    assert!(run(corpus(&lone).args(["ingest", "-q", "--dataset", "mine"]).arg(sample_dir()))
+        .status
+        .success());
+    let out =
+        run(corpus(&lone).args(["report", "--format", "html", "-o"]).arg(d.path().join("none")));
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to compare"));
+
+    // A truthed dataset beside it: the usual site, linking to the agreement pages.
+    let hostile = d.path().join("hostile");
+    hostile_dir(&hostile);
+    let ingest = ["ingest", "-q", "--dataset", "sample", "--truth", "peerread"];
+    assert!(run(corpus(&db).args(ingest).arg(&hostile)).status.success());
+    assert!(run(corpus(&db).args(["ocr", "-q", "--provider", "pdfium"])).status.success());
+    let e = run(corpus(&db).args(["eval", "-q", "--suite", "paper", "--provider", "pdfium"]));
+    assert!(e.status.code().is_some_and(|c| c == 0 || c == 3));
+    let both = d.path().join("both");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "paper", "--format", "html", "--max-pages", "1", "-o"])
+        .arg(&both)
+        .env("CORPUS_PAGE_IMAGES", &images));
+    assert!(out.status.success());
+    let index = std::fs::read_to_string(both.join("index.html")).unwrap();
+    assert!(
+        index.contains("table class=\"leaderboard") || index.contains("class=\"leaderboard"),
+        "the usual index"
+    );
+    assert!(index.contains("href=\"agree.html\""));
+    let agree = std::fs::read_to_string(both.join("agree.html")).unwrap();
+    assert_eq!(select(&Html::parse_document(&agree), "table.heatmap").len(), 4);
+    assert!(agree.contains("href=\"index.html\""));
+
+    // In a browser: no error, no foreign request, the heat maps coloured, every drawn page's
+    // image loaded.
+    let (chromium, script) = match browser() {
+        Ok(b) => b,
+        Err(why) => return skip_or_fail(&format!("the agreement pages' browser test: {why}")),
+    };
+    let out = Command::new("node")
+        .arg(&script)
+        .arg("check")
+        .arg(&site)
+        .env("CORPUS_CHROMIUM", &chromium)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let seen = json(&out);
+    let agree = &seen["agree"];
+    assert_eq!(agree["file"], "index.html");
+    let pages: Vec<&serde_json::Value> =
+        std::iter::once(agree).chain(seen["agree_documents"].as_array().unwrap()).collect();
+    assert_eq!(pages.len(), 4, "agreement index and three documents");
+    for p in &pages {
+        for k in ["console_errors", "page_errors", "foreign_requests", "dialogs"] {
+            assert_eq!(p[k], serde_json::json!([]), "{k} on {}", p["url"]);
+        }
+        assert_eq!(p["scripts"], 0);
+    }
+    let heat = agree["heat"].as_array().unwrap();
+    assert_eq!(heat.len(), 24);
+    assert!(
+        heat.iter().all(|c| c["value"].is_null() != c["coloured"].as_bool().unwrap()),
+        "{heat:?}"
+    );
+    for doc in seen["agree_documents"].as_array().unwrap() {
+        for sec in doc["sections"].as_array().unwrap() {
+            assert_eq!(sec["figures"], 2, "pdfium and empty drawn: {sec}");
+            assert_eq!(sec["unplaced"], 1, "the Markdown as text: {sec}");
+            assert_eq!(sec["pairs"], 3);
+            assert!(sec["images"].as_array().unwrap().iter().all(|x| x == true), "{sec}");
+        }
+    }
+}

@@ -35,7 +35,11 @@ pub(super) fn index_page(
     if failing_total > 0 {
         s.push_str(r##"<a href="#failing">Failing tests</a>"##);
     }
-    s.push_str(r##"<a href="#documents">Documents</a></nav>"##);
+    s.push_str(r##"<a href="#documents">Documents</a>"##);
+    if let Some(a) = &opts.agreement {
+        let _ = write!(s, r#"<a href="{}">Agreement between providers</a>"#, esc(a));
+    }
+    s.push_str("</nav>");
 
     let wide = crate::report::wide_frame(cols, board).map_err(pe)?;
     index_leaderboard(&mut s, store, filter, cols, board, &wide, suite)?;

@@ -9,6 +9,7 @@
 //! are written one at a time as the documents are visited (a document's outputs are read,
 //! drawn and dropped before the next), each file through a temporary name, the index last.
 
+pub mod agree;
 pub mod board;
 pub mod cells;
 pub mod escape;
@@ -53,6 +54,8 @@ pub struct SiteOptions {
     pub max_pages: u32,
     /// The store's path, shown in the header.
     pub store_label: String,
+    /// The agreement page's file, when the site has one (linked from the index).
+    pub agreement: Option<String>,
 }
 
 /// A failing olmOCR test, for the index's "Failing tests".

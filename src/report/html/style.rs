@@ -101,4 +101,8 @@ details dt{color:#555}details dd{margin:0;overflow-wrap:anywhere}
 .fail{background:#ffd6d6;color:#8a0000;padding:0 5px;border-radius:3px}
 .err{color:#b00020}
 nav.toc a{margin-right:12px}
+table.heatmap td.heat{min-width:4.5em}
+.unplaced{background:#fff;border:1px solid #bbb;padding:4px 8px;width:430px;max-height:560px;overflow:auto;font-size:12px;flex:0 0 auto}
+.unplaced p{margin:2px 0}
+section.agree-page{margin-bottom:22px}
 "#;
