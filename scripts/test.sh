@@ -123,4 +123,15 @@ if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import nbclient, pola
         || echo "test: could not install the notebook environment; the notebook test will skip" >&2
 fi
 export CORPUS_NOTEBOOK_PYTHON="$venv/bin/python"
+# Label Studio (PyPI `label-studio`, pinned) in its own environment under the user cache, for
+# the round-trip test that starts it on 127.0.0.1 (tests/it/label_studio.rs); only if missing.
+ensure_label_studio() {
+    local exe
+    if exe="$(scripts/label-studio.sh)"; then
+        export CORPUS_LABEL_STUDIO="$exe"
+    else
+        echo "test: could not install Label Studio; the Label Studio round-trip test will skip" >&2
+    fi
+}
+ensure_label_studio
 cargo test --all-targets "$@"

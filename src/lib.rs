@@ -23,6 +23,7 @@ macro_rules! listed_enum {
 
 pub mod cluster;
 pub mod doc;
+pub mod draft;
 pub mod error;
 pub mod external;
 pub mod formats;

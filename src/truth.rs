@@ -98,8 +98,9 @@ impl TruthFormat {
                     Vec::new()
                 }
             }
-            // Its pages are ingested from the JSON file itself (`ingest::omnidoc`).
-            TruthFormat::OmniDocBench => Vec::new(),
+            // Its pages are ingested from the JSON file itself (`ingest::omnidoc`), as a Label
+            // Studio export's tasks are (`ingest::label_studio`).
+            TruthFormat::OmniDocBench | TruthFormat::LabelStudio => Vec::new(),
             TruthFormat::GrobidTei => {
                 let stem =
                     pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

@@ -45,7 +45,11 @@ pub struct IngestArgs {
     /// same files from either of its folders, tables/ or formulas/ (text, table,
     /// inline-formula and display-formula items; the table and formula suites each score
     /// what a truth has). icdar2013:
-    /// <stem>-reg.xml and <stem>-str.xml beside the PDF. Truths are validated; a malformed file is reported with its path and the
+    /// <stem>-reg.xml and <stem>-str.xml beside the PDF. omnidocbench: the paths are
+    /// OmniDocBench JSON files (a draft's pages attach to their stored documents).
+    /// label-studio: the paths are Label Studio JSON exports of a project made from `corpus
+    /// truth draft --label-studio` (each task's latest submitted annotation; skipped tasks are
+    /// named). Truths are validated; a malformed file is reported with its path and the
     /// parse error, and the PDF still ingests.
     #[arg(long, value_parser = super::values::truth_format())]
     truth: Option<TruthFormat>,
@@ -96,6 +100,24 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         follow: a.follow,
     };
     let bar = super::progress::Bar::new("ingest", g.quiet);
+    if a.truth == Some(TruthFormat::LabelStudio) {
+        // The export lists the tasks; each is a page of a stored document.
+        let mut sum = corpus::ingest::IngestSummary::default();
+        for p in &a.paths {
+            let s = corpus::ingest::label_studio::ingest_label_studio(
+                &mut store,
+                p,
+                &a.dataset,
+                Some(run),
+                &bar,
+            )?;
+            sum.files += s.files;
+            sum.unchanged += s.unchanged;
+            sum.truths_added += s.truths_added;
+            sum.tasks_not_ingested.extend(s.tasks_not_ingested);
+        }
+        return finish(g, a, &mut store, run, sum);
+    }
     if a.truth == Some(TruthFormat::OmniDocBench) {
         // The JSON lists the pages; each page image becomes a one-page document.
         let mut sum = corpus::ingest::IngestSummary::default();
@@ -201,6 +223,9 @@ fn finish(
                         sum.truths_missing.len(),
                         sum.truths_missing[0]
                     );
+                }
+                for t in &sum.tasks_not_ingested {
+                    eprintln!("corpus: not ingested: {t}");
                 }
                 if !sum.rules_not_run.is_empty() {
                     let n: u64 = sum.rules_not_run.values().sum();

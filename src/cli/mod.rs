@@ -34,6 +34,7 @@ mod show;
 mod sql;
 mod status;
 mod synth;
+mod truth;
 mod values;
 mod worker;
 
@@ -124,6 +125,9 @@ enum Command {
     /// Make benchmark pages from LaTeX (tables or formulas, from sources or generated) with
     /// exact ground truth, and store them
     Synth(synth::SynthArgs),
+    /// Truths made from the store: `draft` writes a provider's blocks as a truth to correct
+    /// (OmniDocBench JSON, Label Studio tasks)
+    Truth(truth::TruthArgs),
     /// Run one read-only SQL query over the store's views
     Sql(sql::SqlArgs),
     /// List the runs (ingest, ocr, eval) with their times and counts
@@ -155,6 +159,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match &cli.command {
         Command::Ingest(a) => ingest::run(g, a),
         Command::Import(a) => import::run(g, a),
+        Command::Truth(a) => truth::run(g, a),
         Command::Ocr(a) => ocr::run(g, a),
         Command::Eval(a) => eval::run(g, a),
         Command::Merge(a) => merge::run(g, a),

@@ -17,6 +17,7 @@ pub mod html;
 pub mod html_page;
 pub mod icdar2013;
 pub mod jats;
+pub mod label_studio;
 pub mod latex_table;
 pub mod markdown;
 pub mod marker;
@@ -103,6 +104,8 @@ pub enum Format {
     DocTags,
     /// MinerU2.5's layout reply: boxed, labelled regions ([`reply::mineru_vlm`]).
     MineruLayout,
+    /// Label Studio's JSON export of a corpus labelling project ([`label_studio`]).
+    LabelStudio,
 }
 }
 
@@ -138,6 +141,7 @@ fn name_and_media(f: Format) -> (&'static str, &'static str) {
         Format::ChandraHtml => ("chandra-html", "text/html"),
         Format::DocTags => ("doctags", "text/plain"),
         Format::MineruLayout => ("mineru-layout", "text/plain"),
+        Format::LabelStudio => ("label-studio", "application/json"),
     }
 }
 
@@ -288,6 +292,11 @@ pub enum TruthFormat {
     /// `ingest::parsebench`); one part per category, and `expected_markdown`; scored by the
     /// parsebench suite.
     ParseBench,
+    /// Label Studio's JSON export of a project made from `corpus truth draft --label-studio`
+    /// (`corpus ingest EXPORT.json --truth label-studio`): each task's latest submitted
+    /// annotation is one page's truth, attached to the stored document and page the task names;
+    /// scored by the omnidoc suite (`docs/label-studio.md`).
+    LabelStudio,
 }
 }
 
@@ -309,6 +318,7 @@ impl TruthFormat {
             TruthFormat::PdfParseBench => Format::PdfParseBench,
             TruthFormat::Icdar2013 => Format::Icdar2013,
             TruthFormat::ParseBench => Format::ParseBench,
+            TruthFormat::LabelStudio => Format::LabelStudio,
         }
     }
 
@@ -330,7 +340,8 @@ impl TruthFormat {
             | TruthFormat::LatexTables
             | TruthFormat::PdfParseBench
             | TruthFormat::Icdar2013
-            | TruthFormat::ParseBench => false,
+            | TruthFormat::ParseBench
+            | TruthFormat::LabelStudio => false,
         }
     }
 
@@ -375,7 +386,8 @@ impl TruthFormat {
             | TruthFormat::OmniDocBench
             | TruthFormat::OlmocrBench
             | TruthFormat::Icdar2013
-            | TruthFormat::ParseBench => Vec::new(),
+            | TruthFormat::ParseBench
+            | TruthFormat::LabelStudio => Vec::new(),
         }
     }
 
@@ -387,6 +399,8 @@ impl TruthFormat {
             TruthFormat::Jats => jats::read_jats(bytes),
             TruthFormat::Docling => docling::read_docling(bytes).map(|f| paper::from_doc(&f.doc)),
             TruthFormat::OmniDocBench => omnidocbench::read_page(bytes).map(|_| Paper::default()),
+            // One stored task with its annotations.
+            TruthFormat::LabelStudio => label_studio::read_page(bytes).map(|_| Paper::default()),
             TruthFormat::OlmocrBench => Err(FormatError::new(
                 Format::OlmocrBench,
                 "olmocr-bench tests are not a paper truth",
@@ -640,6 +654,7 @@ mod tests {
             TruthFormat::PdfParseBench => "pdf_parse_bench.rs",
             TruthFormat::Icdar2013 => "icdar2013.rs",
             TruthFormat::ParseBench => "parsebench.rs",
+            TruthFormat::LabelStudio => "label_studio.rs",
         }
     }
 

@@ -4,8 +4,16 @@
 //!
 //! Unknown fields are accepted and ignored; every field the evaluator does not strictly need is
 //! optional.
+//!
+//! corpus extends the format for truths drafted from a parser's output (`corpus truth draft`,
+//! `docs/label-studio.md`): `page_info.corpus_source` names the stored document (content hash),
+//! the page (1-based) and the dpi of the page image the boxes are in, so the truth attaches to
+//! that page of that document; `page_info.corpus_draft` says which provider and version the
+//! draft was written from and holds a digest of its blocks, so a truth ingested unchanged is
+//! told from a reviewed one; a block's `corpus_placement` says where its box came from. A
+//! plain OmniDocBench file has none of these and reads as before.
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::{Format, FormatError};
@@ -55,6 +63,10 @@ pub struct LayoutDet {
     /// Annotation id, referenced by relations.
     #[serde(default)]
     pub anno_id: Option<i64>,
+    /// corpus's extension in drafts: where the box came from (`provider`, `text-layer`, or
+    /// `none` for a region-less transcription).
+    #[serde(default)]
+    pub corpus_placement: Option<String>,
 }
 
 /// The `extra` object of a page.
@@ -93,6 +105,72 @@ pub struct PageInfo {
     /// Image width in pixels.
     #[serde(default)]
     pub width: Option<f64>,
+    /// corpus's extension: the stored page this truth belongs to.
+    #[serde(default)]
+    pub corpus_source: Option<Source>,
+    /// corpus's extension: the draft this page was written as.
+    #[serde(default)]
+    pub corpus_draft: Option<DraftMark>,
+}
+
+/// The stored page a drafted truth belongs to (`page_info.corpus_source`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct Source {
+    /// The document's content hash (blake3, hex) in the store.
+    pub document: String,
+    /// The page, 1-based.
+    pub page: u32,
+    /// Pixels per inch of the page image the boxes (`poly`) are in.
+    pub dpi: f64,
+}
+
+impl Source {
+    /// The truth part a page's truth is stored as (`page-3`): one truth per page.
+    pub fn part(&self) -> String {
+        format!("page-{}", self.page)
+    }
+}
+
+/// What a draft says of itself (`page_info.corpus_draft`).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+pub struct DraftMark {
+    /// The provider it was drafted from.
+    pub provider: String,
+    /// That provider's version.
+    pub version: String,
+    /// For people: `drafted from layout@1, not reviewed`.
+    pub note: String,
+    /// [`dets_digest`] of the `layout_dets` as drafted.
+    pub digest: String,
+}
+
+impl DraftMark {
+    /// The `truth_status` attribute of a truth ingested unchanged from this draft.
+    pub fn status(&self) -> String {
+        format!("draft {}@{}", self.provider, self.version)
+    }
+}
+
+/// The `truth_status` attribute of a page truth that was reviewed (changed from its draft, or
+/// never a draft).
+pub const REVIEWED: &str = "reviewed";
+
+/// A digest of a page's `layout_dets` as JSON values (blake3 of their compact JSON): equal
+/// when the blocks are as drafted.
+pub fn dets_digest(dets: &Value) -> String {
+    blake3::hash(dets.to_string().as_bytes()).to_hex()[..32].to_string()
+}
+
+/// The `truth_status` of a page object: `draft P@V` where it carries a draft mark whose digest
+/// its blocks still have, else [`REVIEWED`].
+pub fn truth_status(page: &Value) -> String {
+    let mark = page
+        .pointer("/page_info/corpus_draft")
+        .and_then(|m| serde_json::from_value::<DraftMark>(m.clone()).ok());
+    match (mark, page.get("layout_dets")) {
+        (Some(m), Some(dets)) if dets_digest(dets) == m.digest => m.status(),
+        _ => REVIEWED.to_string(),
+    }
 }
 
 impl Page {
@@ -171,6 +249,27 @@ mod tests {
         assert_eq!(pages[0].extra.relation[0].relation_type, "truncated");
         assert_eq!(pages[0].image_name(), "a.pdf_3.jpg");
         assert_eq!(pages[0].stem(), "a.pdf_3");
+    }
+
+    #[test]
+    fn corpus_source_and_draft_mark_read_and_status_follows_the_blocks() {
+        let dets = serde_json::json!([{"category_type": "text_block", "text": "Hi", "order": 0}]);
+        let digest = dets_digest(&dets);
+        let mut page = serde_json::json!({"layout_dets": dets, "page_info": {
+            "image_path": "abc_p2.png", "width": 100, "height": 200,
+            "corpus_source": {"document": "abc", "page": 2, "dpi": 144.0},
+            "corpus_draft": {"provider": "layout", "version": "3",
+                "note": "drafted from layout@3, not reviewed", "digest": digest}}});
+        let p: Page = serde_json::from_value(page.clone()).unwrap();
+        let src = p.page_info.corpus_source.unwrap();
+        assert_eq!((src.page, src.dpi, src.part()), (2, 144.0, "page-2".to_string()));
+        assert_eq!(truth_status(&page), "draft layout@3");
+        page["layout_dets"][0]["text"] = "Hello".into();
+        assert_eq!(truth_status(&page), REVIEWED);
+        // A plain OmniDocBench page has neither.
+        let plain = parse_pages(r#"[{"page_info":{"image_path":"x.jpg"}}]"#).unwrap();
+        assert!(plain[0].page_info.corpus_source.is_none());
+        assert_eq!(truth_status(&serde_json::json!({"page_info": {}})), REVIEWED);
     }
 
     #[test]

@@ -18,8 +18,10 @@ use crate::store::{IngestDoc, RunId, Store, TruthFile};
 use crate::truth::DirCache;
 
 pub mod isolated;
+pub mod label_studio;
 pub mod olmocr;
 pub mod omnidoc;
+pub mod page_truth;
 pub mod parsebench;
 
 /// Counts pages of a PDF (pdfium in the binary; a stand-in in tests).
@@ -88,6 +90,10 @@ pub struct IngestSummary {
     /// with the truth, counted by `eval`, never run).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub rules_not_run: std::collections::BTreeMap<String, u64>,
+    /// Label Studio tasks not ingested, each named with why (skipped, cancelled, never
+    /// annotated): recorded, never dropped silently.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tasks_not_ingested: Vec<String>,
 }
 
 impl IngestSummary {

@@ -2,12 +2,16 @@
 //! OmniDocBench ground-truth file becomes a one-page document (its page image, keyed by content
 //! hash like a PDF) named by the image's stem, with that page's JSON object as its truth and
 //! its `page_attribute`s (data_source, language, layout, ...) as document attributes, so
-//! reports group by them (`--by attribute:data_source`).
+//! reports group by them (`--by attribute:data_source`). A page that carries corpus's
+//! `corpus_source` (a draft of `corpus truth draft`) is a page of a stored document instead:
+//! those pages are attached to their documents together ([`super::page_truth`]), and need no
+//! image.
 
 use std::path::Path;
 
 use serde_json::Value;
 
+use super::page_truth::PageTruth;
 use super::{FileError, IngestSummary};
 use crate::error::{Error, Result};
 use crate::formats::omnidocbench::{read_page_list, Page};
@@ -43,9 +47,23 @@ pub fn ingest_omnidocbench(
     let default_images = json.parent().unwrap_or(Path::new(".")).join("images");
     let images = images.unwrap_or(&default_images);
     let mut summary = IngestSummary::default();
+    let mut sourced = Vec::new();
     progress.start(raw.len() as u64);
     for (i, value) in raw.iter().enumerate() {
         let shown = format!("{}[{i}]", json.display());
+        if let Some(src) = value.pointer("/page_info/corpus_source") {
+            let checked = serde_json::from_value::<Page>(value.clone()).map_err(|e| e.to_string());
+            match (serde_json::from_value(src.clone()).map_err(|e| e.to_string()), checked) {
+                (Ok(source), Ok(_)) => {
+                    sourced.push(PageTruth::omnidocbench(shown.clone(), value, source)?);
+                }
+                (Err(e), _) | (_, Err(e)) => {
+                    return Err(bad(format!("page {i} is not a corpus draft page: {e}")))
+                }
+            }
+            progress.advance(&shown, true);
+            continue;
+        }
         let page: Page = match serde_json::from_value(value.clone()) {
             Ok(p) => p,
             Err(e) => {
@@ -100,5 +118,9 @@ pub fn ingest_omnidocbench(
         progress.advance(page.stem(), result.is_ok());
     }
     progress.finish();
+    if !sourced.is_empty() {
+        let f = TruthFormat::OmniDocBench;
+        super::page_truth::attach(store, json, f, dataset, &sourced, run, &mut summary)?;
+    }
     Ok(summary)
 }

@@ -199,6 +199,19 @@ pub fn render(page: &PdfPage<'_>, scale: f32) -> std::result::Result<Bgr, String
     Ok(Bgr::from_bgra(w, h, raw.len() / h, &raw))
 }
 
+/// Encodes an image as an 8-bit RGB PNG (the page images `corpus truth draft` writes).
+pub fn png(img: &Bgr) -> std::result::Result<Vec<u8>, String> {
+    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, img.width as u32, img.height as u32);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(|e| format!("PNG encoding: {e}"))?;
+    w.write_image_data(&rgb).map_err(|e| format!("PNG encoding: {e}"))?;
+    w.finish().map_err(|e| format!("PNG encoding: {e}"))?;
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

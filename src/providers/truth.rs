@@ -314,10 +314,16 @@ fn render(
             }
             _ => Err("needs both the reg and the str part".into()),
         },
-        TruthFormat::OmniDocBench => match parts.first() {
-            Some((_, b)) => omnidoc_doc(b).map(Rendered::one),
-            None => Err("no truth file".into()),
-        },
+        TruthFormat::OmniDocBench if parts.len() == 1 && parts[0].0.is_empty() => {
+            omnidoc_doc(&parts[0].1).map(Rendered::one)
+        }
+        TruthFormat::OmniDocBench | TruthFormat::LabelStudio => {
+            let sizes = match page_sizes(store, g.document, pdfium)? {
+                Ok(s) => s,
+                Err(e) => return Ok(Err(format!("reading the PDF's page sizes: {e}"))),
+            };
+            page_truths_doc(g.format, &parts, sizes).map(Rendered::one)
+        }
         TruthFormat::OlmocrBench => {
             let mut tests = Vec::new();
             for (p, b) in &parts {
@@ -670,6 +676,69 @@ pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
         _ => Vec::new(),
     };
     Ok(Doc { pages, blocks, markdown: Some(markdown), meta: None })
+}
+
+/// The page truths of a stored document (OmniDocBench pages with `corpus_source`, or Label
+/// Studio tasks, one part per page) as one Doc of the document's pages: each page's blocks on
+/// that page, their boxes turned from the page image's pixels into points (`72 / dpi`), and a
+/// Markdown of every page joined by form feeds, a page's part the truth's own Markdown (empty
+/// for pages without a truth), which the omnidoc suite takes page by page.
+pub(crate) fn page_truths_doc(
+    format: TruthFormat,
+    parts: &[(String, Vec<u8>)],
+    sizes: Vec<Page>,
+) -> std::result::Result<Doc, String> {
+    let mut pages_md = vec![String::new(); sizes.len()];
+    let mut blocks = Vec::new();
+    for (part, bytes) in parts {
+        let page = match format {
+            TruthFormat::LabelStudio => crate::formats::label_studio::read_page(bytes),
+            _ => odb::read_page(bytes),
+        }
+        .map_err(|e| format!("part {part}: {e}"))?;
+        let Some(src) = page.page_info.corpus_source.clone() else {
+            return Err(format!("part {part}: a page truth without corpus_source"));
+        };
+        let index = src.page.checked_sub(1).filter(|i| (*i as usize) < sizes.len());
+        let Some(index) = index else {
+            return Err(format!("part {part}: page {} is not in the document", src.page));
+        };
+        // Rendered as the page's own truth, then placed on its page.
+        let json = serde_json::to_vec(&page_value(&page)).map_err(|e| e.to_string())?;
+        let doc = omnidoc_doc(&json).map_err(|e| format!("part {part}: {e}"))?;
+        let k = (72.0 / src.dpi) as f32;
+        for mut b in doc.blocks {
+            b.page = index;
+            b.bbox = BBox::new(b.bbox.x0 * k, b.bbox.y0 * k, b.bbox.x1 * k, b.bbox.y1 * k);
+            blocks.push(b);
+        }
+        pages_md[index as usize] = doc.markdown.unwrap_or_default();
+    }
+    blocks.sort_by_key(|b| b.page);
+    Ok(Doc { pages: sizes, blocks, markdown: Some(pages_md.join("\u{c}")), meta: None })
+}
+
+/// A page read back into OmniDocBench's JSON (what [`omnidoc_doc`] reads).
+fn page_value(page: &odb::Page) -> serde_json::Value {
+    let dets: Vec<serde_json::Value> = page
+        .layout_dets
+        .iter()
+        .map(|d| {
+            json!({"category_type": d.category_type, "poly": d.poly, "order": d.order,
+                "text": d.text, "latex": d.latex, "html": d.html, "ignore": d.ignore,
+                "anno_id": d.anno_id})
+        })
+        .collect();
+    let rel: Vec<serde_json::Value> = page
+        .extra
+        .relation
+        .iter()
+        .map(|r| json!({"source_anno_id": r.source_anno_id, "target_anno_id": r.target_anno_id,
+            "relation_type": r.relation_type}))
+        .collect();
+    json!({"layout_dets": dets, "extra": {"relation": rel},
+        "page_info": {"image_path": page.page_info.image_path, "width": page.page_info.width,
+            "height": page.page_info.height}})
 }
 
 /// The smallest box holding a polygon `[x1, y1, …]` (a default box without points).

@@ -54,6 +54,17 @@ pub struct TruthFile<'a> {
     pub source_path: &'a str,
 }
 
+/// A truth to attach to a document already stored ([`Store::attach_truths`]).
+#[derive(Debug, Clone)]
+pub struct AttachTruth<'a> {
+    /// The document's id.
+    pub document: i64,
+    /// The truth file.
+    pub truth: TruthFile<'a>,
+    /// Attributes to set on the document in the dataset.
+    pub attributes: Vec<(String, String)>,
+}
+
 /// What ingesting one PDF did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IngestOutcome {
@@ -216,6 +227,37 @@ impl Store {
         }
         tx.commit()?;
         Ok(IngestOutcome { document, new_document, new_name, new_truths })
+    }
+
+    /// Attaches truths (each with its document's attributes) to documents already stored,
+    /// all in one transaction: every one, or none when one fails. Returns the truth files the
+    /// store did not have.
+    pub fn attach_truths(&mut self, dataset: &str, items: &[AttachTruth<'_>]) -> Result<u32> {
+        let tx = self.conn.transaction()?;
+        let dataset_id = ensure_dataset(&tx, dataset)?;
+        let mut new_truths = 0;
+        for it in items {
+            let t = &it.truth;
+            let blob = put_blob(&tx, t.bytes, crate::formats::media_type_of(t.format))?;
+            new_truths += tx
+                .prepare_cached(
+                    "INSERT INTO truths (document, dataset, format, part, blob, source_path, created_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                     ON CONFLICT (document, dataset, format, part, blob) DO NOTHING",
+                )?
+                .execute(params![it.document, dataset_id, t.format, t.part, blob, t.source_path, now()])?
+                as u32;
+            for (name, value) in &it.attributes {
+                tx.prepare_cached(
+                    "INSERT INTO document_attributes (document, dataset, name, value)
+                     VALUES (?1, ?2, ?3, ?4)
+                     ON CONFLICT (document, dataset, name) DO UPDATE SET value = excluded.value",
+                )?
+                .execute(params![it.document, dataset_id, name, value])?;
+            }
+        }
+        tx.commit()?;
+        Ok(new_truths)
     }
 
     /// Records a per-file ingest failure.

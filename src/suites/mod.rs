@@ -92,7 +92,7 @@ impl Suite {
     pub fn formats(self) -> &'static [crate::formats::TruthFormat] {
         match self {
             Suite::Paper => &paper::FORMATS,
-            Suite::Omnidoc => &[crate::formats::TruthFormat::OmniDocBench],
+            Suite::Omnidoc => omnidoc::FORMATS,
             Suite::Olmocr => &[crate::formats::TruthFormat::OlmocrBench],
             Suite::Table => &table::FORMATS,
             Suite::Formula => &formula::FORMATS,

@@ -18,6 +18,7 @@ mod html;
 mod import;
 mod import_pipelines;
 mod judge;
+mod label_studio;
 mod layout;
 mod notebook;
 mod olmocr;

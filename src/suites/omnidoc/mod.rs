@@ -58,6 +58,32 @@ pub const METRIC_IDS: [&str; 11] = [
     "overall",
 ];
 
+/// The truth formats the suite scores: OmniDocBench pages, and Label Studio tasks read into
+/// them (`docs/label-studio.md`).
+pub const FORMATS: &[TruthFormat] = &[TruthFormat::OmniDocBench, TruthFormat::LabelStudio];
+
+/// Reads one stored page truth of either format.
+fn read_truth(format: &str, bytes: &[u8]) -> std::result::Result<gt::Page, String> {
+    if format == TruthFormat::LabelStudio.as_str() {
+        crate::formats::label_studio::read_page(bytes).map_err(|e| e.to_string())
+    } else {
+        gt::read_page(bytes).map_err(|e| e.to_string())
+    }
+}
+
+/// The Markdown of one page (zero-based) of an output, for a truth of that page of a
+/// multi-page document: the page's part where the output's Markdown is split into its pages by
+/// form feeds (imported Markdown, the `truth` provider), else its blocks on that page.
+pub fn page_markdown(doc: &crate::doc::Doc, page: u32) -> String {
+    if let Some(md) = &doc.markdown {
+        let parts: Vec<&str> = md.split('\u{c}').collect();
+        if parts.len() > 1 || doc.pages.len() <= 1 {
+            return parts.get(page as usize).map(|p| p.to_string()).unwrap_or_default();
+        }
+    }
+    doc.page_markdown(page)
+}
+
 /// Parses `quick`, `simple` or `none` (`no_split`).
 pub fn parse_method(s: &str) -> std::result::Result<MatchMethod, String> {
     match s {
@@ -160,16 +186,23 @@ impl Suite for OmnidocSuite<'_> {
     }
 
     fn formats(&self) -> &'static [TruthFormat] {
-        &[TruthFormat::OmniDocBench]
+        FORMATS
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<TruthRow>> {
-        // Page by page: never grouped, one truth is one page.
-        Ok(store
+        // Page by page: never grouped, one truth is one page. A page with truths of both
+        // formats (a draft ingested, then its Label Studio review) is scored on the newest.
+        let rows: Vec<TruthRow> = store
             .truths(self.opts.dataset)?
             .into_iter()
-            .filter(|t| t.format == TruthFormat::OmniDocBench.as_str())
-            .collect())
+            .filter(|t| FORMATS.iter().any(|f| f.as_str() == t.format))
+            .collect();
+        let newest = |t: &TruthRow| {
+            !rows.iter().any(|o| {
+                o.document == t.document && o.dataset == t.dataset && o.part == t.part && o.id > t.id
+            })
+        };
+        Ok(rows.iter().filter(|t| newest(t)).cloned().collect())
     }
 
     fn about<'a>(&'a self, t: &'a TruthRow) -> About<'a> {
@@ -178,9 +211,9 @@ impl Suite for OmnidocSuite<'_> {
 
     fn open(&mut self, store: &Store, t: &TruthRow, _: &str) -> Result<Opening<Self::Unit>> {
         let Some(bytes) = store.blob(&t.blob)? else { return Ok(Opening::Skip) };
-        let page: gt::Page = match serde_json::from_slice(&bytes) {
+        let page: gt::Page = match read_truth(&t.format, &bytes) {
             Ok(p) => p,
-            Err(e) => return Ok(Opening::Failed(format!("unreadable omnidocbench truth: {e}"))),
+            Err(e) => return Ok(Opening::Failed(format!("unreadable {} truth: {e}", t.format))),
         };
         Ok(match store.latest_output(t.document, self.opts.provider)? {
             None => {
@@ -200,7 +233,12 @@ impl Suite for OmnidocSuite<'_> {
     ) -> Result<std::result::Result<Scored<()>, String>> {
         let doc = usable_doc(store, &out);
         if let Ok(doc) = &doc {
-            self.predictions.insert(page.stem().to_string(), doc.markdown());
+            // A page of a stored document is scored on that page of the output alone.
+            let md = match &page.page_info.corpus_source {
+                Some(s) => page_markdown(doc, s.page.saturating_sub(1)),
+                None => doc.markdown(),
+            };
+            self.predictions.insert(page.stem().to_string(), md);
             self.pairs.insert(page.image_name().to_string(), (out.id, t.id));
         }
         self.pages.push(page);
