@@ -9,6 +9,7 @@ macro_rules! usage_bail {
     };
 }
 
+mod audit;
 mod correlate;
 mod eval;
 mod export;
@@ -95,6 +96,10 @@ enum Command {
     Status(status::StatusArgs),
     /// Show one document's output from a provider
     Show(show::ShowArgs),
+    /// The truth elements the providers contradict together (they agree with each other, not
+    /// with the truth), ranked by how strongly: where a truth is likely wrong. Never edits a
+    /// truth
+    Audit(audit::AuditArgs),
     /// Tables of the latest scores, comparisons between provider versions, and metric history
     Report(report::ReportArgs),
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
@@ -150,6 +155,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Export(a) => export::run(g, a),
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
+        Command::Audit(a) => audit::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
         Command::Gate(a) => gate::run(g, a),

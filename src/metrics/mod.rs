@@ -1,5 +1,6 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
+pub mod audit;
 pub mod cdm;
 pub mod correlation;
 pub mod difflib;

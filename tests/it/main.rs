@@ -1,6 +1,7 @@
 //! The one integration-test binary: library-level tests first, then end-to-end runs of the
 //! `corpus` binary.
 
+mod audit;
 mod cache;
 mod cdm;
 mod cdm_tokens;

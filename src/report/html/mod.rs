@@ -9,6 +9,7 @@
 //! are written one at a time as the documents are visited (a document's outputs are read,
 //! drawn and dropped before the next), each file through a temporary name, the index last.
 
+pub mod audit;
 pub mod board;
 pub mod cells;
 pub mod escape;
