@@ -10,6 +10,7 @@ macro_rules! usage_bail {
 }
 
 mod agree;
+mod audit;
 mod correlate;
 mod eval;
 mod export;
@@ -102,6 +103,10 @@ enum Command {
     /// How far the providers agree with each other, page by page, with no truth: text, table,
     /// formula and reading-order matrices, and the pages where they disagree most
     Agree(agree::AgreeArgs),
+    /// The truth elements the providers contradict together (they agree with each other, not
+    /// with the truth), ranked by how strongly: where a truth is likely wrong. Never edits a
+    /// truth
+    Audit(audit::AuditArgs),
     /// Tables of the latest scores, comparisons between provider versions, and metric history
     Report(report::ReportArgs),
     /// Correlate each stored metric of a suite with human ratings (Pearson, Spearman, Kendall)
@@ -168,6 +173,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status(a) => status::run(g, a),
         Command::Show(a) => show::run(g, a),
         Command::Agree(a) => agree::run(g, a),
+        Command::Audit(a) => audit::run(g, a),
         Command::Report(a) => report::run(g, a),
         Command::Correlate(a) => correlate::run(g, a),
         Command::Gate(a) => gate::run(g, a),

@@ -1,6 +1,7 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
 pub mod agree;
+pub mod audit;
 pub mod cdm;
 pub mod correlation;
 pub mod difflib;

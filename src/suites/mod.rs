@@ -7,6 +7,7 @@
 //! Every suite runs through one loop, [`driver::run`]: the suite says what it scores and
 //! how, the driver does the reading, reuse, storing, progress and failures.
 
+pub mod audit;
 pub mod driver;
 pub mod formula;
 pub mod icdar2013;

@@ -2,6 +2,7 @@
 //! `corpus` binary.
 
 mod agree;
+mod audit;
 mod cache;
 mod cdm;
 mod cdm_tokens;

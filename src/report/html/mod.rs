@@ -10,6 +10,7 @@
 //! drawn and dropped before the next), each file through a temporary name, the index last.
 
 pub mod agree;
+pub mod audit;
 pub mod board;
 pub mod cells;
 pub mod escape;

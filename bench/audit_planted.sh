@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The truth audit's planted-error recall (docs/audit.md, "Bench"): plants N errors chosen by a
+# seed (bench/audit_plant.py: misspelt word, dropped line, wrong table cell, wrong LaTeX token,
+# two blocks swapped) in copies of the shared OmniDocBench demo truths and pdf-parse-bench table
+# truths, ingests them into a fresh store, runs three providers on each, runs
+# `corpus audit` per suite and prints how many planted errors rank in the top 2×N of all
+# findings (both suites' findings ranked together by score), per error type, and the share.
+#
+# Providers: OmniDocBench demo pages — the demo's own end-to-end predictions imported as `demo`,
+# and OCR providers (PROVIDERS_IMG, default "layout tesseract") on each page image wrapped as a
+# one-page scanned PDF (one point per pixel, so the truth's boxes stay in place; the providers
+# here read PDFs, not JPEGs); pdf-parse-bench tables (PDFs with a text layer) — PROVIDERS_PDF (default
+# "pdfium layout pdfplumber").
+#
+# Usage: bench/audit_planted.sh [SEED] [N]   (CORPUS_SHARED_DATA: the shared data folder)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SEED="${1:-1}"
+N="${2:-10}"
+DATA="${CORPUS_SHARED_DATA:-../shared/data}"
+PROVIDERS_IMG="${PROVIDERS_IMG:-layout tesseract}"
+PROVIDERS_PDF="${PROVIDERS_PDF:-pdfium layout pdfplumber}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
+cargo build -q --bin corpus
+BIN="$CARGO_TARGET_DIR/debug/corpus"
+T="$(mktemp -d)"
+trap 'rm -rf "$T"' EXIT
+export CORPUS_DB="$T/c.db"
+DEMO="$DATA/omnidocbench/demo_data"
+
+python3 bench/audit_plant.py --seed "$SEED" --n "$N" \
+    --omnidoc "$DEMO/omnidocbench_demo/OmniDocBench_demo.json" \
+    --tables "$DATA/pdf-parse-bench/tables/ground_truth" --out "$T/planted" \
+    --pdf-images "$DEMO/omnidocbench_demo/images" >&2
+mkdir -p "$T/tables/pdfs"
+cp "$DATA"/pdf-parse-bench/tables/pdfs/*.pdf "$T/tables/pdfs/"
+cp -r "$T/planted/tables" "$T/tables/ground_truth"
+
+"$BIN" -q ingest "$T/planted/omnidoc.json" --truth omnidocbench \
+    --images "$T/planted/pages" --dataset omnidoc >&2
+"$BIN" -q ingest "$T/tables" --truth latex-tables --dataset tables >&2
+"$BIN" -q import "$DEMO/end2end" --provider demo --format markdown --dataset omnidoc >&2
+for p in $PROVIDERS_IMG; do "$BIN" -q ocr --provider "$p" --dataset omnidoc >&2 || true; done
+for p in $PROVIDERS_PDF; do "$BIN" -q ocr --provider "$p" --dataset tables >&2 || true; done
+"$BIN" status >&2
+
+IMG_ARGS=(--provider demo); for p in $PROVIDERS_IMG; do IMG_ARGS+=(--provider "$p"); done
+PDF_ARGS=(); for p in $PROVIDERS_PDF; do PDF_ARGS+=(--provider "$p"); done
+"$BIN" audit --suite omnidoc --dataset omnidoc "${IMG_ARGS[@]}" --top 0 --format json > "$T/omnidoc.json"
+"$BIN" audit --suite table --dataset tables "${PDF_ARGS[@]}" --top 0 --format json > "$T/table.json"
+
+python3 - "$T/planted/planted.json" "$T/omnidoc.json" "$T/table.json" "$N" "$SEED" <<'EOF'
+import json, sys
+planted = json.load(open(sys.argv[1]))
+findings = []
+for path in sys.argv[2:4]:
+    r = json.load(open(path))
+    findings += [dict(f, suite=r["suite"]) for f in r["findings"]]
+findings.sort(key=lambda f: -f["score"])
+n, seed = int(sys.argv[4]), sys.argv[5]
+top = findings[: 2 * n]
+
+def hits(p, f):
+    if f["document"] != p["document"]:
+        return False
+    if p["kind"] == "order":
+        return f["kind"] == "order"
+    if p["kind"] == "table":
+        return f["kind"] == "table" and f["element"] == f"table {p['table']}"
+    orders = f["element"].rsplit(" order ", 1)[-1].split("+")
+    return f["kind"] == p["kind"] and any(o == f"{p['order']:g}" for o in orders)
+
+def rank_of(p):
+    for i, f in enumerate(findings):
+        if hits(p, f):
+            return i + 1
+    return None
+
+per = {}
+for p in planted:
+    r = rank_of(p)
+    ok = r is not None and r <= 2 * n
+    per.setdefault(p["type"], [0, 0])
+    per[p["type"]][0] += ok
+    per[p["type"]][1] += 1
+    print(f"{p['type']:9} {'top' if ok else '---':3} rank {r if r else '-':>4}  "
+          f"{p['document'][:48]:48} {p['detail'][:50]}")
+found = sum(v[0] for v in per.values())
+print(f"findings: {len(findings)} (omnidoc and table together); top 2N = {2 * n}")
+for t, (a, b) in per.items():
+    print(f"  {t:9} {a}/{b}")
+print(f"seed {seed}: {found}/{len(planted)} planted errors in the top {2 * n} ({100 * found / len(planted):.0f} %)")
+EOF

@@ -1,0 +1,377 @@
+//! The truth audit's pure scoring (`docs/audit.md`): on one truth element, read as tokens by
+//! the truth and by several providers, the edit that the providers agree on and the truth
+//! does not, and how strongly they agree.
+//!
+//! - [`edits`]: a provider's reading against the truth as a token-level Levenshtein alignment,
+//!   its non-matching operations grouped into runs: truth tokens `start..end` replaced by
+//!   `with` (an insertion has `start == end`, a deletion an empty `with`).
+//! - [`agreement`]: how alike two edits are, `1 − lev(sig a, sig b) / max(|sig a|, |sig b|)`
+//!   over their signatures (the truth tokens removed, each as `-t`, then the tokens put in,
+//!   each as `+t`), 0 when their truth spans neither overlap nor touch.
+//! - [`judge`]: every edit any provider makes is a candidate; a provider's agreement with a
+//!   candidate is the best [`agreement`] of its own edits with it; the candidate with the
+//!   largest sum of agreements is the consensus edit. A provider *supports* it when its
+//!   agreement is at least ½ (its edit is more alike than not); a finding needs two
+//!   supporters. `support` = the sum of all providers' agreements / the providers that read
+//!   the element; `coherence` = the supporters' mean pairwise token similarity over the whole
+//!   element (supporters that read the element alike outside the edit are a stronger witness);
+//!   `score = support × coherence`, in [0, 1].
+//!
+//! Tokenizers: [`text_tokens`] (runs of letters and digits, each CJK character alone),
+//! [`latex_tokens`] (commands and single characters, without braces, spacing and font
+//! commands).
+
+use std::collections::BTreeSet;
+
+/// One edit of a reading against the truth: truth tokens `start..end` replaced by `with`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Edit {
+    /// First truth token replaced (or the insertion point).
+    pub start: usize,
+    /// One past the last truth token replaced (`start` for an insertion).
+    pub end: usize,
+    /// The tokens the reading has there instead.
+    pub with: Vec<String>,
+}
+
+/// What [`judge`] finds on one element.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The consensus edit.
+    pub edit: Edit,
+    /// Index (into the readings) of each supporting provider, ascending.
+    pub supporters: Vec<usize>,
+    /// Each reading's agreement with the consensus edit, in reading order.
+    pub agreements: Vec<f64>,
+    /// Sum of agreements / readings.
+    pub support: f64,
+    /// Mean pairwise token similarity of the supporters' whole readings.
+    pub coherence: f64,
+    /// `support × coherence`.
+    pub score: f64,
+}
+
+/// The lowest agreement at which a provider supports an edit: more alike than not.
+pub const SUPPORTS: f64 = 0.5;
+
+/// Providers needed to call a truth element contradicted.
+pub const MIN_SUPPORTERS: usize = 2;
+
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af | 0xf900..=0xfaff)
+}
+
+/// Word tokens of a text: maximal runs of letters and digits (CJK characters one each);
+/// everything else separates.
+pub fn text_tokens(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in s.chars() {
+        if is_cjk(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if c.is_alphanumeric() {
+            cur.push(c);
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Commands a LaTeX reading may add or leave out without changing the formula.
+const LATEX_DROPPED: [&str; 22] = [
+    "\\,",
+    "\\;",
+    "\\:",
+    "\\!",
+    "\\ ",
+    "\\quad",
+    "\\qquad",
+    "\\left",
+    "\\right",
+    "\\mathrm",
+    "\\mathbf",
+    "\\mathit",
+    "\\mathsf",
+    "\\mathtt",
+    "\\rm",
+    "\\bf",
+    "\\it",
+    "\\text",
+    "\\textrm",
+    "\\operatorname",
+    "\\displaystyle",
+    "\\boldsymbol",
+];
+
+/// Tokens of a LaTeX formula: `\command`s and single characters, without whitespace, braces,
+/// `$` and the spacing and font commands of [`LATEX_DROPPED`].
+pub fn latex_tokens(s: &str) -> Vec<String> {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if c == '\\' && i + 1 < chars.len() {
+            let mut j = i + 1;
+            if chars[j].is_ascii_alphabetic() {
+                while j < chars.len() && chars[j].is_ascii_alphabetic() {
+                    j += 1;
+                }
+            } else {
+                j += 1;
+            }
+            let t: String = chars[i..j].iter().collect();
+            if !LATEX_DROPPED.contains(&t.as_str()) {
+                out.push(t);
+            }
+            i = j;
+            continue;
+        }
+        if !(c.is_whitespace() || matches!(c, '{' | '}' | '$')) {
+            out.push(c.to_string());
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Token-level Levenshtein distance.
+pub fn distance(a: &[String], b: &[String]) -> usize {
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
+    for (i, x) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, y) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(x != y);
+            cur[j + 1] = sub.min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()]
+}
+
+/// `1 − distance / longer length` (1 for two empty sequences).
+pub fn similarity(a: &[String], b: &[String]) -> f64 {
+    let n = a.len().max(b.len());
+    if n == 0 {
+        return 1.0;
+    }
+    1.0 - distance(a, b) as f64 / n as f64
+}
+
+/// The edits that turn `truth` into `reading`: a token-level Levenshtein alignment (ties
+/// prefer a match, then a substitution, then a deletion), its non-matching steps grouped
+/// into maximal runs.
+pub fn edits(truth: &[String], reading: &[String]) -> Vec<Edit> {
+    let (n, m) = (truth.len(), reading.len());
+    let w = m + 1;
+    let mut d = vec![0u32; (n + 1) * w];
+    for i in 0..=n {
+        d[i * w] = i as u32;
+    }
+    for j in 0..=m {
+        d[j] = j as u32;
+    }
+    for i in 1..=n {
+        for j in 1..=m {
+            let sub = d[(i - 1) * w + j - 1] + u32::from(truth[i - 1] != reading[j - 1]);
+            d[i * w + j] = sub.min(d[(i - 1) * w + j] + 1).min(d[i * w + j - 1] + 1);
+        }
+    }
+    // Walk back; `ops` holds (truth start, truth end, reading token, matched), from the end.
+    let (mut i, mut j) = (n, m);
+    let mut ops: Vec<(usize, usize, Option<usize>, bool)> = Vec::new(); // (i0, i1, j, matched)
+    while i > 0 || j > 0 {
+        let here = d[i * w + j];
+        if i > 0 && j > 0 && truth[i - 1] == reading[j - 1] && here == d[(i - 1) * w + j - 1] {
+            ops.push((i - 1, i, Some(j - 1), true));
+            i -= 1;
+            j -= 1;
+        } else if i > 0 && j > 0 && here == d[(i - 1) * w + j - 1] + 1 {
+            ops.push((i - 1, i, Some(j - 1), false));
+            i -= 1;
+            j -= 1;
+        } else if i > 0 && here == d[(i - 1) * w + j] + 1 {
+            ops.push((i - 1, i, None, false));
+            i -= 1;
+        } else {
+            ops.push((i, i, Some(j - 1), false));
+            j -= 1;
+        }
+    }
+    ops.reverse();
+    let mut out: Vec<Edit> = Vec::new();
+    let mut open: Option<Edit> = None;
+    for (i0, i1, j, matched) in ops {
+        if matched {
+            if let Some(e) = open.take() {
+                out.push(e);
+            }
+            continue;
+        }
+        let e = open.get_or_insert(Edit { start: i0, end: i0, with: Vec::new() });
+        e.end = e.end.max(i1);
+        if let Some(j) = j {
+            e.with.push(reading[j].clone());
+        }
+    }
+    out.extend(open);
+    out
+}
+
+fn signature(truth: &[String], e: &Edit) -> Vec<String> {
+    truth[e.start..e.end]
+        .iter()
+        .map(|t| format!("-{t}"))
+        .chain(e.with.iter().map(|t| format!("+{t}")))
+        .collect()
+}
+
+/// How alike two edits of the same truth are: the similarity of their signatures, 0 when
+/// their spans neither overlap nor touch.
+pub fn agreement(truth: &[String], a: &Edit, b: &Edit) -> f64 {
+    if a.end < b.start || b.end < a.start {
+        return 0.0;
+    }
+    similarity(&signature(truth, a), &signature(truth, b))
+}
+
+/// The strongest contradiction of `truth` that at least [`MIN_SUPPORTERS`] of `readings`
+/// share, or `None`.
+pub fn judge(truth: &[String], readings: &[Vec<String>]) -> Option<Verdict> {
+    let per: Vec<Vec<Edit>> = readings.iter().map(|r| edits(truth, r)).collect();
+    let candidates: BTreeSet<&Edit> = per.iter().flatten().collect();
+    let mut best: Option<(f64, usize, Edit, Vec<f64>)> = None;
+    for c in candidates {
+        let ag: Vec<f64> = per
+            .iter()
+            .map(|es| es.iter().map(|e| agreement(truth, e, c)).fold(0.0, f64::max))
+            .collect();
+        let sum: f64 = ag.iter().sum();
+        let size = c.end - c.start + c.with.len();
+        let better = match &best {
+            None => true,
+            Some((s, z, _, _)) => sum > *s + 1e-12 || ((sum - *s).abs() <= 1e-12 && size > *z),
+        };
+        if better {
+            best = Some((sum, size, c.clone(), ag));
+        }
+    }
+    let (sum, _, edit, agreements) = best?;
+    let supporters: Vec<usize> =
+        (0..readings.len()).filter(|&i| agreements[i] >= SUPPORTS).collect();
+    if supporters.len() < MIN_SUPPORTERS {
+        return None;
+    }
+    let mut pair = Vec::new();
+    for (k, &a) in supporters.iter().enumerate() {
+        for &b in &supporters[k + 1..] {
+            pair.push(similarity(&readings[a], &readings[b]));
+        }
+    }
+    let coherence = pair.iter().sum::<f64>() / pair.len() as f64;
+    let support = sum / readings.len() as f64;
+    Some(Verdict { edit, supporters, agreements, support, coherence, score: support * coherence })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Vec<String> {
+        text_tokens(s)
+    }
+
+    #[test]
+    fn tokens_split_words_and_cjk_characters() {
+        assert_eq!(t("Hello, wor-ld 42!"), ["Hello", "wor", "ld", "42"]);
+        assert_eq!(t("比较a文学"), ["比", "较", "a", "文", "学"]);
+        assert_eq!(
+            latex_tokens("\\mathrm{d} x^{2} \\, + \\alpha_1 \\left( y \\right)"),
+            ["d", "x", "^", "2", "+", "\\alpha", "_", "1", "(", "y", ")"]
+        );
+    }
+
+    #[test]
+    fn edits_group_runs_of_changes() {
+        let e = edits(&t("a b c d e"), &t("a x c d e f"));
+        assert_eq!(
+            e,
+            vec![
+                Edit { start: 1, end: 2, with: vec!["x".into()] },
+                Edit { start: 5, end: 5, with: vec!["f".into()] },
+            ]
+        );
+        // A dropped run of words is one insertion; a swap one run.
+        assert_eq!(
+            edits(&t("a b e"), &t("a b c d e")),
+            vec![Edit { start: 2, end: 2, with: vec!["c".into(), "d".into()] }]
+        );
+        assert!(edits(&t("a b"), &t("a b")).is_empty());
+    }
+
+    #[test]
+    fn agreement_by_hand() {
+        let truth = t("the cat sat on teh mat");
+        let a = Edit { start: 4, end: 5, with: vec!["the".into()] };
+        // Same edit: 1. Signatures [-teh,+the] vs [-teh,+tha]: one of two differs → 0.5.
+        assert_eq!(agreement(&truth, &a, &a), 1.0);
+        let b = Edit { start: 4, end: 5, with: vec!["tha".into()] };
+        assert!((agreement(&truth, &a, &b) - 0.5).abs() < 1e-12);
+        // Far apart: 0.
+        let c = Edit { start: 0, end: 1, with: vec!["a".into()] };
+        assert_eq!(agreement(&truth, &a, &c), 0.0);
+    }
+
+    #[test]
+    fn three_providers_agreeing_on_a_misspelling_score_by_hand() {
+        let truth = t("the cat sat on teh mat");
+        let r1 = t("the cat sat on the mat");
+        let r2 = t("the cat sat on the mat");
+        // The third also reads "cat" as "cot": its agreement with the consensus edit is 1
+        // (its own edit at "teh" is the same), but it reads 5 of 6 tokens like the others.
+        let r3 = t("the cot sat on the mat");
+        let v = judge(&truth, &[r1, r2, r3]).unwrap();
+        assert_eq!(v.edit, Edit { start: 4, end: 5, with: vec!["the".into()] });
+        assert_eq!(v.supporters, vec![0, 1, 2]);
+        assert_eq!(v.support, 1.0);
+        // Pairwise similarities: 1, 5/6, 5/6 → mean 8/9.
+        assert!((v.coherence - 8.0 / 9.0).abs() < 1e-12, "{v:?}");
+        assert!((v.score - 8.0 / 9.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn one_provider_alone_or_providers_that_disagree_find_nothing() {
+        let truth = t("a b c d");
+        assert!(judge(&truth, &[t("a b x d"), t("a b c d"), t("a b c d")]).is_none());
+        // Two providers change the same token to different words: agreement 0.5 each with
+        // the other's edit, so both support either (½ ≥ ½) ...
+        let v = judge(&truth, &[t("a b x d"), t("a b y d")]).unwrap();
+        assert_eq!(v.support, (1.0 + 0.5) / 2.0);
+        // ... and with a third that agrees with the truth, support is (1 + ½ + 0) / 3.
+        let v = judge(&truth, &[t("a b x d"), t("a b y d"), t("a b c d")]).unwrap();
+        assert!((v.support - 0.5).abs() < 1e-12);
+        // Exact truth: nothing.
+        assert!(judge(&truth, &[t("a b c d"), t("a b c d")]).is_none());
+    }
+
+    #[test]
+    fn a_swap_of_two_blocks_in_the_order_is_a_shared_edit() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let truth = s(&["1", "2", "3", "4", "5"]);
+        let read = s(&["1", "4", "3", "2", "5"]);
+        // Two substitutions around the unmoved 3; both shared, the first is reported.
+        assert_eq!(edits(&truth, &read).len(), 2);
+        let v = judge(&truth, &[read.clone(), read]).unwrap();
+        assert_eq!(v.edit, Edit { start: 1, end: 2, with: s(&["4"]) });
+        assert_eq!(v.score, 1.0);
+    }
+}
