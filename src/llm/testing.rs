@@ -105,7 +105,8 @@ impl VllmRules {
     pub fn check(&self, body: &Value) -> Option<Reply> {
         if let Some(x) = body.get("vllm_xargs").filter(|x| !x.is_null()) {
             // ChatCompletionRequest.vllm_xargs: dict[str, str | int | float | list[str | int | float]]
-            let scalar = |v: &Value| v.is_string() || v.is_number();
+            // (pydantic's lax mode takes a JSON boolean as an int.)
+            let scalar = |v: &Value| v.is_string() || v.is_number() || v.is_boolean();
             let ok = x.as_object().is_some_and(|o| {
                 o.values().all(|v| scalar(v) || v.as_array().is_some_and(|a| a.iter().all(scalar)))
             });

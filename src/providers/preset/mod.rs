@@ -632,12 +632,13 @@ pub fn check_vllm_xargs(
     xargs: &serde_json::Map<String, serde_json::Value>,
 ) -> std::result::Result<(), String> {
     use serde_json::Value;
-    let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_));
+    // pydantic's lax mode reads a JSON boolean as an int (MinerU's client sends "debug": false).
+    let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
     for (k, v) in xargs {
         let ok = scalar(v) || v.as_array().is_some_and(|a| a.iter().all(scalar));
         if !ok {
             return Err(format!(
-                "vllm_xargs.{k} is {v}: vLLM takes a string, a number or a list of them"
+                "vllm_xargs.{k} is {v}: vLLM takes a string, a number, a boolean or a list of them"
             ));
         }
     }
