@@ -121,6 +121,7 @@ impl LlmArgs {
             top_p: self.top_p.or(defaults.top_p).unwrap_or(1.0),
             max_tokens: self.max_tokens.or(defaults.max_tokens).unwrap_or(default_max_tokens),
             repetition_penalty: self.repetition_penalty.or(defaults.repetition_penalty),
+            top_k: defaults.top_k,
         }
     }
 }

@@ -419,7 +419,7 @@ fn run_endpoint(
     let run = store.start_run("ocr", &argv())?;
     let opts = RunOptions {
         model,
-        sampling: a.llm.sampling(&ep.sampling, 8000),
+        sampling: a.llm.sampling(&ep.sampling, ep.max_tokens.unwrap_or(8000)),
         concurrency: a.llm.concurrency,
         dataset: a.dataset.as_deref(),
         retry_errors: a.retry_errors,

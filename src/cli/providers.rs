@@ -179,6 +179,14 @@ fn show(id: &str, o: &OutputArgs) -> anyhow::Result<ExitCode> {
             v["preset"] = serde_json::to_value(p.as_ref())?;
             v["source"] = json!(p.source);
             v["preset_digest"] = json!(p.digest());
+            if let Some(ep) = &p.endpoint {
+                // What reaches the server, beside the preset as written (docs/endpoints.md
+                // §Context).
+                v["context"] = json!(ep.context);
+                v["max_tokens_sent"] = json!(ep.max_tokens());
+                v["max_tokens_why"] = json!(ep.max_tokens_source());
+                v["vllm_xargs"] = json!(ep.vllm_xargs);
+            }
             if let Some(py) = &p.python {
                 let python = env::python_version().unwrap_or_else(|e| format!("unavailable: {e}"));
                 v["environment"] = json!(env::dir_for(&py.packages, &python));

@@ -385,6 +385,8 @@ pub struct Sampling {
     pub max_tokens: u32,
     /// `repetition_penalty` (vLLM's and SGLang's extension), where a model's client sends it.
     pub repetition_penalty: Option<f64>,
+    /// `top_k` (vLLM's and SGLang's extension), where a model's client sends it.
+    pub top_k: Option<u32>,
 }
 
 impl Sampling {
@@ -397,6 +399,9 @@ impl Sampling {
         if let Some(r) = self.repetition_penalty {
             s.push_str(&format!(";repetition_penalty={r}"));
         }
+        if let Some(k) = self.top_k {
+            s.push_str(&format!(";top_k={k}"));
+        }
         s
     }
 
@@ -407,6 +412,9 @@ impl Sampling {
         request["max_tokens"] = json!(self.max_tokens);
         if let Some(r) = self.repetition_penalty {
             request["repetition_penalty"] = json!(r);
+        }
+        if let Some(k) = self.top_k {
+            request["top_k"] = json!(k);
         }
     }
 }

@@ -70,7 +70,10 @@ impl Preset {
             prompt: Some((self.name.clone(), self.text.clone())),
             system: None,
             order: PromptOrder::TextFirst,
-            keep_special_tokens: false,
+            skip_special_tokens: None,
+            vllm_xargs: None,
+            context: None,
+            max_tokens: None,
             image: ImageSpec { longest_side: Some(self.longest_side), ..ImageSpec::default() },
             reply: if self.name == "olmocr-v1" {
                 ReplyFormat::OlmocrMarkdown

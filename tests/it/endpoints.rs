@@ -4,10 +4,12 @@
 //! with the preset's prompt, replies read by the preset's reader into blocks (with boxes where
 //! the format has them), two-stage presets asked region by region, tokens and cost recorded,
 //! and the olmocr and omnidoc suites scoring the outputs, with s/page and ¢/page beside the
-//! scores in `report --by provider`.
+//! scores in `report --by provider`. The server checks every request as vLLM does
+//! ([`VllmRules`]: `max_tokens` and the prompt's estimated tokens within the preset's context,
+//! `vllm_xargs` as vLLM types them) and records what was sent.
 
 use base64::Engine as _;
-use corpus::llm::testing::{chat_json, Reply, TestServer};
+use corpus::llm::testing::{chat_json, Reply, TestServer, VllmRules};
 use corpus::sample::pdf::{Font, Pdf, PdfPage};
 use serde_json::{json, Value};
 
@@ -201,10 +203,12 @@ fn every_endpoint_preset_is_read_in_its_own_format_and_scored() {
         }
         let served = model.clone();
         let (two_s, format_s) = (two.clone(), format.clone());
-        let server = TestServer::start(move |_, req| {
+        let context = show["context"].as_u64().unwrap();
+        let server = TestServer::vllm(VllmRules { context }, move |_, req| {
             let (two, format) = (&two_s, &format_s);
             if req.path == "/v1/models" {
-                return Reply::Json(json!({"data": [{"id": served, "root": "/weights/rev-1"}]}));
+                return Reply::Json(json!({"data": [{"id": served, "root": "/weights/rev-1",
+                                                     "max_model_len": context}]}));
             }
             let body = req.json();
             let Some((w, h)) = image_size(&body) else {
@@ -259,6 +263,22 @@ fn every_endpoint_preset_is_read_in_its_own_format_and_scored() {
         let reqs = server.requests();
         let chat = reqs.iter().find(|r| r.path == "/v1/chat/completions").unwrap().json();
         assert_eq!(chat["model"], model.as_str(), "{id}: the preset's model id is sent");
+        // What reaches vLLM: the max_tokens `providers show` says, within the context (the
+        // server refused nothing: every request got a reply), the preset's vllm_xargs as the
+        // logits processors read them, its skip_special_tokens and top_k or none.
+        let sent_max = show["max_tokens_sent"].as_u64().unwrap();
+        assert!(sent_max > 0 && sent_max < context, "{id}: {show}");
+        for r in reqs.iter().filter(|r| r.path == "/v1/chat/completions") {
+            let body = r.json();
+            assert_eq!(body["max_tokens"].as_u64(), Some(sent_max), "{id}");
+            let xargs = r.vllm_xargs().map(Value::Object).unwrap_or(Value::Null);
+            assert_eq!(xargs, show["vllm_xargs"], "{id}: vllm_xargs sent");
+            let skip = &ep["skip_special_tokens"];
+            assert_eq!(&body["skip_special_tokens"], skip, "{id}: skip_special_tokens");
+            assert_eq!(body["top_k"], ep["sampling"]["top_k"], "{id}: top_k");
+            let est = VllmRules::prompt_tokens(&body).unwrap();
+            assert!(est + sent_max <= context, "{id}: {est} + {sent_max} > {context}");
+        }
         if ep["prompt"].is_string() {
             assert_eq!(
                 prompt(&chat),
@@ -335,4 +355,84 @@ fn every_endpoint_preset_is_read_in_its_own_format_and_scored() {
     assert!(matches!(out.status.code(), Some(0 | 3)), "{}", String::from_utf8_lossy(&out.stderr));
     let index = std::fs::read_to_string(site.join("index.html")).unwrap();
     assert!(index.contains(r#"data-usage="¢/page""#) && index.contains(r#"data-usage="s/page""#));
+}
+
+/// A max_tokens past what the context leaves fails as vLLM fails it: the test server answers
+/// 400 with vLLM's message and the page's failure says so; where the server reports its
+/// max_model_len, corpus refuses before it sends anything.
+#[test]
+fn a_max_tokens_past_the_context_fails_as_vllm_would() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let pdfs = d.path().join("pdfs");
+    std::fs::create_dir_all(&pdfs).unwrap();
+    write_pdf(&pdfs.join("page.pdf"));
+    let out = run(corpus(&db).args(["ingest", "-q"]).arg(&pdfs));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let show =
+        json(&run(corpus(&db).args(["providers", "show", "deepseek-ocr", "--format", "json"])));
+    assert_eq!(show["context"], 8192);
+    assert_eq!(show["max_tokens_sent"], 2048);
+    assert_eq!(show["vllm_xargs"]["ngram_size"], 30);
+    // The table form prints the same three.
+    let table = run(corpus(&db).args(["providers", "show", "deepseek-ocr"]));
+    let table = String::from_utf8_lossy(&table.stdout).to_string();
+    for field in ["context", "max_tokens_sent", "vllm_xargs.ngram_size", "vllm_xargs.window_size"] {
+        assert!(table.lines().any(|l| l.trim_start().starts_with(field)), "{field}: {table}");
+    }
+    let ocr = |url: &str, max: &str| {
+        run(corpus(&db).args([
+            "ocr",
+            "--provider",
+            "deepseek-ocr",
+            "--base-url",
+            url,
+            "--retries",
+            "0",
+            "--max-tokens",
+            max,
+            "--format",
+            "json",
+        ]))
+    };
+    let reply = page_reply("deepseek-grounding", 1224, 1584);
+    let handler = move |_: usize, req: &corpus::llm::testing::Recorded| {
+        if req.path == "/v1/models" {
+            return Reply::Json(json!({"data": [{"id": "deepseek-ai/DeepSeek-OCR"}]}));
+        }
+        Reply::Json(chat_json(&reply, "deepseek-ai/DeepSeek-OCR"))
+    };
+    let server = TestServer::vllm(VllmRules { context: 8192 }, handler);
+    // The authors' offline 8192: the whole context for the reply, nothing for the prompt.
+    let out = ocr(&server.base_url(), "8192");
+    let s = json(&out);
+    assert_eq!(s["summary"]["failed"], 1, "{s}");
+    let shown =
+        run(corpus(&db).args(["show", "page", "--provider", "deepseek-ocr", "--format", "json"]));
+    let all = format!(
+        "{}{}",
+        String::from_utf8_lossy(&shown.stdout),
+        String::from_utf8_lossy(&shown.stderr)
+    );
+    assert!(all.contains("HTTP 400") && all.contains("maximum input length of 0 tokens"), "{all}");
+    // 7000 leaves 1192 for the prompt: the page image alone is more.
+    let out = ocr(&server.base_url(), "7000");
+    assert_eq!(json(&out)["summary"]["failed"], 1);
+    // The preset's 2048 fits.
+    let out = ocr(&server.base_url(), "2048");
+    assert_eq!(json(&out)["summary"]["ok"], 1, "{}", String::from_utf8_lossy(&out.stderr));
+    // A server that says its max_model_len: refused before anything is sent.
+    let said = TestServer::vllm(VllmRules { context: 8192 }, |_, req| {
+        if req.path == "/v1/models" {
+            return Reply::Json(
+                json!({"data": [{"id": "deepseek-ai/DeepSeek-OCR", "max_model_len": 8192}]}),
+            );
+        }
+        Reply::Json(chat_json("", "deepseek-ai/DeepSeek-OCR"))
+    });
+    let out = ocr(&said.base_url(), "8000");
+    assert!(!out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("max_model_len") && err.contains("--max-tokens 6892"), "{err}");
+    assert!(said.requests().iter().all(|r| r.path != "/v1/chat/completions"));
 }

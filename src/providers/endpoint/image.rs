@@ -7,7 +7,7 @@ use base64::Engine as _;
 use pdfium_render::prelude::PdfRenderConfig;
 
 use crate::doc::Page;
-use crate::providers::preset::ImageSpec;
+use crate::providers::preset::{ImageSpec, Resize};
 use crate::providers::raster::Bgr;
 
 /// Qwen2-VL's `smart_resize`: the image size closest to `height` × `width` whose sides are
@@ -22,14 +22,7 @@ pub fn smart_resize(
 ) -> (u32, u32) {
     let f = factor.max(1) as f64;
     let (h, w) = (height.max(1) as f64, width.max(1) as f64);
-    let round_even = |x: f64| {
-        let r = x.round();
-        if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
-            r - 1.0
-        } else {
-            r
-        }
-    };
+    let round_even = round_half_even;
     let mut hb = f.max(round_even(h / f) * f);
     let mut wb = f.max(round_even(w / f) * f);
     if hb * wb > max_pixels as f64 {
@@ -44,31 +37,90 @@ pub fn smart_resize(
     (hb as u32, wb as u32)
 }
 
-/// The pixel size a page of `page` points is shown at under `spec`: rendered at `dpi` (or
-/// to `longest_side`), then resized as `smart_resize` says where the spec has a factor.
+/// Chandra's `scale_to_fit` (`chandra/model/util.py`, PyPI chandra-ocr 0.2.0): the scale
+/// that brings the area into `[min_pixels, max_pixels]` (1 when it is inside), each side
+/// rounded (half to even) to whole `grid` cells, then, while the area is still above
+/// `max_pixels`, one cell taken off the side whose loss keeps the aspect ratio closer. Returns
+/// (width, height).
+pub fn scale_to_fit(
+    width: u32,
+    height: u32,
+    grid: u32,
+    min_pixels: u64,
+    max_pixels: u64,
+) -> (u32, u32) {
+    if width == 0 || height == 0 {
+        return (width, height);
+    }
+    let (w, h, g) = (width as f64, height as f64, grid.max(1) as f64);
+    let px = w * h;
+    let scale = if px > max_pixels as f64 {
+        (max_pixels as f64 / px).sqrt()
+    } else if px < min_pixels as f64 {
+        (min_pixels as f64 / px).sqrt()
+    } else {
+        1.0
+    };
+    let mut wb = (round_half_even(w * scale / g) as u64).max(1);
+    let mut hb = (round_half_even(h * scale / g) as u64).max(1);
+    let ar = w / h;
+    let cell = u64::from(grid.max(1)).pow(2);
+    while wb * hb * cell > max_pixels {
+        match (wb, hb) {
+            (1, 1) => break,
+            (1, _) => hb -= 1,
+            (_, 1) => wb -= 1,
+            _ => {
+                let w_loss = ((wb - 1) as f64 / hb as f64 - ar).abs();
+                let h_loss = (wb as f64 / (hb - 1) as f64 - ar).abs();
+                if w_loss < h_loss {
+                    wb -= 1
+                } else {
+                    hb -= 1
+                }
+            }
+        }
+    }
+    ((wb * u64::from(grid)) as u32, (hb * u64::from(grid)) as u32)
+}
+
+/// Python's `round`: half to even.
+fn round_half_even(x: f64) -> f64 {
+    let r = x.round();
+    if (x - x.trunc()).abs() == 0.5 && r % 2.0 != 0.0 {
+        r - 1.0
+    } else {
+        r
+    }
+}
+
+/// The pixel size a page of `page` points is shown at under `spec`: rendered at `dpi` (raised
+/// where the shorter side would fall under `min_short_side`) or to `longest_side`, then fitted
+/// to the `factor` grid by the spec's rule (`smart_resize` unless it says `scale-to-fit`).
 pub fn image_size(spec: &ImageSpec, page: Page) -> (u32, u32) {
     if let Some([w, h]) = spec.size {
         return (w.max(1), h.max(1));
     }
     let (w, h) = (page.width.max(1.0), page.height.max(1.0));
-    let scale = match (spec.dpi, spec.longest_side) {
+    let mut scale = match (spec.dpi, spec.longest_side) {
         (Some(dpi), _) => dpi / 72.0,
         (None, Some(px)) => px as f32 / w.max(h),
         (None, None) => 2.0,
     };
+    if let Some(short) = spec.min_short_side {
+        // Chandra's load_pdf_images: max(IMAGE_DPI, MIN_PDF_IMAGE_DIM / shorter side * 72).
+        scale = scale.max(short as f32 / w.min(h));
+    }
     let (pw, ph) = (((w * scale).round() as u32).max(1), ((h * scale).round() as u32).max(1));
-    match spec.factor {
-        Some(f) => {
-            let (hb, wb) = smart_resize(
-                ph,
-                pw,
-                f,
-                spec.min_pixels.unwrap_or(56 * 56),
-                spec.max_pixels.unwrap_or(28 * 28 * 1280),
-            );
+    let (min_px, max_px) =
+        (spec.min_pixels.unwrap_or(56 * 56), spec.max_pixels.unwrap_or(28 * 28 * 1280));
+    match (spec.factor, spec.resize.unwrap_or(Resize::SmartResize)) {
+        (Some(f), Resize::SmartResize) => {
+            let (hb, wb) = smart_resize(ph, pw, f, min_px, max_px);
             (wb, hb)
         }
-        None => (pw, ph),
+        (Some(f), Resize::ScaleToFit) => scale_to_fit(pw, ph, f, min_px, max_px),
+        (None, _) => (pw, ph),
     }
 }
 
@@ -190,5 +242,49 @@ mod tests {
             ..dpi
         };
         assert_eq!(image_size(&qwen, letter), (1708, 2212));
+    }
+
+    #[test]
+    fn scale_to_fit_matches_chandra_by_hand() {
+        let (min, max) = (1792 * 28, 3072 * 2048);
+        // Inside the bounds: each side rounded to 28: 1632/28 = 58.29 -> 58, 2112/28 = 75.43
+        // -> 75.
+        assert_eq!(scale_to_fit(1632, 2112, 28, min, max), (1624, 2100));
+        // 5333 x 5333 (28.4 MP): scale sqrt(6291456 / 28440889) = 0.47033, each side
+        // 2508.3 / 28 = 89.58 -> 90; 90 * 90 * 784 = 6350400 is over, and taking a cell off
+        // the width (|89/90 - 1| = 0.01111) keeps the ratio closer than off the height
+        // (|90/89 - 1| = 0.01124): 89 x 90 cells = 6279840 fits. smart_resize floors both
+        // sides to 89 instead.
+        assert_eq!(scale_to_fit(5333, 5333, 28, min, max), (2492, 2520));
+        assert_eq!(smart_resize(5333, 5333, 28, min, max), (2492, 2492));
+        // 2667 x 8000: scale 0.54302, 1448.2 / 28 = 51.72 -> 52, 4344.2 / 28 = 155.15 -> 155;
+        // 52 * 155 * 784 = 6319040 is over; ratio 0.333375: off the width |51/155 - r| =
+        // 0.004343, off the height |52/154 - r| = 0.004287, so the height loses a cell:
+        // 52 x 154 = 6278272 fits. smart_resize gives 51 x 155 cells.
+        assert_eq!(scale_to_fit(2667, 8000, 28, min, max), (1456, 4312));
+        assert_eq!(smart_resize(8000, 2667, 28, min, max), (4340, 1428));
+        // Below min_pixels: scaled up, then rounded (not ceiled): 100 x 100 -> scale
+        // sqrt(50176 / 10000) = 2.24, 224 / 28 = 8 cells each.
+        assert_eq!(scale_to_fit(100, 100, 28, min, max), (224, 224));
+    }
+
+    #[test]
+    fn chandra_renders_small_pages_above_192_dpi() {
+        let spec = ImageSpec {
+            dpi: Some(192.0),
+            min_short_side: Some(1024),
+            factor: Some(28),
+            min_pixels: Some(1792 * 28),
+            max_pixels: Some(3072 * 2048),
+            resize: Some(Resize::ScaleToFit),
+            ..ImageSpec::default()
+        };
+        // Letter: 192 dpi (1024 / 612 * 72 = 120.5 < 192): 1632 x 2112 -> 1624 x 2100.
+        assert_eq!(image_size(&spec, Page { width: 612.0, height: 792.0 }), (1624, 2100));
+        // 300 x 400 pt: max(192, 1024 / 300 * 72 = 245.76) dpi -> 1024 x 1365.3 -> 1024 x
+        // 1365 rendered; 1024/28 = 36.57 -> 37 cells, 1365/28 = 48.75 -> 49: 1036 x 1372.
+        assert_eq!(image_size(&spec, Page { width: 300.0, height: 400.0 }), (1036, 1372));
+        // 1000 x 3000 pt at 192 dpi: 2667 x 8000, fitted as above.
+        assert_eq!(image_size(&spec, Page { width: 1000.0, height: 3000.0 }), (1456, 4312));
     }
 }

@@ -61,8 +61,15 @@ pub struct Endpoint {
     pub system: Option<String>,
     /// Text before or after the image.
     pub order: PromptOrder,
-    /// Send `skip_special_tokens: false`.
-    pub keep_special_tokens: bool,
+    /// `skip_special_tokens` to send, if any.
+    pub skip_special_tokens: Option<bool>,
+    /// vLLM's per-request arguments for its logits processors, if any.
+    pub vllm_xargs: Option<serde_json::Map<String, Value>>,
+    /// The context the preset's server serves and the bound of a request's prompt tokens
+    /// (`None` for the generic `openai` entry).
+    pub context: Option<(u32, u32)>,
+    /// The `max_tokens` the preset sends unless `--max-tokens` says otherwise.
+    pub max_tokens: Option<u32>,
     /// The page image.
     pub image: ImageSpec,
     /// How a reply is read.
@@ -92,7 +99,10 @@ impl Endpoint {
             prompt: ep.prompt.clone().map(|t| (p.id.clone(), t)),
             system: ep.system.clone(),
             order: ep.order,
-            keep_special_tokens: ep.keep_special_tokens,
+            skip_special_tokens: ep.skip_special_tokens,
+            vllm_xargs: ep.vllm_xargs.clone(),
+            context: Some((ep.context, ep.prompt_tokens)),
+            max_tokens: Some(ep.max_tokens()),
             image: ep.image,
             reply: p.reply_format()?,
             boxes: ep.boxes,
@@ -222,18 +232,53 @@ struct DocJob {
 }
 
 /// The server's revision of `model`: the `root` of its `/models` entry (vLLM: the weights
-/// it serves), or `None` when the server lists none.
-pub(crate) fn server_revision(client: &Client, budget: &Budget, model: &str) -> Option<String> {
+/// it serves), or `None` when the server lists none; and the context it serves the model
+/// with (vLLM's `max_model_len`), where it says.
+pub(crate) fn server_revision(
+    client: &Client,
+    budget: &Budget,
+    model: &str,
+) -> (Option<String>, Option<u64>) {
     match client.models(budget) {
-        Ok(list) => list
-            .iter()
-            .find(|m| m["id"].as_str() == Some(model))
-            .and_then(|m| m["root"].as_str().map(str::to_string)),
+        Ok(list) => {
+            let entry = list.iter().find(|m| m["id"].as_str() == Some(model));
+            (
+                entry.and_then(|m| m["root"].as_str().map(str::to_string)),
+                entry.and_then(|m| m["max_model_len"].as_u64()),
+            )
+        }
         Err(e) => {
             tracing::info!(
                 "{}: no /models listing ({e}); no revision in the cache key",
                 client.config().base_url
             );
+            (None, None)
+        }
+    }
+}
+
+/// Why the requests cannot fit the context the server says it serves (vLLM's
+/// `max_model_len` in `/models`): `max_tokens` plus the preset's bound of the prompt's tokens
+/// must fit it, or vLLM answers 400 (`docs/endpoints.md` §Context).
+fn context_problem(ep: &Endpoint, opts: &RunOptions<'_>, served: Option<u64>) -> Option<String> {
+    let (preset_ctx, prompt) = ep.context?;
+    let need = u64::from(opts.sampling.max_tokens) + u64::from(prompt);
+    match served {
+        Some(ctx) if need > ctx => Some(format!(
+            "the server serves {} with a context of {ctx} tokens (max_model_len), but max_tokens {} + up to {prompt} prompt tokens need {need}: start it with the preset's command (context {preset_ctx}; corpus providers show {}) or send --max-tokens {}",
+            opts.model,
+            opts.sampling.max_tokens,
+            ep.id,
+            ctx.saturating_sub(u64::from(prompt))
+        )),
+        Some(_) => None,
+        None => {
+            if need > u64::from(preset_ctx) {
+                tracing::warn!(
+                    "max_tokens {} + up to {prompt} prompt tokens exceed the preset's context {preset_ctx}: a vLLM server started with its command answers 400",
+                    opts.sampling.max_tokens
+                );
+            }
             None
         }
     }
@@ -289,10 +334,13 @@ fn request(model: &str, ep: &Endpoint, prompt: &str, url: &str, sampling: &Sampl
     messages.push(json!({"role": "user", "content": content}));
     let mut r = json!({"model": model, "messages": messages});
     sampling.apply(&mut r);
-    if ep.two_stage.is_some() || ep.keep_special_tokens {
-        // Two-stage models answer layouts in special tokens (`<|box_start|>`), DeepSeek-OCR
-        // its boxes (`<|det|>`): vLLM strips them unless told not to.
-        r["skip_special_tokens"] = json!(false);
+    if let Some(skip) = ep.skip_special_tokens {
+        // MinerU2.5 answers layouts in special tokens (`<|box_start|>`), DeepSeek-OCR its
+        // boxes (`<|det|>`): vLLM strips them unless told not to.
+        r["skip_special_tokens"] = json!(skip);
+    }
+    if let Some(x) = &ep.vllm_xargs {
+        r["vllm_xargs"] = Value::Object(x.clone());
     }
     r
 }
@@ -308,7 +356,10 @@ pub fn run_endpoint(
     progress: &dyn Progress,
 ) -> crate::error::Result<(OcrSummary, Option<String>)> {
     let t0 = Instant::now();
-    let revision = server_revision(client, budget, opts.model);
+    let (revision, served) = server_revision(client, budget, opts.model);
+    if let Some(why) = context_problem(ep, opts, served) {
+        return Err(crate::error::Error::Usage(why));
+    }
     let digest = {
         let mut h = blake3::Hasher::new();
         // The generic entry's digest is what it has always been.

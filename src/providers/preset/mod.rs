@@ -134,10 +134,25 @@ pub struct EndpointRun {
     pub system: Option<String>,
     /// Where the prompt comes from: file, commit and repository.
     pub prompt_source: String,
-    /// Whether the reply is read with the model's special tokens kept (`skip_special_tokens:
-    /// false`), where its boxes are written in them (DeepSeek-OCR's `<|det|>`).
-    #[serde(default)]
-    pub keep_special_tokens: bool,
+    /// The context the server command serves (its `--max-model-len`, else the model's own
+    /// length): prompt, image and reply tokens together.
+    pub context: u32,
+    /// An upper bound of one request's prompt tokens, image tokens included (the derivation is
+    /// said beside it in the preset). Without `max_tokens` in `[endpoint.sampling]`, corpus
+    /// sends `max_tokens = context - prompt_tokens`; with it, the sum must fit the context.
+    pub prompt_tokens: u32,
+    /// `skip_special_tokens` as the authors' client sends it (`false` where the reply's boxes
+    /// or layout are written in special tokens, DeepSeek-OCR's `<|det|>`); not sent if absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skip_special_tokens: Option<bool>,
+    /// The former spelling of `skip_special_tokens = false`, still read.
+    #[serde(default, skip_serializing)]
+    pub keep_special_tokens: Option<bool>,
+    /// vLLM's per-request arguments for its custom logits processors (`vllm_xargs` in the
+    /// request body: DeepSeek-OCR's `ngram_size`, MinerU's `no_repeat_ngram_size`); each value
+    /// a string, a number or a list of them, as vLLM reads them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vllm_xargs: Option<serde_json::Map<String, serde_json::Value>>,
     /// Whether the prompt text goes before the image (`text-first`, as most chat templates
     /// in the authors' clients) or after it (`image-first`).
     #[serde(default)]
@@ -199,6 +214,26 @@ pub struct ImageSpec {
     /// layout stage: 1036 × 1036).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<[u32; 2]>,
+    /// Render at a higher resolution where needed so that the page's shorter side is at least
+    /// this many pixels (Chandra: `max(192, 1024 / shorter side × 72)` dpi).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_short_side: Option<u32>,
+    /// Which rule fits the rendered size to `factor` and the pixel bounds (default
+    /// `smart-resize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resize: Option<Resize>,
+}
+
+/// The rule that fits an image to a grid of `factor` pixels within pixel bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Resize {
+    /// Qwen2-VL's `smart_resize`: sides rounded to the grid, floored when too large, ceiled
+    /// when too small.
+    SmartResize,
+    /// Chandra's `scale_to_fit`: scaled into the bounds, sides rounded to the grid, then one
+    /// grid step taken off the side that keeps the aspect ratio best until the area fits.
+    ScaleToFit,
 }
 
 /// Sampling parameters a preset sends (each overridable on the command line).
@@ -217,6 +252,9 @@ pub struct SamplingSpec {
     /// `repetition_penalty` (vLLM's extension).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repetition_penalty: Option<f64>,
+    /// `top_k` (vLLM's extension).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub top_k: Option<u32>,
 }
 
 /// Prices in US dollars per million tokens.
@@ -353,6 +391,17 @@ impl Preset {
         let bad = |msg: String| Error::Usage(format!("preset {source}: {msg}"));
         let mut p: Preset = toml::from_str(text).map_err(|e| bad(e.to_string()))?;
         p.source = source.to_string();
+        if let Some(ep) = p.endpoint.as_mut() {
+            match (ep.keep_special_tokens.take(), ep.skip_special_tokens) {
+                (Some(keep), None) => ep.skip_special_tokens = Some(!keep),
+                (Some(keep), Some(skip)) if keep == skip => {
+                    return Err(bad(
+                        "keep_special_tokens and skip_special_tokens say opposite things".into(),
+                    ))
+                }
+                _ => {}
+            }
+        }
         if p.id.is_empty()
             || !p.id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
@@ -496,6 +545,7 @@ fn check_endpoint(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(
         }
         _ => return Err("[endpoint] needs a prompt (or [endpoint.two_stage])".into()),
     }
+    check_budget(ep, reply)?;
     if reply.has_boxes() && ep.boxes.is_none() && ep.two_stage.is_none() {
         return Err(format!(
             "{} replies carry boxes: say their frame in [endpoint] boxes",
@@ -505,16 +555,106 @@ fn check_endpoint(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(
     Ok(())
 }
 
+/// Checks the context arithmetic, the special tokens and `vllm_xargs` of an endpoint preset.
+fn check_budget(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(), String> {
+    if ep.prompt_tokens >= ep.context {
+        return Err(format!(
+            "[endpoint] prompt_tokens {} leaves nothing of the context {} for the reply",
+            ep.prompt_tokens, ep.context
+        ));
+    }
+    if let Some(m) = ep.sampling.max_tokens {
+        if u64::from(m) + u64::from(ep.prompt_tokens) > u64::from(ep.context) {
+            return Err(format!(
+                "[endpoint.sampling] max_tokens {m} + prompt_tokens {} = {} exceeds the context {}: vLLM answers 400 (or cuts the reply at the context); send at most {}",
+                ep.prompt_tokens,
+                u64::from(m) + u64::from(ep.prompt_tokens),
+                ep.context,
+                ep.context - ep.prompt_tokens
+            ));
+        }
+    }
+    if let Some(at) = ep.server.find("--max-model-len") {
+        let n = ep.server[at + "--max-model-len".len()..]
+            .trim_start_matches([' ', '='])
+            .split_whitespace()
+            .next()
+            .and_then(|t| t.parse::<u32>().ok());
+        if n != Some(ep.context) {
+            return Err(format!(
+                "[endpoint] context {} is not the server command's --max-model-len ({})",
+                ep.context,
+                n.map_or("unreadable".to_string(), |n| n.to_string())
+            ));
+        }
+    }
+    let layout_in_tokens = ep.two_stage.as_ref().is_some_and(|t| t.layout == LayoutSource::Model);
+    let boxes_in_tokens = matches!(reply, ReplyFormat::DeepseekGrounding | ReplyFormat::Doctags);
+    if (layout_in_tokens || boxes_in_tokens) && ep.skip_special_tokens != Some(false) {
+        return Err(format!(
+            "{} replies are written in special tokens: set skip_special_tokens = false",
+            if layout_in_tokens { "layout" } else { reply.name() }
+        ));
+    }
+    if let Some(x) = &ep.vllm_xargs {
+        check_vllm_xargs(x)?;
+    }
+    Ok(())
+}
+
 impl EndpointRun {
     /// What decides the replies (not the server command, the price or the prompt's source).
     fn decisive(&self) -> serde_json::Value {
         json!({
             "prompt": self.prompt, "system": self.system, "order": self.order,
-            "keep_special_tokens": self.keep_special_tokens,
+            "skip_special_tokens": self.skip_special_tokens,
+            "vllm_xargs": self.vllm_xargs,
+            "context": self.context, "prompt_tokens": self.prompt_tokens,
             "boxes": self.boxes, "image": self.image, "sampling": self.sampling,
             "two_stage": self.two_stage,
         })
     }
+
+    /// The `max_tokens` corpus sends: the authors' value where the preset has one, else the
+    /// context less the bound of the prompt's tokens (`docs/endpoints.md` §Context).
+    pub fn max_tokens(&self) -> u32 {
+        self.sampling.max_tokens.unwrap_or(self.context.saturating_sub(self.prompt_tokens))
+    }
+
+    /// Where [`Self::max_tokens`] comes from, said for `providers show`.
+    pub fn max_tokens_source(&self) -> String {
+        match self.sampling.max_tokens {
+            Some(m) => format!(
+                "the authors' value; {m} + {} prompt tokens at most = {} of the {} context",
+                self.prompt_tokens,
+                m + self.prompt_tokens,
+                self.context
+            ),
+            None => format!(
+                "context {} - {} prompt tokens at most (the authors set none)",
+                self.context, self.prompt_tokens
+            ),
+        }
+    }
+}
+
+/// Checks `vllm_xargs` as vLLM's request model reads it: each value a string, a number, or a
+/// list of strings and numbers.
+pub fn check_vllm_xargs(
+    xargs: &serde_json::Map<String, serde_json::Value>,
+) -> std::result::Result<(), String> {
+    use serde_json::Value;
+    // pydantic's lax mode reads a JSON boolean as an int (MinerU's client sends "debug": false).
+    let scalar = |v: &Value| matches!(v, Value::String(_) | Value::Number(_) | Value::Bool(_));
+    for (k, v) in xargs {
+        let ok = scalar(v) || v.as_array().is_some_and(|a| a.iter().all(scalar));
+        if !ok {
+            return Err(format!(
+                "vllm_xargs.{k} is {v}: vLLM takes a string, a number, a boolean or a list of them"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The normalised project name of a pip requirement (`PyMuPDF==1.2` → `pymupdf`,
@@ -685,5 +825,170 @@ code = "def parse(pdf, pages, workdir):\n    return ''\n"
         assert_eq!(requirement_name("markitdown[pdf]==0.1.9"), "markitdown");
         assert_eq!(requirement_name("pdfminer.six==20260107"), "pdfminer-six");
         assert_eq!(norm("Foo__Bar.baz"), "foo-bar-baz");
+    }
+
+    /// blake3 of every prompt of every endpoint preset, as read from the authors' sources (each
+    /// preset's prompt_source): a change to a prompt, even a space, fails here.
+    const PROMPT_DIGESTS: &[(&str, &str, &str)] = &[
+        ("chandra", "prompt", "04afddf0bc0bc421c4fe30e34edf43db8439164eda87682a6b28590e8cc6d92a"),
+        (
+            "deepseek-ocr-2",
+            "prompt",
+            "7ab4ac97e345a38f71160b6f9058799dc90950423e4d90e411e04ab833e48e2c",
+        ),
+        (
+            "deepseek-ocr",
+            "prompt",
+            "7ab4ac97e345a38f71160b6f9058799dc90950423e4d90e411e04ab833e48e2c",
+        ),
+        ("dots.ocr", "prompt", "ed3f4d6ac32ba73b120137504f8a5cd174b65b206f4f5293a4a0c73dfd3262ee"),
+        (
+            "glm-ocr",
+            "two_stage.text_prompt",
+            "472642c0cce411b7d49cf151e2ecf8a2b94a91ad16750f5700399f3806204ed0",
+        ),
+        (
+            "glm-ocr",
+            "two_stage.table_prompt",
+            "b9192da02c147eb545eb2cf3cbe6093d1a14bb8e7b701b1583a6868e7ee6ada7",
+        ),
+        (
+            "glm-ocr",
+            "two_stage.formula_prompt",
+            "f6160524d2194b88ef4e9eacd0e1e6b3d31db1b78009480177f6880365ad7ba6",
+        ),
+        (
+            "granite-docling",
+            "prompt",
+            "cf66fffe918f6362a364ab7b89b44d987aa6251396941de1a076b7e64d263a86",
+        ),
+        (
+            "lightonocr-2",
+            "prompt",
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
+        ),
+        (
+            "mineru-2.5",
+            "system",
+            "b8c5de4f2d4c609746f1dc226580d4f9ddd4267c28d96a6edc1693a9095cb411",
+        ),
+        (
+            "mineru-2.5",
+            "two_stage.layout_prompt",
+            "465f073eeb1308fb0ce85199f0b550a28799f3c95d56accb2b24268d64b44305",
+        ),
+        (
+            "mineru-2.5",
+            "two_stage.text_prompt",
+            "983be8c3d87f1be2fb312d52171818e4765b4842b2d2189d86083cbb1d462425",
+        ),
+        (
+            "mineru-2.5",
+            "two_stage.table_prompt",
+            "1b41aaf5f85ba01574dfe5459f0616fece3a71bf6b4b7549c5aa4ce268770b56",
+        ),
+        (
+            "mineru-2.5",
+            "two_stage.formula_prompt",
+            "142381e038f5bffbbf83e762f883bee40c26939c7f29ad8c06f9364f3e409643",
+        ),
+        (
+            "nanonets-ocr2",
+            "system",
+            "b8c5de4f2d4c609746f1dc226580d4f9ddd4267c28d96a6edc1693a9095cb411",
+        ),
+        (
+            "nanonets-ocr2",
+            "prompt",
+            "1eddbfc9443849522e8310967d7c8b9b58c85a4757f638077d4816a63c38ea47",
+        ),
+        ("olmocr-2", "prompt", "6e05d8577d0b5038dede1014f34a3bdfae26a5d980fb1e22db4d40eacd9c1d72"),
+        (
+            "paddleocr-vl",
+            "two_stage.text_prompt",
+            "a8712f13aac8a0e5dc3fcd8f98ed29f0b8de47ae6d1c9c86bde2e7ee9b6e3aea",
+        ),
+        (
+            "paddleocr-vl",
+            "two_stage.table_prompt",
+            "b9192da02c147eb545eb2cf3cbe6093d1a14bb8e7b701b1583a6868e7ee6ada7",
+        ),
+        (
+            "paddleocr-vl",
+            "two_stage.formula_prompt",
+            "f6160524d2194b88ef4e9eacd0e1e6b3d31db1b78009480177f6880365ad7ba6",
+        ),
+        (
+            "paddleocr-vl",
+            "two_stage.chart_prompt",
+            "9a6de6a376a3575c79c26d2622c9829617b8ca2be0ee56c2f669fd8e1a123ed1",
+        ),
+    ];
+
+    #[test]
+    fn endpoint_prompts_keep_their_digests() {
+        let mut seen = Vec::new();
+        for (file, text) in BUILTIN {
+            let p = Preset::parse(text, file).unwrap();
+            let Some(ep) = &p.endpoint else { continue };
+            let mut prompts = vec![("system", ep.system.clone()), ("prompt", ep.prompt.clone())];
+            if let Some(ts) = &ep.two_stage {
+                prompts.extend([
+                    ("two_stage.layout_prompt", ts.layout_prompt.clone()),
+                    ("two_stage.text_prompt", Some(ts.text_prompt.clone())),
+                    ("two_stage.table_prompt", Some(ts.table_prompt.clone())),
+                    ("two_stage.formula_prompt", Some(ts.formula_prompt.clone())),
+                    ("two_stage.chart_prompt", ts.chart_prompt.clone()),
+                ]);
+            }
+            for (field, text) in prompts {
+                if let Some(t) = text {
+                    let d = blake3::hash(t.as_bytes()).to_hex().to_string();
+                    seen.push((p.id.clone(), field.to_string(), d));
+                }
+            }
+        }
+        let want: Vec<(String, String, String)> = PROMPT_DIGESTS
+            .iter()
+            .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+            .collect();
+        assert_eq!(seen, want);
+    }
+
+    #[test]
+    fn max_tokens_must_fit_the_context() {
+        let text = BUILTIN.iter().find(|(f, _)| *f == "deepseek-ocr.toml").unwrap().1;
+        let p = Preset::parse(text, "d").unwrap();
+        let ep = p.endpoint.as_ref().unwrap();
+        assert_eq!((ep.context, ep.max_tokens()), (8192, 2048));
+        // The authors' offline max_tokens beside the image: refused, naming the arithmetic.
+        let e = Preset::parse(&text.replace("max_tokens = 2048", "max_tokens = 8192"), "d")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("8192 + prompt_tokens 1300 = 9492 exceeds the context 8192"), "{e}");
+        // Without max_tokens: the context less the bound.
+        let none = Preset::parse(&text.replace("max_tokens = 2048\n", ""), "d").unwrap();
+        assert_eq!(none.endpoint.unwrap().max_tokens(), 8192 - 1300);
+        // The context must be the command's --max-model-len where it has one.
+        let olm = BUILTIN.iter().find(|(f, _)| *f == "olmocr-2.toml").unwrap().1;
+        let e = Preset::parse(&olm.replace("context = 16384", "context = 32768"), "o")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("not the server command's --max-model-len (16384)"), "{e}");
+        // Boxes written in special tokens need skip_special_tokens = false.
+        let e = Preset::parse(&text.replace("skip_special_tokens = false\n", ""), "d")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("skip_special_tokens = false"), "{e}");
+        // The old spelling still reads.
+        let old = text.replace("skip_special_tokens = false", "keep_special_tokens = true");
+        let old = Preset::parse(&old, "d").unwrap();
+        assert_eq!(old.endpoint.as_ref().unwrap().skip_special_tokens, Some(false));
+        assert_eq!(old.digest(), p.digest());
+        // vllm_xargs as vLLM types them.
+        let e = Preset::parse(&text.replace("window_size = 90", "window_size = { a = 1 }"), "d")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("vllm_xargs.window_size"), "{e}");
     }
 }

@@ -16,6 +16,7 @@ fn judge(model: &str) -> Judge {
             top_p: 1.0,
             max_tokens: 2000,
             repetition_penalty: None,
+            top_k: None,
         },
         structured: true,
         concurrency: 4,
