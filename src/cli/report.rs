@@ -350,6 +350,54 @@ fn open_output(a: &ReportArgs) -> anyhow::Result<Box<dyn Write>> {
     })
 }
 
+/// `--compare A B`'s output: the per-metric summary and the per-document rows (json: one
+/// object holding both).
+fn write_compare(
+    g: &GlobalArgs,
+    a: &ReportArgs,
+    cols: &corpus::store::ScoreColumns,
+    [sel_a, sel_b]: [&Selector; 2],
+    ci: Option<&report::Ci>,
+    format: ReportFormat,
+    out: &mut dyn Write,
+) -> anyhow::Result<()> {
+    let long = report::long_frame(cols)?;
+    let (per_metric, rows) = report::compare(&long, cols, sel_a, sel_b, ci)?;
+    if let (Some(ci), false) = (ci, g.quiet) {
+        eprintln!("corpus: {}", report::compare_note(ci));
+    }
+    if format == ReportFormat::Json && !a.per_metric {
+        // One object: the per-metric summary beside the per-document rows.
+        let obj = serde_json::json!({
+            "a": sel_a.label(),
+            "b": sel_b.label(),
+            "note": ci.map(report::compare_note),
+            "metrics": report::render::json_rows(&per_metric)?,
+            "documents": report::render::json_rows(&rows)?,
+        });
+        let mut s = serde_json::to_string_pretty(&obj)?;
+        s.push('\n');
+        out.write_all(s.as_bytes())?;
+    } else if a.per_metric {
+        report::render::write(&render(&per_metric, format)?, out)?;
+    } else if matches!(format, ReportFormat::Table | ReportFormat::Markdown) {
+        report::render::write(&render(&per_metric, format)?, out)?;
+        writeln!(out)?;
+        let shown = rows.head(Some(a.limit));
+        report::render::write(&render(&shown, format)?, out)?;
+        if rows.height() > a.limit && !g.quiet {
+            eprintln!(
+                "corpus: showing the first {} of {} (document, metric) rows; --limit or --format csv for all",
+                a.limit,
+                rows.height()
+            );
+        }
+    } else {
+        report::render::write(&render(&rows, format)?, out)?;
+    }
+    Ok(())
+}
+
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let format = match a.format {
@@ -386,40 +434,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         for sel in [sel_a, sel_b] {
             require_scores(&store, &cols, &filters, sel, "--compare")?;
         }
-        let long = report::long_frame(&cols)?;
-        let (per_metric, rows) = report::compare(&long, &cols, sel_a, sel_b, ci.as_ref())?;
-        if let (Some(ci), false) = (&ci, g.quiet) {
-            eprintln!("corpus: {}", report::compare_note(ci));
-        }
-        if format == ReportFormat::Json && !a.per_metric {
-            // One object: the per-metric summary beside the per-document rows.
-            let obj = serde_json::json!({
-                "a": sel_a.label(),
-                "b": sel_b.label(),
-                "note": ci.as_ref().map(report::compare_note),
-                "metrics": report::render::json_rows(&per_metric)?,
-                "documents": report::render::json_rows(&rows)?,
-            });
-            let mut s = serde_json::to_string_pretty(&obj)?;
-            s.push('\n');
-            out.write_all(s.as_bytes())?;
-        } else if a.per_metric {
-            report::render::write(&render(&per_metric, format)?, &mut out)?;
-        } else if textual {
-            report::render::write(&render(&per_metric, format)?, &mut out)?;
-            writeln!(out)?;
-            let shown = rows.head(Some(a.limit));
-            report::render::write(&render(&shown, format)?, &mut out)?;
-            if rows.height() > a.limit && !g.quiet {
-                eprintln!(
-                    "corpus: showing the first {} of {} (document, metric) rows; --limit or --format csv for all",
-                    a.limit,
-                    rows.height()
-                );
-            }
-        } else {
-            report::render::write(&render(&rows, format)?, &mut out)?;
-        }
+        write_compare(g, a, &cols, [sel_a, sel_b], ci.as_ref(), format, &mut out)?;
     } else if a.rank {
         let Some(metric) = a.metric().map(str::to_string).or_else(|| metrics.first().cloned())
         else {
