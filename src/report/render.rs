@@ -225,7 +225,7 @@ fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
     let number =
         |c: &str| c == "–" || c.split(' ').next().is_some_and(|x| x.parse::<f64>().is_ok());
     let shrink: Vec<bool> = (0..names.len())
-        .map(|j| !numeric[j] && !(!rows.is_empty() && rows.iter().all(|r| number(&r[j]))))
+        .map(|j| !numeric[j] && (rows.is_empty() || !rows.iter().all(|r| number(&r[j]))))
         .collect();
     fit_widths(&mut w, &heads, &shrink, TABLE_WIDTH);
     let mut out = String::new();
