@@ -89,9 +89,8 @@ pub fn print_metric_table(
 ) -> std::io::Result<()> {
     let full = render_table(headers, rows);
     let width = corpus::report::render::TABLE_WIDTH;
-    let cols: Vec<usize> = (0..headers.len())
-        .filter(|&i| i < first_metric || keep.contains(&headers[i]))
-        .collect();
+    let cols: Vec<usize> =
+        (0..headers.len()).filter(|&i| i < first_metric || keep.contains(&headers[i])).collect();
     if full.lines().all(|l| l.chars().count() <= width) || cols.len() == headers.len() {
         return std::io::stdout().lock().write_all(full.as_bytes());
     }

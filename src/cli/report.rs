@@ -499,6 +499,7 @@ fn summary(
         Rendered::Bytes(_) => true,
     };
     let heads = headline_set(a.suite.as_deref(), metrics);
+    let mut intervals = ci.is_some();
     let r = if format == ReportFormat::Table
         && a.metric.is_none()
         && !fits(&r)
@@ -513,12 +514,25 @@ fn summary(
                 heads.join(", ")
             );
         }
-        table(&heads)?
+        let r = table(&heads)?;
+        if fits(&r) || ci.is_none() {
+            r
+        } else {
+            // Still too wide with each mean's interval beside it: the means alone.
+            if !g.quiet {
+                eprintln!(
+                    "corpus: intervals left out to fit 120 columns; --metric NAME shows one metric with its interval, --format csv or json every interval"
+                );
+            }
+            intervals = false;
+            let t = summary_frame(a, store, cols, &heads, None, &usage, textual)?;
+            render(&t, format)?
+        }
     } else {
         r
     };
     if !g.quiet {
-        if let Some(ci) = &ci {
+        if let (Some(ci), true) = (&ci, intervals) {
             eprintln!("corpus: {}", ci.describe());
         }
         let estimated = report::estimated_costs(cols, &usage);

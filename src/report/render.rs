@@ -190,11 +190,17 @@ fn to_polars(e: serde_json::Error) -> PolarsError {
 pub const TABLE_WIDTH: usize = 120;
 
 /// Narrows the text columns (`shrink`) of a table whose widths `w` (columns two spaces
-/// apart) exceed `max`, widest first, down to no less than their header's width (at most 12) or
-/// 6; numbers are never cut. A table that still does not fit keeps what is left.
+/// apart) exceed `max`: the last text column first (a description, free text) down to 24,
+/// then the widest first, each down to no less than its header's width (at most 12) or 6;
+/// numbers are never cut. A table that still does not fit keeps what is left.
 pub fn fit_widths(w: &mut [usize], headers: &[usize], shrink: &[bool], max: usize) {
     let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
     let floor = |j: usize| headers[j].clamp(6, 12);
+    if let Some(last) = (0..w.len()).rev().find(|&j| shrink[j]) {
+        let over = total(w).saturating_sub(max);
+        let room = w[last].saturating_sub(floor(last).max(24));
+        w[last] -= over.min(room);
+    }
     while total(w) > max {
         let widest =
             (0..w.len()).filter(|&j| shrink[j] && w[j] > floor(j)).max_by_key(|&j| (w[j], j));
@@ -225,7 +231,7 @@ fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
     let number =
         |c: &str| c == "–" || c.split(' ').next().is_some_and(|x| x.parse::<f64>().is_ok());
     let shrink: Vec<bool> = (0..names.len())
-        .map(|j| !numeric[j] && !(!rows.is_empty() && rows.iter().all(|r| number(&r[j]))))
+        .map(|j| !numeric[j] && (rows.is_empty() || !rows.iter().all(|r| number(&r[j]))))
         .collect();
     fit_widths(&mut w, &heads, &shrink, TABLE_WIDTH);
     let mut out = String::new();
@@ -315,6 +321,25 @@ pub fn frame_from_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wide_tables_cut_their_text_columns_last_first_and_never_numbers() {
+        // provider 10, notes 30, a number 5, description 200: 251 wide.
+        let mut w = vec![10, 30, 5, 200];
+        fit_widths(&mut w, &[8, 5, 3, 11], &[true, true, false, true], 80);
+        // The last text column (a description) gives way alone while it can.
+        assert_eq!(w, vec![10, 30, 5, 29]);
+        // Narrower: the description down to 24, then the widest text column first.
+        let mut w = vec![10, 30, 5, 200];
+        fit_widths(&mut w, &[8, 5, 3, 11], &[true, true, false, true], 60);
+        assert_eq!(w, vec![10, 20, 5, 19]);
+        assert_eq!(cut("abcdef", 4), "abc…");
+        assert_eq!(cut("abc", 4), "abc");
+        // Nothing to cut: left as it is.
+        let mut n = vec![50, 50, 50];
+        fit_widths(&mut n, &[3, 3, 3], &[false, false, false], 80);
+        assert_eq!(n, vec![50, 50, 50]);
+    }
 
     fn frame() -> DataFrame {
         DataFrame::new_infer_height(vec![

@@ -65,9 +65,11 @@ fn shown_markdown_imported_back_scores_as_the_table_suite_did() {
             .collect()
     };
     let own = rows("pdfium");
-    // pdfium found the table: the comparison is about a real table, not two empty outputs.
+    // pdfium found one of the two GT tables (tests/it/table.rs): the comparison is about a real
+    // table, not two empty outputs.
+    assert_eq!(own[0].2, 1, "{own:?}");
     let teds = own[0].1.as_array().unwrap().iter().find(|p| p[0] == "teds").unwrap()[1].as_f64();
-    assert!(teds.is_some_and(|t| t > 0.5), "{own:?}");
+    assert!(teds.is_some_and(|t| t > 0.0), "{own:?}");
     assert_eq!(rows("shown"), own);
 }
 
@@ -118,8 +120,9 @@ fn shown_markdown_imported_back_scores_as_the_parsebench_suite_did() {
     crate::parsebench::ingest_cases(&db, &cases);
     assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
     show_and_import(&db, &d.path().join("shown"));
-    // The layout rules read the Doc's boxes, which Markdown has none of: every other rule
-    // reads the Markdown and must give the same result.
+    // The layout rules read the Doc's boxes and `is_header`/`is_footer` its page sections
+    // (docs/parsebench.md), which Markdown has none of: every other rule reads the Markdown and
+    // must give the same result.
     let results = |p: &str| -> BTreeMap<String, Option<bool>> {
         let s = eval(&db, "parsebench", p, &[]);
         let mut out = BTreeMap::new();
@@ -129,6 +132,9 @@ fn shown_markdown_imported_back_scores_as_the_parsebench_suite_did() {
                     continue;
                 }
                 for r in c["rules"].as_array().unwrap() {
+                    if r["type"] == "is_header" || r["type"] == "is_footer" {
+                        continue;
+                    }
                     out.insert(r["id"].as_str().unwrap().to_string(), r["passed"].as_bool());
                 }
             }
