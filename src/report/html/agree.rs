@@ -77,7 +77,7 @@ pub fn write_agreement(
     for m in Measure::ALL {
         heat_map(&mut s, r, m);
     }
-    ranking(&mut s, r);
+    ranking(&mut s, r, max_pages);
     s.push_str("</main></body></html>\n");
     write_file(&out.join(file), &s)?;
     documents(store, r, out, file, imgs, max_pages, progress)
@@ -152,7 +152,7 @@ fn least(p: &PageResult, r: &AgreeReport) -> String {
     }
 }
 
-fn ranking(s: &mut String, r: &AgreeReport) {
+fn ranking(s: &mut String, r: &AgreeReport, max_pages: u32) {
     let ranked: Vec<&PageResult> = r.ranked().collect();
     let _ = write!(
         s,
@@ -165,15 +165,24 @@ fn ranking(s: &mut String, r: &AgreeReport) {
         }
     );
     s.push_str(r#"<table class="ranking"><thead><tr><th>rank</th><th>spread</th><th>document</th><th>page</th><th>least agreeing pair (text)</th></tr></thead><tbody>"#);
+    // A document page draws its `max_pages` most disagreed pages: those get an anchor.
+    let mut per_doc: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
+    // A document page draws its `max_pages` most disagreed pages: those get an anchor.
+    let mut per_doc: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
     for (k, p) in ranked.iter().take(MAX_RANKED).enumerate() {
+        let seen = per_doc.entry(p.document_id).or_default();
+        *seen += 1;
+        let href = match *seen <= max_pages {
+            true => format!("{}#p{}", agree_href(&p.hash), p.page + 1),
+            false => agree_href(&p.hash),
+        };
         let _ = write!(
             s,
-            r#"<tr data-spread="{}"><td class="n">{}</td><td class="n">{}</td><td class="id"><a href="{}#p{}">{}</a> <span class="muted">{}</span></td><td class="n">{}</td><td>{}</td></tr>"#,
+            r#"<tr data-spread="{}"><td class="n">{}</td><td class="n">{}</td><td class="id"><a href="{}">{}</a> <span class="muted">{}</span></td><td class="n">{}</td><td>{}</td></tr>"#,
             p.spread.unwrap_or(0.0),
             k + 1,
             num(p.spread),
-            esc(&agree_href(&p.hash)),
-            p.page + 1,
+            esc(&href),
             esc(&p.document),
             esc(&p.dataset),
             p.page + 1,
@@ -290,13 +299,14 @@ fn document_page(
         let p = &r.providers[i];
         shown.push((p.label(), read_doc(store, first.document_id, &p.provider)?));
     }
-    let mut drawn_pages: Vec<&PageResult> = pages.to_vec();
+    // The most disagreed pages (`pages` is in ranking order), drawn in page order.
+    let mut drawn_pages: Vec<&PageResult> =
+        pages.iter().copied().take(max_pages as usize).collect();
     drawn_pages.sort_by_key(|p| p.page);
-    drawn_pages.truncate(max_pages as usize);
     if pages.len() > drawn_pages.len() {
         let _ = write!(
             s,
-            "<p class=\"muted\">The first {} of {} pages are drawn.</p>",
+            "<p class=\"muted\">The {} most disagreed of {} pages are drawn (--max-pages).</p>",
             drawn_pages.len(),
             pages.len()
         );
