@@ -30,7 +30,7 @@ use crate::formats::label_studio;
 use crate::formats::omnidocbench::{dets_digest, DraftMark, Source};
 use crate::progress::Progress;
 use crate::providers::{pdfium, raster};
-use crate::store::{StoredPdf, Store};
+use crate::store::{Store, StoredPdf};
 
 /// The page images' resolution unless asked otherwise.
 pub const DEFAULT_DPI: f64 = 144.0;
@@ -171,8 +171,8 @@ fn layout_dets(blocks: &[&Block], boxes: &[(Option<crate::doc::BBox>, &str)], sc
         let cat = category(blocks, i);
         let poly: Vec<f64> = match boxes[i].0 {
             Some(r) => {
-                let [x0, y0, x1, y1] =
-                    [r.x0, r.y0, r.x1, r.y1].map(|v| (f64::from(v) * scale * 100.0).round() / 100.0);
+                let [x0, y0, x1, y1] = [r.x0, r.y0, r.x1, r.y1]
+                    .map(|v| (f64::from(v) * scale * 100.0).round() / 100.0);
                 vec![x0, y0, x1, y0, x1, y1, x0, y1]
             }
             None => Vec::new(),
@@ -253,7 +253,12 @@ fn draft_document(
     };
     let doc: Doc = match out.blob.as_deref().map(|b| store.blob(b)) {
         Some(Ok(Some(json))) => serde_json::from_slice(&json)?,
-        _ => return Err(Error::Usage(format!("output {} of {} is unreadable", out.id, opts.provider))),
+        _ => {
+            return Err(Error::Usage(format!(
+                "output {} of {} is unreadable",
+                out.id, opts.provider
+            )))
+        }
     };
     if !summary.versions.contains(&out.provider_version) {
         summary.versions.push(out.provider_version.clone());
@@ -276,11 +281,10 @@ fn draft_document(
     let mut outs = Vec::new();
     for &page_no in pages {
         let index = page_no.checked_sub(1).ok_or_else(|| bad("page 0".into()))?;
-        let page = pdf_doc
-            .pages()
-            .get(index as i32)
-            .map_err(|_| bad(format!("has no page {page_no}")))?;
-        let img = raster::render(&page, scale as f32).map_err(|e| bad(format!("page {page_no}: {e}")))?;
+        let page =
+            pdf_doc.pages().get(index as i32).map_err(|_| bad(format!("has no page {page_no}")))?;
+        let img =
+            raster::render(&page, scale as f32).map_err(|e| bad(format!("page {page_no}: {e}")))?;
         let png = raster::png(&img).map_err(|e| bad(format!("page {page_no}: {e}")))?;
         let blocks: Vec<&Block> = doc.blocks.iter().filter(|b| b.page == index).collect();
         let boxes = place::place(&blocks, &page, index as i32);
@@ -373,8 +377,15 @@ mod tests {
         let cats: Vec<&str> = (0..refs.len()).map(|i| category(&refs, i)).collect();
         assert_eq!(
             cats,
-            ["title", "table_caption", "table", "table_caption", "page_number", "footer",
-                "equation_isolated"]
+            [
+                "title",
+                "table_caption",
+                "table",
+                "table_caption",
+                "page_number",
+                "footer",
+                "equation_isolated"
+            ]
         );
         let mut f = b(BlockKind::Formula, "x");
         f.latex = Some("E=mc^2".into());

@@ -162,8 +162,17 @@ fn result_digest(result: &[Value]) -> String {
         .iter()
         .map(|r| {
             let v = &r["value"];
-            json!([r["id"], r["from_name"], round(&v["x"]), round(&v["y"]), round(&v["width"]),
-                round(&v["height"]), v["rectanglelabels"], v["text"], v["number"]])
+            json!([
+                r["id"],
+                r["from_name"],
+                round(&v["x"]),
+                round(&v["y"]),
+                round(&v["width"]),
+                round(&v["height"]),
+                v["rectanglelabels"],
+                v["text"],
+                v["number"]
+            ])
         })
         .collect();
     items.sort_by_key(|v| (v[1].to_string(), v[0].to_string()));
@@ -172,7 +181,8 @@ fn result_digest(result: &[Value]) -> String {
 
 /// Reads an export: the JSON list of tasks Label Studio's "JSON" export writes.
 pub fn read_export(bytes: &[u8]) -> Result<Vec<Value>, FormatError> {
-    let v: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(Format::LabelStudio, e))?;
+    let v: Value =
+        serde_json::from_slice(bytes).map_err(|e| FormatError::json(Format::LabelStudio, e))?;
     match v {
         Value::Array(tasks) => Ok(tasks),
         _ => Err(FormatError::shape(Format::LabelStudio, "a JSON list of tasks", "$")),
@@ -201,7 +211,8 @@ pub fn task_source(task: &Value) -> Result<Source, FormatError> {
         )
         .at("data"));
     }
-    serde_json::from_value(c.clone()).map_err(|e| err(format!("data.corpus: {e}")).at("data.corpus"))
+    serde_json::from_value(c.clone())
+        .map_err(|e| err(format!("data.corpus: {e}")).at("data.corpus"))
 }
 
 /// The task's id, for messages (`task 12`).
@@ -226,7 +237,8 @@ pub fn read_task(task: &Value) -> Result<Outcome, FormatError> {
         .max_by_key(|a| (a["updated_at"].as_str().unwrap_or("").to_string(), a["id"].as_i64()));
     let Some(ann) = latest else { return Ok(Outcome::Skipped) };
     let result = ann["result"].as_array().cloned().unwrap_or_default();
-    let (w, h) = (corpus["width"].as_f64().unwrap_or(0.0), corpus["height"].as_f64().unwrap_or(0.0));
+    let (w, h) =
+        (corpus["width"].as_f64().unwrap_or(0.0), corpus["height"].as_f64().unwrap_or(0.0));
     let dets = regions(&result, w, h)?;
     let mut info = Map::new();
     info.insert("image_path".into(), corpus["image_path"].clone());
@@ -266,7 +278,10 @@ fn regions(result: &[Value], w: f64, h: f64) -> Result<Vec<Value>, FormatError> 
         let from = r["from_name"].as_str().unwrap_or("");
         let v = &r["value"];
         let text = || -> String {
-            v["text"].as_array().map(|t| t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")).unwrap_or_default()
+            v["text"]
+                .as_array()
+                .map(|t| t.iter().filter_map(Value::as_str).collect::<Vec<_>>().join("\n"))
+                .unwrap_or_default()
         };
         if from == UNPLACED {
             unplaced.extend(text().lines().filter(|l| !l.trim().is_empty()).map(str::to_string));
@@ -292,7 +307,9 @@ fn regions(result: &[Value], w: f64, h: f64) -> Result<Vec<Value>, FormatError> 
             (v["x"].as_f64(), v["y"].as_f64(), v["width"].as_f64(), v["height"].as_f64())
         {
             if v["rotation"].as_f64().unwrap_or(0.0).abs() > 1e-9 {
-                return Err(err(format!("region {id} is rotated (corpus reads upright boxes)")).at(at));
+                return Err(
+                    err(format!("region {id} is rotated (corpus reads upright boxes)")).at(at)
+                );
             }
             let outside = x < -EDGE_SLACK
                 || y < -EDGE_SLACK
@@ -312,7 +329,8 @@ fn regions(result: &[Value], w: f64, h: f64) -> Result<Vec<Value>, FormatError> 
         }
         match from {
             CATEGORY => {
-                let label = v["rectanglelabels"].as_array().and_then(|l| l.first()).and_then(Value::as_str);
+                let label =
+                    v["rectanglelabels"].as_array().and_then(|l| l.first()).and_then(Value::as_str);
                 match label {
                     Some(l) if CATEGORIES.contains(&l) => reg.category = Some(l.to_string()),
                     other => {
@@ -360,12 +378,16 @@ fn regions(result: &[Value], w: f64, h: f64) -> Result<Vec<Value>, FormatError> 
 
 /// Reads one stored task (the truth blob of a `label-studio` truth) as its page.
 pub fn read_page(bytes: &[u8]) -> Result<super::omnidocbench::Page, FormatError> {
-    let task: Value = serde_json::from_slice(bytes).map_err(|e| FormatError::json(Format::LabelStudio, e))?;
+    let task: Value =
+        serde_json::from_slice(bytes).map_err(|e| FormatError::json(Format::LabelStudio, e))?;
     match read_task(&task)? {
-        Outcome::Annotated(page) => serde_json::from_value(page)
-            .map_err(|e| err(format!("{}: {e}", task_name(&task)))),
+        Outcome::Annotated(page) => {
+            serde_json::from_value(page).map_err(|e| err(format!("{}: {e}", task_name(&task))))
+        }
         Outcome::Skipped => Err(err(format!("{} was skipped", task_name(&task)))),
-        Outcome::Unannotated => Err(err(format!("{} has no submitted annotation", task_name(&task)))),
+        Outcome::Unannotated => {
+            Err(err(format!("{} has no submitted annotation", task_name(&task))))
+        }
     }
 }
 
@@ -407,7 +429,8 @@ mod tests {
         assert_eq!(pred[0]["value"]["rectanglelabels"], json!(["title"]));
         assert_eq!(pred[4]["value"]["text"], json!(["<table><tr><td>a</td></tr></table>"]));
         assert_eq!(pred.as_array().unwrap().last().unwrap()["value"]["text"], json!(["lost line"]));
-        let Outcome::Annotated(page) = read_task(&exported(t.clone(), pred.clone(), false)).unwrap()
+        let Outcome::Annotated(page) =
+            read_task(&exported(t.clone(), pred.clone(), false)).unwrap()
         else {
             panic!()
         };
@@ -415,11 +438,15 @@ mod tests {
         let dets = page["layout_dets"].as_array().unwrap();
         assert_eq!(dets[0]["poly"], json!([10.0, 20.0, 110.0, 20.0, 110.0, 40.0, 10.0, 40.0]));
         assert_eq!(dets[1]["html"], json!("<table><tr><td>a</td></tr></table>"));
-        assert_eq!((dets[2]["text"].clone(), dets[2]["order"].clone()), (json!("lost line"), json!(2.0)));
+        assert_eq!(
+            (dets[2]["text"].clone(), dets[2]["order"].clone()),
+            (json!("lost line"), json!(2.0))
+        );
         // A corrected text: reviewed.
         let mut fixed = pred.clone();
         fixed[1]["value"]["text"] = json!(["Introduction"]);
-        let Outcome::Annotated(page) = read_task(&exported(t.clone(), fixed, false)).unwrap() else {
+        let Outcome::Annotated(page) = read_task(&exported(t.clone(), fixed, false)).unwrap()
+        else {
             panic!()
         };
         assert_eq!(page["layout_dets"][0]["text"], json!("Introduction"));
@@ -435,10 +462,14 @@ mod tests {
         let mut out = t["predictions"][0]["result"].clone();
         out[0]["value"]["x"] = json!(80.0); // 80 % + 50 % wide
         let e = read_task(&exported(t.clone(), out, false)).unwrap_err().to_string();
-        assert!(e.contains("region b0 lies outside the image") && e.ends_with("at result[0]"), "{e}");
+        assert!(
+            e.contains("region b0 lies outside the image") && e.ends_with("at result[0]"),
+            "{e}"
+        );
         let other = json!({"id": 3, "data": {"image": "a.png"}, "annotations": []});
         assert!(read_task(&other).unwrap_err().to_string().contains("not a task of a corpus"));
-        let foreign = json!([{"id": "r", "from_name": "label", "value": {"rectanglelabels": ["cat"]}}]);
+        let foreign =
+            json!([{"id": "r", "from_name": "label", "value": {"rectanglelabels": ["cat"]}}]);
         let e = read_task(&exported(t, foreign, false)).unwrap_err().to_string();
         assert!(e.contains("control \"label\" is not one of corpus's"), "{e}");
         assert!(read_export(b"{}").unwrap_err().to_string().contains("expected a JSON list"));

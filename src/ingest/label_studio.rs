@@ -28,8 +28,9 @@ pub fn ingest_label_studio(
     progress: &dyn Progress,
 ) -> Result<IngestSummary> {
     let bad = |msg: String| Error::BadInput { path: json.into(), msg };
-    let bytes = crate::walk::read_regular(json, crate::walk::MAX_TEXT_FILE, "a Label Studio export")
-        .map_err(bad)?;
+    let bytes =
+        crate::walk::read_regular(json, crate::walk::MAX_TEXT_FILE, "a Label Studio export")
+            .map_err(bad)?;
     let tasks = ls::read_export(&bytes).map_err(|e| bad(e.to_string()))?;
     let mut summary = IngestSummary::default();
     let mut pages = Vec::new();

@@ -38,7 +38,12 @@ pub struct PageTruth {
 impl PageTruth {
     /// A page truth of an OmniDocBench page object with `corpus_source`.
     pub fn omnidocbench(label: String, page: &Value, source: Source) -> Result<PageTruth> {
-        Ok(PageTruth { label, source, status: odb::truth_status(page), bytes: serde_json::to_vec(page)? })
+        Ok(PageTruth {
+            label,
+            source,
+            status: odb::truth_status(page),
+            bytes: serde_json::to_vec(page)?,
+        })
     }
 }
 

@@ -733,8 +733,10 @@ fn page_value(page: &odb::Page) -> serde_json::Value {
         .extra
         .relation
         .iter()
-        .map(|r| json!({"source_anno_id": r.source_anno_id, "target_anno_id": r.target_anno_id,
-            "relation_type": r.relation_type}))
+        .map(|r| {
+            json!({"source_anno_id": r.source_anno_id, "target_anno_id": r.target_anno_id,
+            "relation_type": r.relation_type})
+        })
         .collect();
     json!({"layout_dets": dets, "extra": {"relation": rel},
         "page_info": {"image_path": page.page_info.image_path, "width": page.page_info.width,

@@ -57,7 +57,8 @@ fn attribute(db: &Path, name: &str) -> Vec<String> {
 
 /// `eval --suite omnidoc --provider P` and its whole-run figures by name.
 fn omnidoc(db: &Path, provider: &str) -> Value {
-    let out = run(corpus(db).args(["eval", "--suite", "omnidoc", "--provider", provider])
+    let out = run(corpus(db)
+        .args(["eval", "--suite", "omnidoc", "--provider", provider])
         .args(["--format", "json"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
     let v = json(&out);
@@ -97,7 +98,8 @@ fn a_draft_ingested_unchanged_is_marked_and_scores_its_provider_perfectly() {
     let image = d.path().join("draft/images").join(info["image_path"].as_str().unwrap());
     assert!(std::fs::read(&image).unwrap().starts_with(b"\x89PNG"));
     // Ingested as it is: attached to the stored PDF's page 1, no new document.
-    let out = run(corpus(&db).args(["ingest", "--truth", "omnidocbench", "--dataset", "mine"])
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "omnidocbench", "--dataset", "mine"])
         .arg(&draft_json)
         .args(["--format", "json"]));
     assert!(out.status.success());
@@ -128,7 +130,8 @@ fn a_draft_from_a_provider_without_outputs_writes_nothing() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("provider pymupdf4llm has no outputs on dataset mine"), "{err}");
     assert!(!d.path().join("nothing").exists());
-    let out = run(corpus(&db).args(["truth", "draft", "--dataset", "mine", "--from", "pdfium"])
+    let out = run(corpus(&db)
+        .args(["truth", "draft", "--dataset", "mine", "--from", "pdfium"])
         .args(["--pages", "2", "--most-disagreed"]));
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not available in this build"));
@@ -141,8 +144,8 @@ fn markdown_blocks_are_placed_by_the_text_layer_or_left_without_a_region() {
     let md = d.path().join("md");
     std::fs::create_dir_all(&md).unwrap();
     std::fs::write(md.join("doc.md"), "# Drafted Truths\n\nAlpha beta gamma delta.\n\nNot on the page at all.\n\u{c}Page two words.\n").unwrap();
-    let out = run(corpus(&db).args(["import", "--provider", "mdtool", "--format", "markdown"])
-        .arg(&md));
+    let out =
+        run(corpus(&db).args(["import", "--provider", "mdtool", "--format", "markdown"]).arg(&md));
     assert!(out.status.success());
     let out = run(corpus(&db)
         .args(["truth", "draft", "--dataset", "mine", "--from", "mdtool", "--format", "json"])
@@ -185,12 +188,21 @@ fn bad_exports_fail_whole_naming_the_file_and_the_task() {
     let mut elsewhere = tasks[0].clone();
     elsewhere["data"]["corpus"]["document"] = json!("f".repeat(64));
     let cases = [
-        ("other-config", json!([{"id": 1, "data": {"image": "a.png"}, "annotations": []}]),
-            "task 1: not a task of a corpus labelling configuration"),
-        ("outside", json!([submitted(&tasks[0], 1, outside), good.clone()]),
-            "task 1: region b0 lies outside the image"),
-        ("not-stored", json!([submitted(&elsewhere, 1, json!([])), good.clone()]),
-            "task 1: document ffffffffffffffff is not in the store"),
+        (
+            "other-config",
+            json!([{"id": 1, "data": {"image": "a.png"}, "annotations": []}]),
+            "task 1: not a task of a corpus labelling configuration",
+        ),
+        (
+            "outside",
+            json!([submitted(&tasks[0], 1, outside), good.clone()]),
+            "task 1: region b0 lies outside the image",
+        ),
+        (
+            "not-stored",
+            json!([submitted(&elsewhere, 1, json!([])), good.clone()]),
+            "task 1: document ffffffffffffffff is not in the store",
+        ),
     ];
     for (name, export, msg) in cases {
         let path = d.path().join(format!("{name}.json"));
@@ -267,7 +279,10 @@ impl LabelStudio {
             std::thread::sleep(Duration::from_millis(500));
         }
         let tail = std::fs::read_to_string(data.join("label-studio.log")).unwrap_or_default();
-        Err(format!("Label Studio did not answer in 180 s: {}", &tail[tail.len().saturating_sub(2000)..]))
+        Err(format!(
+            "Label Studio did not answer in 180 s: {}",
+            &tail[tail.len().saturating_sub(2000)..]
+        ))
     }
 
     fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
@@ -307,16 +322,27 @@ fn label_studio_round_trip_moves_the_scores_as_the_corrections_imply() {
     };
     // A project with corpus's configuration, and the tasks imported.
     let config = std::fs::read_to_string(ls_dir.join("label_config.xml")).unwrap();
-    let project = ls.call("POST", "/api/projects", Some(&json!({"title": "corpus draft",
-        "label_config": config})));
+    let project = ls.call(
+        "POST",
+        "/api/projects",
+        Some(&json!({"title": "corpus draft",
+        "label_config": config})),
+    );
     let pid = project["id"].as_i64().unwrap();
-    let tasks: Value = serde_json::from_slice(&std::fs::read(ls_dir.join("tasks.json")).unwrap()).unwrap();
+    let tasks: Value =
+        serde_json::from_slice(&std::fs::read(ls_dir.join("tasks.json")).unwrap()).unwrap();
     let imported = ls.call("POST", &format!("/api/projects/{pid}/import"), Some(&tasks));
     assert_eq!(imported["task_count"], 2, "{imported}");
     let listed = ls.call("GET", &format!("/api/tasks?project={pid}&fields=all"), None);
     let listed = listed.get("tasks").cloned().unwrap_or(listed);
     let by_page = |p: u64| {
-        listed.as_array().unwrap().iter().find(|t| t["data"]["corpus"]["page"] == p).unwrap().clone()
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["data"]["corpus"]["page"] == p)
+            .unwrap()
+            .clone()
     };
     let (page1, page2) = (by_page(1), by_page(2));
     // The annotator starts from the pre-annotation of page 1: "delta" corrected to "deltas" in
@@ -324,8 +350,11 @@ fn label_studio_round_trip_moves_the_scores_as_the_corrections_imply() {
     let mut result: Vec<Value> = tasks[0]["predictions"][0]["result"].as_array().unwrap().clone();
     let text_of = |r: &Value| r["value"]["text"][0].as_str().unwrap_or("").to_string();
     let region = |needle: &str| {
-        result.iter().find(|r| r["from_name"] == "transcription" && text_of(r).contains(needle))
-            .map(|r| r["id"].clone()).unwrap()
+        result
+            .iter()
+            .find(|r| r["from_name"] == "transcription" && text_of(r).contains(needle))
+            .map(|r| r["id"].clone())
+            .unwrap()
     };
     let (first, second) = (region("Alpha"), region("Second"));
     result.retain(|r| r["id"] != second);
@@ -353,11 +382,15 @@ fn label_studio_round_trip_moves_the_scores_as_the_corrections_imply() {
     let export_path = d.path().join("export.json");
     std::fs::write(&export_path, serde_json::to_vec_pretty(&export).unwrap()).unwrap();
     // Ingested: page 1 a reviewed truth, page 2 named as skipped.
-    let out = run(corpus(&db).args(["ingest", "--truth", "label-studio", "--dataset", "mine"])
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "label-studio", "--dataset", "mine"])
         .arg(&export_path));
     assert!(out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains(&format!("not ingested: task {}", page2["id"])) && err.contains("skipped"), "{err}");
+    assert!(
+        err.contains(&format!("not ingested: task {}", page2["id"])) && err.contains("skipped"),
+        "{err}"
+    );
     assert_eq!(truths(&db), 1);
     assert_eq!(attribute(&db, "truth_status"), ["reviewed"]);
     // GT-vs-GT.

@@ -199,7 +199,10 @@ impl Suite for OmnidocSuite<'_> {
             .collect();
         let newest = |t: &TruthRow| {
             !rows.iter().any(|o| {
-                o.document == t.document && o.dataset == t.dataset && o.part == t.part && o.id > t.id
+                o.document == t.document
+                    && o.dataset == t.dataset
+                    && o.part == t.part
+                    && o.id > t.id
             })
         };
         Ok(rows.iter().filter(|t| newest(t)).cloned().collect())
