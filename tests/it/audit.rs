@@ -16,7 +16,8 @@ const ROWS: [[&str; 3]; 4] = [
 
 fn table_pdf(root: &Path, name: &str) {
     let mut page = PdfPage::new(612.0, 792.0);
-    page.text(Font::Regular, 10.0, 72.0, 720.0, "Results of the three models.");
+    // The name on the page: the store keys documents by content.
+    page.text(Font::Regular, 10.0, 72.0, 720.0, &format!("Results of the three models ({name})."));
     for (r, row) in ROWS.iter().enumerate() {
         for (c, cell) in row.iter().enumerate() {
             page.text(Font::Regular, 10.0, 72.0 + 90.0 * c as f32, 690.0 - 14.0 * r as f32, cell);
