@@ -180,14 +180,15 @@ def jpeg_info(b):
 
 
 def jpeg_pdf(jpg):
-    """A one-page PDF showing the JPEG, one point per pixel, no text layer (a scan)."""
+    """A one-page PDF showing the JPEG as a 200 dpi scan (no text layer)."""
     w, h, comps = jpeg_info(jpg)
+    pw, ph = w * 72 / 200, h * 72 / 200
     space = {1: "/DeviceGray", 3: "/DeviceRGB", 4: "/DeviceCMYK"}[comps]
-    content = f"q {w} 0 0 {h} 0 0 cm /Im0 Do Q".encode()
+    content = f"q {pw:.2f} 0 0 {ph:.2f} 0 0 cm /Im0 Do Q".encode()
     objs = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {w} {h}] "
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {pw:.2f} {ph:.2f}] "
         f"/Resources << /XObject << /Im0 4 0 R >> >> /Contents 5 0 R >>".encode(),
         f"<< /Type /XObject /Subtype /Image /Width {w} /Height {h} /ColorSpace {space} "
         f"/BitsPerComponent 8 /Filter /DCTDecode /Length {len(jpg)} >>\nstream\n".encode()

@@ -8,8 +8,8 @@
 #
 # Providers: OmniDocBench demo pages — the demo's own end-to-end predictions imported as `demo`,
 # and OCR providers (PROVIDERS_IMG, default "layout tesseract") on each page image wrapped as a
-# one-page scanned PDF (one point per pixel, so the truth's boxes stay in place; the providers
-# here read PDFs, not JPEGs); pdf-parse-bench tables (PDFs with a text layer) — PROVIDERS_PDF (default
+# one-page 200 dpi scanned PDF (the providers here read PDFs, not JPEGs; the audit matches by
+# text, so the boxes need not line up); pdf-parse-bench tables (PDFs with a text layer) — PROVIDERS_PDF (default
 # "pdfium layout pdfplumber").
 #
 # Usage: bench/audit_planted.sh [SEED] [N]   (CORPUS_SHARED_DATA: the shared data folder)
@@ -20,9 +20,9 @@ N="${2:-10}"
 DATA="${CORPUS_SHARED_DATA:-../shared/data}"
 PROVIDERS_IMG="${PROVIDERS_IMG:-layout tesseract}"
 PROVIDERS_PDF="${PROVIDERS_PDF:-pdfium layout pdfplumber}"
+BIN="${CORPUS_BIN:-}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
-cargo build -q --bin corpus
-BIN="$CARGO_TARGET_DIR/debug/corpus"
+if [ -z "$BIN" ]; then cargo build -q --bin corpus; BIN="$CARGO_TARGET_DIR/debug/corpus"; fi
 T="$(mktemp -d)"
 trap 'rm -rf "$T"' EXIT
 export CORPUS_DB="$T/c.db"
