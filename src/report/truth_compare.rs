@@ -165,29 +165,35 @@ fn rank(
 /// rank_old, rank_new), the column names carrying the two versions' labels.
 pub fn truth_delta_frame(rows: &[TruthDelta], old: &str, new: &str) -> PolarsResult<DataFrame> {
     let col = |name: String, v: Vec<f64>| Column::new(name.as_str().into(), v);
-    DataFrame::new(rows.len(), vec![
-        Column::new("metric".into(), rows.iter().map(|r| r.metric.clone()).collect::<Vec<_>>()),
-        Column::new("provider".into(), rows.iter().map(|r| r.provider.clone()).collect::<Vec<_>>()),
-        Column::new(
-            "documents".into(),
-            rows.iter().map(|r| r.documents as u64).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            "corrected".into(),
-            rows.iter().map(|r| r.corrected as u64).collect::<Vec<_>>(),
-        ),
-        col(format!("mean_{old}"), rows.iter().map(|r| r.old).collect()),
-        col(format!("mean_{new}"), rows.iter().map(|r| r.new).collect()),
-        col("delta".into(), rows.iter().map(|r| r.new - r.old).collect()),
-        Column::new(
-            format!("rank_{old}").as_str().into(),
-            rows.iter().map(|r| r.rank_old as u64).collect::<Vec<_>>(),
-        ),
-        Column::new(
-            format!("rank_{new}").as_str().into(),
-            rows.iter().map(|r| r.rank_new as u64).collect::<Vec<_>>(),
-        ),
-    ])
+    DataFrame::new(
+        rows.len(),
+        vec![
+            Column::new("metric".into(), rows.iter().map(|r| r.metric.clone()).collect::<Vec<_>>()),
+            Column::new(
+                "provider".into(),
+                rows.iter().map(|r| r.provider.clone()).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "documents".into(),
+                rows.iter().map(|r| r.documents as u64).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "corrected".into(),
+                rows.iter().map(|r| r.corrected as u64).collect::<Vec<_>>(),
+            ),
+            col(format!("mean_{old}"), rows.iter().map(|r| r.old).collect()),
+            col(format!("mean_{new}"), rows.iter().map(|r| r.new).collect()),
+            col("delta".into(), rows.iter().map(|r| r.new - r.old).collect()),
+            Column::new(
+                format!("rank_{old}").as_str().into(),
+                rows.iter().map(|r| r.rank_old as u64).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                format!("rank_{new}").as_str().into(),
+                rows.iter().map(|r| r.rank_new as u64).collect::<Vec<_>>(),
+            ),
+        ],
+    )
 }
 
 #[cfg(test)]

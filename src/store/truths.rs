@@ -375,7 +375,8 @@ mod tests {
             conn.execute_batch(sql).unwrap();
         }
         conn.execute_batch(
-            "INSERT INTO blobs (hash, size, media_type, data) VALUES ('p', 1, 'x', 'x');
+            "INSERT INTO blobs (hash, size, media_type, data)
+                 VALUES ('p', 1, 'x', 'x'), ('q', 1, 'x', 'x'), ('r', 1, 'x', 'x');
              INSERT INTO datasets VALUES (1, 'd', 't');
              INSERT INTO documents VALUES (1, 'p', 1, 't');
              INSERT INTO document_names VALUES (1, 1, 'a', NULL, 't');
