@@ -183,7 +183,7 @@ impl TruthScope {
         })
     }
 
-    /// Says that nothing can be scored, and what to do instead; exit code 5. Said even with
+    /// Says that nothing can be scored, and what to do instead; exit code 6. Said even with
     /// --quiet: it is the command's result.
     fn nothing_to_score(&self, a: &EvalArgs, suite: Suite) -> anyhow::Result<ExitCode> {
         let ds = a.dataset.as_deref().map(|d| format!(" --dataset {d}")).unwrap_or_default();

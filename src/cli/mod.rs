@@ -202,7 +202,7 @@ pub const EXIT_REGRESSED: u8 = 4;
 pub const EXIT_UNDECIDED: u8 = 5;
 /// Exit code of `corpus eval` when no document in scope has a truth the suite reads: nothing
 /// was scored (`corpus agree` compares parsers without one, `corpus truth draft` drafts one).
-pub const EXIT_NO_TRUTH: u8 = 5;
+pub const EXIT_NO_TRUTH: u8 = 6;
 
 /// Exit code for a command line that cannot be run as given (clap uses it for parse errors).
 pub const EXIT_USAGE: u8 = 2;

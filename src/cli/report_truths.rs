@@ -56,7 +56,7 @@ pub(super) fn truth_ids(store: &Store, v: TruthVersionArg) -> anyhow::Result<Opt
 }
 
 /// Reports with no scores: says why. Where no document in scope has a truth the suite
-/// reads, says so and exits 5 (as `eval`); where the scores are against superseded truths
+/// reads, says so and exits 6 (as `eval`); where the scores are against superseded truths
 /// only, says to score the newest; else the usual "run eval first".
 pub(super) fn no_scores(
     g: &GlobalArgs,

@@ -74,14 +74,29 @@ pub fn run(g: &GlobalArgs, a: &TruthArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn run_draft(g: &GlobalArgs, a: &DraftArgs) -> anyhow::Result<ExitCode> {
-    if a.most_disagreed {
-        usage_bail!(
-            "--most-disagreed is not available in this build: it takes `corpus agree`'s \
-             ranking of pages, which this build does not have; use --pages N for the first N"
-        );
-    }
     let store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
-    let pages = draft::first_pages(&store, &a.dataset, &a.from, a.pages)?;
+    let mut drafted = draft::first_pages(&store, &a.dataset, &a.from, None)?;
+    let pages = if a.most_disagreed {
+        let have: std::collections::BTreeSet<draft::PageRef> = drafted.iter().copied().collect();
+        // `corpus agree`'s ranking over every provider with outputs, kept to the pages the
+        // drafting provider has an output for.
+        let bar = super::progress::Bar::new("agree", g.quiet);
+        let opts = corpus::report::agree::AgreeOptions {
+            dataset: Some(&a.dataset),
+            providers: &[],
+            threads: 0,
+        };
+        let ranked: Vec<draft::PageRef> =
+            corpus::report::agree::most_disagreed_pages(&store, &opts, &bar)?
+                .into_iter()
+                .map(|p| draft::PageRef { document: p.document_id, page: p.page + 1 })
+                .filter(|p| have.contains(p))
+                .collect();
+        draft::top_pages(&ranked, a.pages)
+    } else {
+        drafted.truncate(a.pages.unwrap_or(usize::MAX));
+        drafted
+    };
     let opts = DraftOptions {
         dataset: &a.dataset,
         provider: &a.from,

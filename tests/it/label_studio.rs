@@ -133,8 +133,18 @@ fn a_draft_from_a_provider_without_outputs_writes_nothing() {
     let out = run(corpus(&db)
         .args(["truth", "draft", "--dataset", "mine", "--from", "pdfium"])
         .args(["--pages", "2", "--most-disagreed"]));
+    // The ranking needs two providers: with pdfium alone there is nothing to compare.
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not available in this build"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to compare"));
+    // With a second provider the most disagreed page is drafted.
+    assert!(run(corpus(&db).args(["ocr", "--provider", "empty", "-q"])).status.success());
+    let out = run(corpus(&db)
+        .args(["truth", "draft", "--dataset", "mine", "--from", "pdfium", "--format", "json"])
+        .args(["--pages", "1", "--most-disagreed"])
+        .arg("-o")
+        .arg(d.path().join("top")));
+    assert!(out.status.success());
+    assert_eq!(json(&out)["pages"], 1);
 }
 
 #[test]

@@ -52,9 +52,9 @@ fn without_a_truth_eval_report_and_status_say_so_then_a_correction_supersedes() 
     import_markdown(&db, &d.path().join("good"), "good", &[("a", A_V1), ("b", B), ("c", B)]);
     import_markdown(&db, &d.path().join("other"), "other", &[("a", A_V2), ("b", B), ("c", B)]);
 
-    // No truth at all: eval and report say so, exit 5, and point to agree and truth draft.
+    // No truth at all: eval and report say so, exit 6, and point to agree and truth draft.
     let out = run(corpus(&db).args(["eval", "--suite", "paper", "--dataset", "own"]));
-    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(out.status.code(), Some(6));
     let err = stderr(&out);
     assert!(err.contains("none of the 3 document(s) in dataset own has a truth"), "{err}");
     assert!(
@@ -62,7 +62,7 @@ fn without_a_truth_eval_report_and_status_say_so_then_a_correction_supersedes() 
         "{err}"
     );
     let out = run(corpus(&db).args(["report", "--suite", "paper", "--dataset", "own"]));
-    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(out.status.code(), Some(6));
     assert!(stderr(&out).contains("nothing is scored: none of the 3 document(s)"));
     assert!(!stderr(&out).contains("run `corpus eval` first"));
     let s = json(&run(corpus(&db).args(["status", "--format", "json"])));

@@ -167,8 +167,6 @@ fn ranking(s: &mut String, r: &AgreeReport, max_pages: u32) {
     s.push_str(r#"<table class="ranking"><thead><tr><th>rank</th><th>spread</th><th>document</th><th>page</th><th>least agreeing pair (text)</th></tr></thead><tbody>"#);
     // A document page draws its `max_pages` most disagreed pages: those get an anchor.
     let mut per_doc: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
-    // A document page draws its `max_pages` most disagreed pages: those get an anchor.
-    let mut per_doc: std::collections::HashMap<i64, u32> = std::collections::HashMap::new();
     for (k, p) in ranked.iter().take(MAX_RANKED).enumerate() {
         let seen = per_doc.entry(p.document_id).or_default();
         *seen += 1;
