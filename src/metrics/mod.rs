@@ -1,6 +1,7 @@
 //! Metric suites: pure functions over normalized text and structures (no IO, no SQL).
 
 pub mod cdm;
+pub mod coco;
 pub mod correlation;
 pub mod difflib;
 pub mod fields;
