@@ -134,4 +134,13 @@ ensure_label_studio() {
     fi
 }
 ensure_label_studio
+# pycocotools (PyPI, pinned) for the detection metric's reference test (tests/it/detection.rs).
+coco="${CORPUS_COCO_VENV:-$HOME/.cache/corpus/coco-venv}"
+if [ ! -x "$coco/bin/python" ] || ! "$coco/bin/python" -c "import pycocotools.cocoeval" 2>/dev/null; then
+    echo "test: installing pycocotools into $coco" >&2
+    python3 -m venv "$coco" && "$coco/bin/pip" install -q --disable-pip-version-check \
+        pycocotools==2.0.11 numpy==2.3.5 >&2 \
+        || echo "test: could not install pycocotools; the COCO reference test will fail under CI" >&2
+fi
+export CORPUS_COCO_PYTHON="$coco/bin/python"
 cargo test --all-targets "$@"

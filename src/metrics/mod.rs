@@ -3,6 +3,7 @@
 pub mod agree;
 pub mod audit;
 pub mod cdm;
+pub mod coco;
 pub mod correlation;
 pub mod difflib;
 pub mod fields;
