@@ -53,7 +53,7 @@ def evaluate(page_set):
     t75 = np.where(0.75 == p.iouThrs)[0]
     per = []
     for k, c in enumerate(p.catIds):
-        per.append({"category": c,
+        per.append({"category": int(c),
                     "ap": mean_defined(prec[:, :, k, 0, -1]),
                     "ap50": mean_defined(prec[t50, :, k, 0, -1]),
                     "ap75": mean_defined(prec[t75, :, k, 0, -1]),

@@ -425,10 +425,10 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     if cols.is_empty() {
         let (suite, dataset) = (a.suite.as_deref(), a.dataset.as_deref());
         let why = super::nomatch::explain(&store, &filters, None, "report")?;
-        return super::report_truths::no_scores(g, &store, suite, dataset, &cols, &why);
+        let compare = !a.compare.is_empty();
+        return super::report_truths::no_scores(g, &store, suite, dataset, &cols, &why, compare);
     }
     let mut out = open_output(a)?;
-    let textual = matches!(format, ReportFormat::Table | ReportFormat::Markdown);
     let ci = a.ci();
     if let [sel_a, sel_b] = a.compare.as_slice() {
         for sel in [sel_a, sel_b] {

@@ -57,7 +57,8 @@ pub(super) fn truth_ids(store: &Store, v: TruthVersionArg) -> anyhow::Result<Opt
 
 /// Reports with no scores: says why. Where no document in scope has a truth the suite
 /// reads, says so and exits 6 (as `eval`); where the scores are against superseded truths
-/// only, says to score the newest; else the usual "run eval first".
+/// only, says to score the newest; else says which filter matched nothing (`why`), a usage
+/// error (exit 2) for `--compare`.
 pub(super) fn no_scores(
     g: &GlobalArgs,
     store: &Store,
@@ -65,6 +66,7 @@ pub(super) fn no_scores(
     dataset: Option<&str>,
     cols: &ScoreColumns,
     why: &str,
+    compare: bool,
 ) -> anyhow::Result<ExitCode> {
     let formats: Option<&[corpus::formats::TruthFormat]> = suite.and_then(|s| {
         corpus::suites::Suite::ALL
@@ -77,8 +79,8 @@ pub(super) fn no_scores(
     let any_truth = store.truth_versions(dataset)?.iter().any(reads);
     let scope = dataset.map_or("the store".to_string(), |d| format!("dataset {d}"));
     let ds = dataset.map(|d| format!(" --dataset {d}")).unwrap_or_default();
-    if !any_truth {
-        let documents = store.documents(dataset)?.len();
+    let documents = store.documents(dataset)?.len();
+    if !any_truth && documents > 0 {
         let what = match (suite, formats) {
             (Some(s), Some(f)) => format!(
                 "the {s} suite reads ({})",
@@ -92,6 +94,11 @@ pub(super) fn no_scores(
              draft a truth to correct:             corpus truth draft{ds} --provider P"
         );
         return Ok(ExitCode::from(EXIT_NO_TRUTH));
+    }
+    if compare && cols.left_out_truths.is_empty() {
+        // Two selections to compare and nothing matched: the command line asks for what is not
+        // there, named.
+        usage_bail!("{why}");
     }
     if !g.quiet {
         if cols.left_out_truths.is_empty() {

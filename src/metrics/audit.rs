@@ -177,8 +177,8 @@ pub fn edits(truth: &[String], reading: &[String]) -> Vec<Edit> {
     for i in 0..=n {
         d[i * w] = i as u32;
     }
-    for j in 0..=m {
-        d[j] = j as u32;
+    for (j, cell) in d.iter_mut().take(m + 1).enumerate() {
+        *cell = j as u32;
     }
     for i in 1..=n {
         for j in 1..=m {

@@ -393,9 +393,7 @@ fn pick(
     max_det: usize,
     p: &Params,
 ) -> Option<f64> {
-    let Some(m) = p.max_dets.iter().position(|&x| x == max_det) else {
-        return None;
-    };
+    let m = p.max_dets.iter().position(|&x| x == max_det)?;
     let ts: Vec<usize> = match iou {
         // `np.where(iouThr == p.iouThrs)`: exact float equality, as the reference compares.
         Some(v) => (0..p.iou_thrs.len()).filter(|&t| p.iou_thrs[t] == v).collect(),

@@ -120,6 +120,10 @@ fn ensure_dataset(conn: &Connection, name: &str) -> Result<i64> {
         .query_row([name], |r| r.get(0))?)
 }
 
+/// A dataset's counts: (name, documents, pages, documents with a truth, documents without
+/// one), as [`Store::dataset_counts`] gives them.
+pub type DatasetCounts = (String, i64, i64, i64, i64);
+
 impl Store {
     /// Returns the id and page count of the document with these bytes, if stored.
     pub(crate) fn document_by_hash(&self, hash: &str) -> Result<Option<(i64, u32)>> {
@@ -347,7 +351,7 @@ impl Store {
     }
 
     /// Per dataset: (name, documents, pages, documents with a truth, documents without one).
-    pub fn dataset_counts(&self) -> Result<Vec<(String, i64, i64, i64, i64)>> {
+    pub fn dataset_counts(&self) -> Result<Vec<DatasetCounts>> {
         let mut st = self.conn.prepare_cached(
             "SELECT s.name,
                     (SELECT count(*) FROM document_names n WHERE n.dataset = s.id),

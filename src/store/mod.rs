@@ -34,7 +34,9 @@ use rusqlite::{Connection, OpenFlags};
 use crate::error::{Error, Result};
 
 pub use blobs::{hash_file, BlobReader, StoredPdf, CHUNK, MAX_PDF};
-pub use docs::{AttachTruth, DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthRow};
+pub use docs::{
+    AttachTruth, DatasetCounts, DocumentRow, IngestDoc, IngestOutcome, PdfData, TruthFile, TruthRow,
+};
 pub use llm::StoredReply;
 pub use metrics::{LatestValue, ScorableOutput, ScoreRow};
 pub use outputs::{CostBasis, NewOutput, OutputRow, ProviderCount, ReplyHealth, Usage};

@@ -30,7 +30,7 @@ impl Stream {
 /// A random page set: 1–5 pages (some empty), 1–4 categories, boxes of every area range,
 /// crowds, detections near truths with jittered edges (IoUs on the thresholds), tied scores,
 /// and detections of a category the truth does not have.
-pub fn random_set(s: &mut Stream) -> Images {
+fn random_set(s: &mut Stream) -> Images {
     let categories: Vec<u32> = (1..=1 + s.below(4) as u32).collect();
     let mut images = Vec::new();
     for _ in 0..1 + s.below(5) {

@@ -283,10 +283,7 @@ fn export_writes_every_document_in_each_format_and_docling_reads_back() {
     // Markdown is exactly what the suites score: here the imported file verbatim.
     assert_eq!(std::fs::read_to_string(d.path().join("out-markdown/a.md")).unwrap(), text);
     let html = std::fs::read_to_string(d.path().join("out-html/a.html")).unwrap();
-    assert!(
-        html.starts_with("<!DOCTYPE html>") && html.contains("class=\"heading\""),
-        "{html}"
-    );
+    assert!(html.starts_with("<!DOCTYPE html>") && html.contains("class=\"heading\""), "{html}");
     let shown = |p: &str| {
         let out = run(corpus(&db).args(["show", "a", "--provider", p, "--format", "json"]));
         serde_json::from_slice::<corpus::doc::Doc>(&out.stdout).unwrap()

@@ -377,11 +377,13 @@ fn compare_all(docs: &[DocViews], threads: usize, progress: &dyn Progress) -> Ve
     results.into_iter().flatten().collect()
 }
 
+/// Per measure, a provider × provider matrix.
+type Matrices = Vec<(Measure, Vec<Vec<Cell>>)>;
+/// Per measure, each provider's mean agreement with the others.
+type Means = Vec<(Measure, Vec<Option<f64>>)>;
+
 /// The matrices and the provider means of the pages compared.
-fn matrices(
-    n: usize,
-    pages: &[PageResult],
-) -> (Vec<(Measure, Vec<Vec<Cell>>)>, Vec<(Measure, Vec<Option<f64>>)>) {
+fn matrices(n: usize, pages: &[PageResult]) -> (Matrices, Means) {
     let mut mats = Vec::new();
     let mut means = Vec::new();
     for m in Measure::ALL {

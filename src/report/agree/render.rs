@@ -102,11 +102,11 @@ fn matrix_text(s: &mut String, r: &AgreeReport, m: Measure) {
             let _ = write!(s, "{:>8}", "mean");
         }
         s.push('\n');
-        for i in 0..n {
-            let lbl = format!("[{}] {}", i + 1, r.providers[i].label());
+        for (i, (provider, row)) in r.providers.iter().zip(mat).enumerate().take(n) {
+            let lbl = format!("[{}] {}", i + 1, provider.label());
             let _ = write!(s, "{:<LABEL$}", cut(&lbl, LABEL - 1));
             for j in cols.clone() {
-                let v = if i == j { "·".to_string() } else { num(mat[i][j].mean) };
+                let v = if i == j { "·".to_string() } else { num(row[j].mean) };
                 let _ = write!(s, "{v:>7}");
             }
             if last {
@@ -139,8 +139,8 @@ fn ranking_text(s: &mut String, r: &AgreeReport, top: usize) {
     }
     let _ = writeln!(
         s,
-        "{:>5} {:>7} {:>5}  {:<60} {}",
-        "rank", "spread", "page", "document", "least agreeing"
+        "{:>5} {:>7} {:>5}  {:<60} least agreeing",
+        "rank", "spread", "page", "document"
     );
     for (k, p) in ranked.iter().take(top).enumerate() {
         let _ = writeln!(
