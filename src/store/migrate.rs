@@ -21,7 +21,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0008_cdm_renders", include_str!("../../schema/0008_cdm_renders.sql")),
     ("0009_output_usage", include_str!("../../schema/0009_output_usage.sql")),
     ("0010_truth_versions", include_str!("../../schema/0010_truth_versions.sql")),
-    ("0012_output_replies", include_str!("../../schema/0012_output_replies.sql")),
+    ("0011_output_replies", include_str!("../../schema/0011_output_replies.sql")),
 ];
 
 /// Applies every migration the store has not seen yet.
