@@ -157,6 +157,12 @@ fn list(o: &OutputArgs, rehash: bool) -> anyhow::Result<ExitCode> {
                 &["name", "task", "version", "digest", "source", "licence", "status"],
                 &table,
             )?;
+            // The table may cut a long status: each problem is also printed whole.
+            for (m, _, _, _, status) in
+                rows.iter().filter(|r| !matches!(r.4.as_str(), "ok" | "present"))
+            {
+                println!("{}: {status}", m.name);
+            }
             if bad > 0 {
                 eprintln!("corpus: {bad} model file(s) missing or damaged; run `corpus setup`");
             }

@@ -192,18 +192,20 @@ pub const TABLE_WIDTH: usize = 120;
 /// Narrows the text columns (`shrink`) of a table whose widths `w` (columns two spaces
 /// apart) exceed `max`: the last text column first (a description, free text) down to 24,
 /// then the widest first, each down to no less than its header's width (at most 12) or 6;
-/// numbers are never cut. A table that still does not fit keeps what is left.
+/// numbers are never cut, nor is the first column, the row's key (cut, two keys could read
+/// the same: `all (micro)` and `all (macro)`). A table that still does not fit keeps what is
+/// left.
 pub fn fit_widths(w: &mut [usize], headers: &[usize], shrink: &[bool], max: usize) {
     let total = |w: &[usize]| w.iter().sum::<usize>() + 2 * w.len().saturating_sub(1);
     let floor = |j: usize| headers[j].clamp(6, 12);
-    if let Some(last) = (0..w.len()).rev().find(|&j| shrink[j]) {
+    if let Some(last) = (1..w.len()).rev().find(|&j| shrink[j]) {
         let over = total(w).saturating_sub(max);
         let room = w[last].saturating_sub(floor(last).max(24));
         w[last] -= over.min(room);
     }
     while total(w) > max {
         let widest =
-            (0..w.len()).filter(|&j| shrink[j] && w[j] > floor(j)).max_by_key(|&j| (w[j], j));
+            (1..w.len()).filter(|&j| shrink[j] && w[j] > floor(j)).max_by_key(|&j| (w[j], j));
         let Some(j) = widest else { break };
         w[j] -= 1;
     }
@@ -339,6 +341,10 @@ mod tests {
         let mut n = vec![50, 50, 50];
         fit_widths(&mut n, &[3, 3, 3], &[false, false, false], 80);
         assert_eq!(n, vec![50, 50, 50]);
+        // The first column is the row's key: never cut.
+        let mut k = vec![40, 5, 5];
+        fit_widths(&mut k, &[3, 3, 3], &[true, false, false], 30);
+        assert_eq!(k, vec![40, 5, 5]);
     }
 
     fn frame() -> DataFrame {

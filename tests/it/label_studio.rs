@@ -274,6 +274,10 @@ impl LabelStudio {
             .env("LABEL_STUDIO_LOCAL_FILES_SERVING_ENABLED", "true")
             .env("LABEL_STUDIO_LOCAL_FILES_DOCUMENT_ROOT", root)
             .env("LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK", "true")
+            // No error reporting to Label Studio's Sentry (an address off this machine; and
+            // the sentry-sdk pip resolves may not take its options): empty DSNs turn it off.
+            .env("SENTRY_DSN", "")
+            .env("FRONTEND_SENTRY_DSN", "")
             .stdin(Stdio::null())
             .stdout(log.try_clone().unwrap())
             .stderr(log)

@@ -27,7 +27,7 @@ fn truth_scores_one_everywhere_and_pdfium_is_scored_once_per_suite_version() {
     let truth = run(corpus(&db).args(["eval", "--suite", "paper", "--provider", "truth"]));
     assert!(truth.status.success());
     let table = String::from_utf8_lossy(&truth.stdout);
-    assert!(table.starts_with("ID "), "{table}");
+    assert!(table.starts_with("document "), "{table}");
     assert!(table.lines().last().unwrap().starts_with("AVG"), "{table}");
     let values = all_values(&db, "truth");
     assert_eq!(values.len(), 3 * corpus::metrics::paper::metric_ids().len());
