@@ -21,7 +21,7 @@
 //!   second provider's order. Undefined with fewer than two pairs.
 //!
 //! A page's **spread** ([`spread`]) is `1 − the mean text agreement over the provider pairs
-//! that have it defined`; [`rank_pages`] orders pages by it, most disagreed first.
+//! that have it defined`; [`cmp_disagreement`] orders pages by it, most disagreed first.
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
@@ -244,19 +244,7 @@ pub fn order_of_pairs(pairs: &[(usize, usize)]) -> Option<f64> {
 /// `1 − mean` of the defined values (the page's text agreements over its provider pairs);
 /// `None` when none is defined.
 pub fn spread(values: impl IntoIterator<Item = Option<f64>>) -> Option<f64> {
-    let (s, n) = values.into_iter().flatten().fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
-    (n > 0).then(|| 1.0 - s / n as f64)
-}
-
-/// A page in the disagreement ranking.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RankedPage {
-    /// The document's name.
-    pub document: String,
-    /// Zero-based page.
-    pub page: u32,
-    /// Its spread.
-    pub spread: f64,
+    mean_defined(values).0.map(|m| 1.0 - m)
 }
 
 /// The ranking order of two pages given as (spread, document name, page): larger spread
@@ -265,16 +253,6 @@ pub struct RankedPage {
 pub fn cmp_disagreement(x: (Option<f64>, &str, u32), y: (Option<f64>, &str, u32)) -> Ordering {
     let key = |s: Option<f64>| s.unwrap_or(f64::NEG_INFINITY);
     key(y.0).total_cmp(&key(x.0)).then_with(|| x.1.cmp(y.1)).then(x.2.cmp(&y.2))
-}
-
-/// Sorts pages by [`cmp_disagreement`].
-pub fn rank_pages(pages: &mut [RankedPage]) {
-    pages.sort_by(|x, y| {
-        cmp_disagreement(
-            (Some(x.spread), &x.document, x.page),
-            (Some(y.spread), &y.document, y.page),
-        )
-    });
 }
 
 /// Mean of the defined values, and how many there were.
@@ -387,13 +365,13 @@ mod tests {
         assert_eq!(spread([Some(1.0), Some(0.5), None]), Some(0.25));
         assert_eq!(spread([None, None]), None);
         let mut pages = vec![
-            RankedPage { document: "b".into(), page: 0, spread: 0.2 },
-            RankedPage { document: "a".into(), page: 1, spread: 0.2 },
-            RankedPage { document: "a".into(), page: 0, spread: 0.2 },
-            RankedPage { document: "c".into(), page: 0, spread: 0.9 },
+            (Some(0.2), "b", 0),
+            (Some(0.2), "a", 1),
+            (Some(0.2), "a", 0),
+            (Some(0.9), "c", 0),
         ];
-        rank_pages(&mut pages);
-        let order: Vec<(&str, u32)> = pages.iter().map(|p| (p.document.as_str(), p.page)).collect();
+        pages.sort_by(|x, y| cmp_disagreement(*x, *y));
+        let order: Vec<(&str, u32)> = pages.iter().map(|p| (p.1, p.2)).collect();
         assert_eq!(order, vec![("c", 0), ("a", 0), ("a", 1), ("b", 0)]);
         assert_eq!(cmp_disagreement((None, "a", 0), (Some(0.0), "b", 0)), Ordering::Greater);
         assert_eq!(mean_defined([Some(1.0), None, Some(0.0)]), (Some(0.5), 2));
