@@ -22,7 +22,7 @@ use crate::doc::{BlockKind, Doc};
 use crate::error::{Error, Result};
 use crate::metrics::agree::{self, Agreement, Measure, PageView};
 use crate::progress::Progress;
-use crate::store::{DocumentRow, Store};
+use crate::store::{DocumentRow, OutputRow, Store};
 use crate::suites::omnidoc::normalize::{normalize_text, normalized_formula};
 
 /// What to compare.
@@ -269,8 +269,17 @@ pub fn read_doc(
     let Some(o) = store.latest_output(document, provider)? else {
         return Ok(Err(format!("no output of {provider}")));
     };
+    output_doc(store, &o, provider)
+}
+
+/// An output as a Doc, or why it cannot be used (a failure, a missing blob, unreadable JSON).
+fn output_doc(
+    store: &Store,
+    o: &OutputRow,
+    provider: &str,
+) -> Result<std::result::Result<Doc, String>> {
     if o.status != "ok" {
-        return Ok(Err(format!("{provider} failed: {}", o.error.unwrap_or_default())));
+        return Ok(Err(format!("{provider} failed: {}", o.error.as_deref().unwrap_or_default())));
     }
     let Some(json) = o.blob.as_deref().map(|b| store.blob(b)).transpose()?.flatten() else {
         return Ok(Err(format!("the output of {provider} is missing from the store")));
@@ -295,19 +304,14 @@ fn read_outputs(
         let mut docs_read = Vec::new();
         for (i, p) in names.iter().enumerate() {
             let Some(o) = store.latest_output(row.id, p)? else { continue };
-            let doc = match o.blob.as_deref().map(|b| store.blob(b)) {
-                Some(Ok(Some(json))) if o.status == "ok" => {
-                    serde_json::from_slice::<Doc>(&json).ok()
-                }
-                _ => None,
-            };
-            match doc {
-                Some(d) => {
+            // Any reason not to use it (a store read error included) only counts it unusable.
+            match output_doc(store, &o, p) {
+                Ok(Ok(d)) => {
                     versions[i].insert(o.provider_version.clone());
                     infos[i].documents += 1;
                     docs_read.push((i, d));
                 }
-                None => infos[i].unusable += 1,
+                Ok(Err(_)) | Err(_) => infos[i].unusable += 1,
             }
         }
         let last_block = docs_read
