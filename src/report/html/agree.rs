@@ -200,13 +200,19 @@ fn documents(
     max_pages: u32,
     progress: &dyn Progress,
 ) -> Result<AgreeSite> {
-    let mut seen = std::collections::HashSet::new();
-    let order: Vec<i64> =
-        r.pages.iter().map(|p| p.document_id).filter(|d| seen.insert(*d)).collect();
+    // The pages grouped by document in one pass, in ranking order within and between groups.
+    let mut groups: Vec<Vec<&PageResult>> = Vec::new();
+    let mut slot: std::collections::HashMap<i64, usize> = std::collections::HashMap::new();
+    for p in &r.pages {
+        let k = *slot.entry(p.document_id).or_insert_with(|| {
+            groups.push(Vec::new());
+            groups.len() - 1
+        });
+        groups[k].push(p);
+    }
     let mut site = AgreeSite::default();
-    progress.start(order.len() as u64);
-    for id in order {
-        let pages: Vec<&PageResult> = r.pages.iter().filter(|p| p.document_id == id).collect();
+    progress.start(groups.len() as u64);
+    for pages in groups {
         let (html, figures, ok) =
             document_page(store, r, &pages, index, imgs.as_deref_mut(), out, max_pages)?;
         write_file(&out.join(agree_href(&pages[0].hash)), &html)?;
