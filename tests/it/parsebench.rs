@@ -264,7 +264,7 @@ fn truths_without_markdown_are_left_out_of_gt_vs_gt() {
         .iter()
         .map(|d| d["document"].as_str().unwrap())
         .collect();
-    assert_eq!(docs.len(), 18, "{docs:?}");
+    assert_eq!(docs.len(), 20, "{docs:?}");
     assert!(!docs.contains(&"chart/c4"));
     let (chart, n, _) = dimension(&s, "chart");
     assert_eq!((chart, n), (Some(1.0), 3));
