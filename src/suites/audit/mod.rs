@@ -340,7 +340,7 @@ mod unit {
             find(&element("a b c", &[("x", "a b d"), ("y", "a b d"), ("z", "a b c")])).unwrap();
         let mut v = vec![weak.clone(), strong.clone()];
         rank(&mut v);
-        assert_eq!(v, vec![strong, weak]);
+        assert_eq!(v, vec![strong, weak.clone()]);
         assert!(find(&element("a b c", &[("x", "a b c")])).is_none());
         // A weaker content finding ranks above a stronger omission and a stronger form one.
         let omission = find(&element("a b c", &[("x", "a b"), ("y", "a b")])).unwrap();
