@@ -324,6 +324,16 @@ fn render(
             };
             page_truths_doc(g.format, &parts, sizes).map(Rendered::one)
         }
+        TruthFormat::Coco => match part("") {
+            Some(b) => {
+                let sizes = match page_sizes(store, g.document, pdfium)? {
+                    Ok(s) => s,
+                    Err(e) => return Ok(Err(format!("reading the PDF's page sizes: {e}"))),
+                };
+                coco_doc(b, sizes).map(Rendered::one)
+            }
+            None => Err("no truth file".into()),
+        },
         TruthFormat::OlmocrBench => {
             let mut tests = Vec::new();
             for (p, b) in &parts {
@@ -539,6 +549,49 @@ pub(crate) fn icdar2013_doc(
     Ok(Doc { pages: sizes.to_vec(), blocks, markdown: None, meta: None })
 }
 
+/// A COCO truth as a Doc of the PDF's pages: one block per box, scaled from its image's
+/// pixels to the page's points, labelled `vocabulary:category` (the vocabulary whose labels
+/// hold the file's categories, `classes/`), its kind the vocabulary's `[kind]` (a paragraph
+/// where it names none), in the file's order per page.
+pub(crate) fn coco_doc(bytes: &[u8], sizes: Vec<Page>) -> std::result::Result<Doc, String> {
+    let t = crate::formats::coco::read(bytes).map_err(|e| e.to_string())?;
+    let maps = crate::formats::classes::ClassMaps::builtin();
+    let names: Vec<&str> = t.categories.iter().map(String::as_str).collect();
+    let vocab = maps.vocabulary_of(&names);
+    let mut images: Vec<&crate::formats::coco::CocoImage> = t.images.iter().collect();
+    images.sort_by_key(|i| i.page);
+    let mut blocks = Vec::new();
+    for im in images {
+        let Some(size) = sizes.get(im.page as usize) else {
+            return Err(format!(
+                "image {} is page {}, the PDF has {}",
+                im.id,
+                im.page + 1,
+                sizes.len()
+            ));
+        };
+        let (sx, sy) = (f64::from(size.width) / im.size[0], f64::from(size.height) / im.size[1]);
+        for b in &im.boxes {
+            let [x, y, w, h] = b.bbox;
+            let bbox = BBox::new(
+                (x * sx) as f32,
+                (y * sy) as f32,
+                ((x + w) * sx) as f32,
+                ((y + h) * sy) as f32,
+            );
+            let kind = vocab
+                .and_then(|v| v.kind.get(&b.category))
+                .and_then(|k| serde_json::from_value(json!(k)).ok())
+                .unwrap_or(BlockKind::Paragraph);
+            let mut block = Block::new(kind, im.page, bbox, "");
+            let v = vocab.map(|v| v.vocabulary.as_str()).unwrap_or("coco");
+            block.label = Some(format!("{v}:{}", b.category));
+            blocks.push(block);
+        }
+    }
+    Ok(Doc { pages: sizes, blocks, markdown: None, meta: None })
+}
+
 // ---------------------------------------------------------------------------------------------
 // OmniDocBench
 
@@ -594,7 +647,12 @@ pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
     });
     let mut blocks = Vec::new();
     for d in &dets {
-        let Some(kind) = odb_kind(&d.category_type) else { continue };
+        // `abandon` blocks are no content but are boxes the detection suite scores.
+        let kind = match odb_kind(&d.category_type) {
+            Some(k) => k,
+            None if d.category_type == "abandon" => BlockKind::PageHeader,
+            None => continue,
+        };
         let bbox = poly_box(&d.poly);
         let mut b = Block::new(kind, 0, bbox, d.text.as_deref().unwrap_or("").trim());
         match kind {
@@ -613,6 +671,7 @@ pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
             }
             _ => {}
         }
+        b.label = Some(format!("omnidocbench:{}", d.category_type));
         blocks.push(b);
     }
     // Markdown: the suite's elements (truncated chains joined), in order.
