@@ -488,15 +488,6 @@ pub fn summary_ci(
         })
         .collect();
     // The detection suite's page sets by the same key: pooled per group below.
-    let doc_key = |k: &crate::store::ScoreKey| {
-        let label = format!("{}@{}", k.provider, k.provider_version);
-        let mut key = String::new();
-        for part in [label.as_str(), short_model(&k.model_digest), &k.dataset, &k.document] {
-            key.push_str(part);
-            key.push('\u{0}');
-        }
-        key
-    };
     let page_sets: std::collections::HashMap<String, &str> =
         pooled.iter().map(|(k, t)| (doc_key(k), t.as_str())).collect();
     // One set of draws for every group: the documents of the whole frame (by dataset and
@@ -586,19 +577,8 @@ pub fn summary_ci(
             }
         }
         if !page_sets.is_empty() {
-            // COCO's figures are one evaluation over the group's pages, documents in (dataset,
-            // name) order, not a mean of per-document values; no bootstrap interval for them.
-            let mut docs: Vec<(&str, &str, &str)> = rows
-                .iter()
-                .filter_map(|&i| {
-                    let t = page_sets.get(&row_key(&doc_keys, i))?;
-                    Some((datasets.get(i).unwrap_or(""), document.get(i).unwrap_or(""), *t))
-                })
-                .collect();
-            docs.sort();
-            docs.dedup();
-            let traces: Vec<&str> = docs.iter().map(|d| d.2).collect();
-            for (m, v) in crate::suites::detection::pooled_figures(&traces, metrics) {
+            let pooled = pooled_group(rows, &page_sets, &doc_keys, &datasets, &document, metrics);
+            for (m, v) in pooled {
                 if let Some(j) = metrics.iter().position(|x| *x == m) {
                     got[j] = None;
                 }
@@ -608,6 +588,42 @@ pub fn summary_ci(
         intervals.insert((*key).clone(), got);
     }
     interval_columns(&table, metrics, by, with_ci, &intervals, &overrides)
+}
+
+/// A stored score's document key, as [`row_key`] builds it from the frame's provider, model,
+/// dataset and document columns.
+fn doc_key(k: &crate::store::ScoreKey) -> String {
+    let label = format!("{}@{}", k.provider, k.provider_version);
+    let mut key = String::new();
+    for part in [label.as_str(), short_model(&k.model_digest), &k.dataset, &k.document] {
+        key.push_str(part);
+        key.push('\u{0}');
+    }
+    key
+}
+
+/// The detection suite's COCO figures of one group: one evaluation over the pages of its
+/// documents (their stored page sets, in (dataset, name) order), not a mean of per-document
+/// values; they get no bootstrap interval.
+fn pooled_group(
+    rows: &[usize],
+    page_sets: &std::collections::HashMap<String, &str>,
+    doc_keys: &[StringChunked],
+    datasets: &StringChunked,
+    document: &StringChunked,
+    metrics: &[String],
+) -> Vec<(String, Option<f64>)> {
+    let mut docs: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .filter_map(|&i| {
+            let t = page_sets.get(&row_key(doc_keys, i))?;
+            Some((datasets.get(i).unwrap_or(""), document.get(i).unwrap_or(""), *t))
+        })
+        .collect();
+    docs.sort();
+    docs.dedup();
+    let traces: Vec<&str> = docs.iter().map(|d| d.2).collect();
+    crate::suites::detection::pooled_figures(&traces, metrics)
 }
 
 /// [`summary_ci`]'s last step: the summary's columns with the headline overrides put in and,

@@ -370,10 +370,11 @@ fn bad_coco_truths_name_the_file_and_the_item() {
     let good = std::fs::read_to_string(dir.join("doc.coco.json")).unwrap();
     for (from, to, want) in [
         ("doc_2.png", "doc_3.png", "image 2 (\"doc_3.png\") is page 3, but the PDF has 2 page(s)"),
-        ("[144, 200, 900, 600]", "[1000, 200, 900, 600]", "annotation 4: box"),
-        ("\"category_id\": 9", "\"category_id\": 99", "annotation 4: category_id 99"),
+        ("[144,200,900,600]", "[1000,200,900,600]", "annotation 4: box"),
+        ("\"category_id\":9,", "\"category_id\":99,", "annotation 4: category_id 99"),
     ] {
         let db = d.path().join(format!("{}.db", want.len()));
+        assert!(good.contains(from), "{from}");
         std::fs::write(dir.join("doc.coco.json"), good.replace(from, to)).unwrap();
         let out =
             run(corpus(&db).args(["ingest", "--truth", "coco", "--format", "json"]).arg(&dir));

@@ -399,17 +399,19 @@ fn detection_truths_score_one() {
     let coco = d.path().join("coco");
     coco_fixture(&coco);
     ingest(&db, "coco", "coco", &coco);
-    let omnidoc = shared_data("omnidocbench");
-    if let Some(data) = &omnidoc {
+    let mut datasets = vec!["coco"];
+    if let Some(data) = shared_data("omnidocbench") {
         let demo = data.join("demo_data/omnidocbench_demo/OmniDocBench_demo.json");
         ingest(&db, "omnidocbench", "omnidoc", &demo);
+        datasets.push("omnidoc");
     }
     if let Some(icdar) = shared_data("icdar2013/eu") {
         ingest(&db, "icdar2013", "icdar", &icdar);
+        datasets.push("icdar");
     }
     ocr_truth(&db);
     for classes in ["omnidoc", "docling"] {
-        for dataset in ["coco", "omnidoc", "icdar"] {
+        for &dataset in &datasets {
             let s = eval(&db, "detection", &["--classes", classes, "--dataset", dataset]);
             if s["documents"] == 0 {
                 continue;
@@ -448,4 +450,20 @@ fn detection_truths_score_one() {
     assert!(out.status.success());
     let r = json(&out);
     best("report's pooled map", r[0]["map"].as_f64(), 1.0);
+    // The HTML report draws the COCO document's matches: five true positives, nothing else.
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "detection", "--dataset", "coco", "--format", "html", "-o"])
+        .arg(&site));
+    assert!(out.status.success());
+    let pages: Vec<String> = std::fs::read_dir(site.join("doc"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(pages.len(), 1);
+    let html = &pages[0];
+    assert!(html.contains("Matches at IoU 0.5"), "no matches section");
+    let count = |cls: &str| html.matches(&format!("class=\"{cls}\"")).count();
+    assert_eq!((count("m-tp"), count("m-fp"), count("m-miss")), (5, 0, 0));
+    assert!(html.contains("true positive: Title · IoU 1.000"), "hover text");
 }

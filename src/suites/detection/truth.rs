@@ -54,7 +54,7 @@ fn poly_xywh(poly: &[f64]) -> Option<[f64; 4]> {
     let ys = poly.iter().skip(1).step_by(2);
     let (x0, x1) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| (a.min(x), b.max(x)));
     let (y0, y1) = ys.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &y| (a.min(y), b.max(y)));
-    (x0.is_finite() && y0.is_finite()).then(|| [x0, y0, x1 - x0, y1 - y0])
+    (x0.is_finite() && y0.is_finite()).then_some([x0, y0, x1 - x0, y1 - y0])
 }
 
 fn odb_boxes(page: &odb::Page, index: u32, out: &mut Vec<TruthBox>) {
