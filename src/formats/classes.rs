@@ -13,11 +13,15 @@ use serde::Deserialize;
 use crate::doc::BlockKind;
 
 /// The files, as compiled in: (file name, text).
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 10] = [
     ("corpus.toml", include_str!("../../classes/corpus.toml")),
     ("omnidocbench.toml", include_str!("../../classes/omnidocbench.toml")),
     ("doclaynet.toml", include_str!("../../classes/doclaynet.toml")),
     ("docling.toml", include_str!("../../classes/docling.toml")),
+    ("parsebench.toml", include_str!("../../classes/parsebench.toml")),
+    ("mineru25.toml", include_str!("../../classes/mineru25.toml")),
+    ("doctags.toml", include_str!("../../classes/doctags.toml")),
+    ("unstructured.toml", include_str!("../../classes/unstructured.toml")),
     ("icdar2013.toml", include_str!("../../classes/icdar2013.toml")),
     ("taxonomies.toml", include_str!("../../classes/taxonomies.toml")),
 ];
