@@ -465,5 +465,5 @@ fn detection_truths_score_one() {
     assert!(html.contains("Matches at IoU 0.5"), "no matches section");
     let count = |cls: &str| html.matches(&format!("class=\"{cls}\"")).count();
     assert_eq!((count("m-tp"), count("m-fp"), count("m-miss")), (5, 0, 0));
-    assert!(html.contains("true positive: Title · IoU 1.000"), "hover text");
+    assert!(html.contains("true positive: title · IoU 1.000"), "hover text");
 }
