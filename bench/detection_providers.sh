@@ -38,7 +38,7 @@ PY
 "$BIN" -q ingest "$DATA/icdar2013/$ICDAR" --truth icdar2013 --dataset icdar >&2
 printf '%-15s %-8s %-8s %8s %8s %8s %8s %8s %s\n' provider dataset classes pages map ap50 ar100 ard seconds
 for p in pdfium layout opendataloader unstructured; do
-    ready=$("$BIN" providers list --format json | python3 -c '
+    ready=$("$BIN" providers --format json | python3 -c '
 import json, sys
 print(next((r["ready"] for r in json.load(sys.stdin) if r["provider"] == sys.argv[1]), "unknown"))' "$p")
     case "$ready" in

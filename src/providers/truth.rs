@@ -17,9 +17,8 @@
 //! - **ICDAR 2013**: one table block per GT region, on its page, its box the region's turned
 //!   into the Doc's frame (top-left origin, points, the PDF's own page heights), so the table
 //!   suite finds every region with IoU 1; a table's first region carries its cells.
-//! - **OmniDocBench**: blocks from `layout_dets` in `order`, kinds by category (`abandon` as a
-//!   page header: not content, but a box the detection suite scores), each labelled
-//!   `omnidocbench:<category>` (`Block::label`) so that suite maps the truth's own class, boxes from
+//! - **OmniDocBench**: blocks from `layout_dets` in `order`, kinds by category (`abandon` a page
+//!   header), labelled `omnidocbench:<category>` for the detection suite, boxes from
 //!   `poly` (the page image's pixels are the Doc's points, as for every page-image document);
 //!   the Doc's Markdown is what the omnidoc suite reads: the text of every block of its text
 //!   pool (the ignored categories too, which the suite matches and does not score), blocks
