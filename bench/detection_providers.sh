@@ -6,7 +6,7 @@
 # environment is not installed here is named and skipped: this script installs nothing
 # (unstructured's preset pulls torch).
 #
-#   bench/detection_providers.sh [DATA_DIR] [ICDAR_SUBSET]     (default ../shared/data, eu)
+#   [PROVIDERS="..."] bench/detection_providers.sh [DATA_DIR] [ICDAR_SUBSET]   (default ../shared/data, eu)
 set -euo pipefail
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 cd "$(dirname "$0")/.."
@@ -37,7 +37,7 @@ PY
 "$BIN" -q ingest "$T/omnidoc.json" --truth omnidocbench --images "$T/pages" --dataset omnidoc >&2
 "$BIN" -q ingest "$DATA/icdar2013/$ICDAR" --truth icdar2013 --dataset icdar >&2
 printf '%-15s %-8s %-8s %8s %8s %8s %8s %8s %s\n' provider dataset classes pages map ap50 ar100 ard seconds
-for p in pdfium layout opendataloader unstructured; do
+for p in ${PROVIDERS:-pdfium layout opendataloader unstructured}; do
     ready=$("$BIN" providers --format json | python3 -c '
 import json, sys
 print(next((r["ready"] for r in json.load(sys.stdin) if r["provider"] == sys.argv[1]), "unknown"))' "$p")

@@ -196,6 +196,31 @@ type Kept = ((String, String), DocRow, PageSet, Option<(f64, f64)>);
 
 struct DetectionSuite<'a> {
     opts: &'a DetectionOptions<'a>,
+    /// pdfium, bound once where an output needs the PDF's page sizes.
+    pdfium: Option<std::result::Result<crate::providers::pdfium::Pdfium, String>>,
+}
+
+impl DetectionSuite<'_> {
+    /// The PDF's page sizes, for an output that gives none.
+    fn pdf_pages(
+        &mut self,
+        store: &Store,
+        document: i64,
+    ) -> Result<std::result::Result<Vec<crate::doc::Page>, String>> {
+        let Some(hash) = store.document_hash(document)? else {
+            return Ok(Err("the document is missing from the store".into()));
+        };
+        let Some(bytes) = store.blob(&hash)? else {
+            return Ok(Err("the PDF is missing from the store".into()));
+        };
+        let bound = self.pdfium.get_or_insert_with(|| {
+            crate::providers::pdfium::bind().map_err(|e| format!("pdfium: {e}"))
+        });
+        Ok(match bound {
+            Ok(p) => crate::providers::pdfium::page_sizes(p, &bytes).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        })
+    }
 }
 
 fn doc_row(name: &str, set: &PageSet, values: Vec<(String, Option<f64>)>) -> DocRow {
@@ -270,10 +295,17 @@ impl Suite for DetectionSuite<'_> {
         (raw, out): Self::Unit,
         name: &str,
     ) -> Result<std::result::Result<Scored<Kept>, String>> {
-        let doc = match usable_doc(store, &out) {
+        let mut doc = match usable_doc(store, &out) {
             Ok(doc) => doc,
             Err(e) => return Ok(Err(e)),
         };
+        // An output without page sizes (opendataloader's, Markdown) is placed on the PDF's.
+        if doc.pages.is_empty() {
+            match self.pdf_pages(store, t.document)? {
+                Ok(pages) => doc.pages = pages,
+                Err(e) => return Ok(Err(format!("the output has no page sizes, and {e}"))),
+            }
+        }
         let maps = crate::formats::classes::ClassMaps::builtin();
         let s = match score::score(maps, self.opts.classes.name(), &raw, &doc) {
             Ok(s) => s,
@@ -399,7 +431,7 @@ pub fn eval(
     opts: &DetectionOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<DetectionSummary> {
-    driver::run(store, DetectionSuite { opts }, opts.run, progress)
+    driver::run(store, DetectionSuite { opts, pdfium: None }, opts.run, progress)
 }
 
 impl Summary for DetectionSummary {
