@@ -13,6 +13,7 @@ mod agree;
 mod audit;
 mod correlate;
 mod eval;
+mod eval_detection;
 mod export;
 mod gate;
 mod import;

@@ -593,7 +593,16 @@ fn summary_frame(
         _ => Vec::new(),
     };
     let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline)?;
+    // The detection suite's COCO figures are pooled over each group's pages.
+    let pooled = match a.suite.as_deref() {
+        Some(s)
+            if corpus::suites::Suite::of_stored(s) == Some(corpus::suites::Suite::Detection) =>
+        {
+            store.latest_traces(s, "map", a.dataset.as_deref())?
+        }
+        _ => Vec::new(),
+    };
+    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline, &pooled)?;
     if let Some(first) = headlines.first() {
         let descending = !corpus::metrics::lower_is_better(first);
         t = t.sort(

@@ -157,7 +157,7 @@ pub fn audit(store: &Store, opts: &AuditOptions<'_>) -> Result<AuditReport> {
         Suite::Omnidoc => omnidoc::elements(store, opts.dataset, &providers, &mut notes)?,
         Suite::Table => table::elements(store, opts.dataset, &providers, &mut notes)?,
         Suite::Olmocr => tests::elements(store, opts.dataset, &providers)?,
-        Suite::Paper | Suite::Formula | Suite::Parsebench => {
+        Suite::Paper | Suite::Formula | Suite::Parsebench | Suite::Detection => {
             return Err(Error::Usage(format!(
                 "the audit does not cover the {} suite yet; it covers {} (docs/audit.md)",
                 opts.suite.name(),
@@ -185,7 +185,7 @@ pub fn covered() -> Vec<&'static str> {
         .into_iter()
         .filter(|s| match s {
             Suite::Omnidoc | Suite::Table | Suite::Olmocr => true,
-            Suite::Paper | Suite::Formula | Suite::Parsebench => false,
+            Suite::Paper | Suite::Formula | Suite::Parsebench | Suite::Detection => false,
         })
         .map(Suite::name)
         .collect()
