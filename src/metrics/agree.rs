@@ -364,12 +364,8 @@ mod tests {
     fn spread_and_ranking() {
         assert_eq!(spread([Some(1.0), Some(0.5), None]), Some(0.25));
         assert_eq!(spread([None, None]), None);
-        let mut pages = vec![
-            (Some(0.2), "b", 0),
-            (Some(0.2), "a", 1),
-            (Some(0.2), "a", 0),
-            (Some(0.9), "c", 0),
-        ];
+        let mut pages =
+            [(Some(0.2), "b", 0), (Some(0.2), "a", 1), (Some(0.2), "a", 0), (Some(0.9), "c", 0)];
         pages.sort_by(|x, y| cmp_disagreement(*x, *y));
         let order: Vec<(&str, u32)> = pages.iter().map(|p| (p.1, p.2)).collect();
         assert_eq!(order, vec![("c", 0), ("a", 0), ("a", 1), ("b", 0)]);
