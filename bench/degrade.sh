@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# corpus degrade (issue 50, docs/degrade.md): its speed, and the robustness table of real
+# providers on the shared data.
+#
+#   bench/degrade.sh speed [N]        # pages/s of each profile on the first N (default 50)
+#                                     # pdf-parse-bench table PDFs; target >= 20 pages/s per
+#                                     # core at 200 dpi (the command runs on one core)
+#   bench/degrade.sh robustness [PROVIDERS] [LIMIT]
+#                                     # PROVIDERS (default pdfium,tesseract,layout) on the
+#                                     # OmniDocBench demo (omnidoc suite) and the first LIMIT
+#                                     # (default 10) pdf-parse-bench tables (table suite),
+#                                     # clean and under scan and photo; prints
+#                                     # `report --robustness` for each, and writes one page of
+#                                     # each profile as PNG under $OUT (default /tmp/degrade-bench)
+#
+# Data: ../shared/data (CORPUS_SHARED_DATA overrides). Builds the binary (dev profile, the
+# one the tests use).
+set -euo pipefail
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+data="${CORPUS_SHARED_DATA:-$repo/../shared/data}"
+cd "$repo"
+cargo build --quiet --bin corpus
+bin="$CARGO_TARGET_DIR/debug/corpus"
+out="${OUT:-/tmp/degrade-bench}"
+mkdir -p "$out"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/corpus-degrade-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+case "${1:-speed}" in
+speed)
+    n="${2:-50}"
+    mkdir -p "$tmp/pdfs"
+    ls "$data/pdf-parse-bench/tables/pdfs"/*.pdf | head -n "$n" | xargs -I{} cp {} "$tmp/pdfs/"
+    db="$tmp/speed.db"
+    "$bin" --db "$db" -q ingest --dataset src "$tmp/pdfs" >/dev/null
+    pages=$("$bin" --db "$db" sql "SELECT sum(pages) AS p FROM v_documents" --format csv | tail -1)
+    echo "bench: $n documents, $pages pages; load before: $(uptime | sed 's/.*load average/load average/')" >&2
+    for p in 200dpi skew scan fax photo jpeg-50; do
+        /usr/bin/time -f "%e %U %S" -o "$tmp/time" "$bin" --db "$db" -q degrade --dataset src --profile "$p" >/dev/null
+        read -r wall user sys <"$tmp/time"
+        cpu=$(echo "$user + $sys" | bc)
+        printf 'degrade %-8s %4d pages  wall %6.2f s  cpu %6.2f s  %6.1f pages/s wall  %6.1f pages per cpu-second\n' \
+            "$p" "$pages" "$wall" "$cpu" "$(echo "$pages / $wall" | bc -l)" "$(echo "$pages / $cpu" | bc -l)"
+    done
+    echo "bench: load after: $(uptime | sed 's/.*load average/load average/')" >&2
+    ;;
+robustness)
+    providers="${2:-pdfium,tesseract,layout}"
+    limit="${3:-10}"
+    db="$tmp/robust.db"
+    "$bin" --db "$db" -q ingest --truth omnidocbench --dataset omnidoc \
+        "$data/omnidocbench/demo_data/omnidocbench_demo/OmniDocBench_demo.json" >/dev/null
+    mkdir -p "$tmp/tables/pdfs" "$tmp/tables/ground_truth"
+    for f in $(ls "$data/pdf-parse-bench/tables/pdfs" | head -n "$limit"); do
+        cp "$data/pdf-parse-bench/tables/pdfs/$f" "$tmp/tables/pdfs/"
+        cp "$data/pdf-parse-bench/tables/ground_truth/${f%.pdf}.json" "$tmp/tables/ground_truth/"
+    done
+    "$bin" --db "$db" -q ingest --truth latex-tables --dataset tables "$tmp/tables/pdfs" >/dev/null
+    for ds in omnidoc tables; do
+        "$bin" --db "$db" degrade --dataset "$ds" --profile scan,photo --seed 1
+    done
+    for ds in omnidoc omnidoc~scan omnidoc~photo tables tables~scan tables~photo; do
+        for p in ${providers//,/ }; do
+            "$bin" --db "$db" -q ocr --provider "$p" --dataset "$ds" || echo "bench: $p on $ds failed (exit $?)" >&2
+        done
+    done
+    "$bin" --db "$db" -q eval --suite omnidoc >/dev/null || true
+    "$bin" --db "$db" -q eval --suite table >/dev/null || true
+    for twin in omnidoc~scan omnidoc~photo; do
+        echo "== omnidoc suite: $twin"
+        "$bin" --db "$db" report --suite omnidoc --robustness "$twin" --metric text_edit --format markdown || true
+        "$bin" --db "$db" report --suite omnidoc --robustness "$twin" --metric table_teds --format markdown || true
+    done
+    for twin in tables~scan tables~photo; do
+        echo "== table suite: $twin"
+        "$bin" --db "$db" report --suite table --robustness "$twin" --metric teds --format markdown || true
+    done
+    # The first page of one twin of each profile, as the twin stores it, for looking at.
+    for p in scan photo fax skew jpeg-20 100dpi blur noise ink; do
+        "$bin" --db "$db" -q degrade --dataset omnidoc --profile "$p" --seed 1 >/dev/null
+    done
+    python3 "$repo/bench/degrade_pictures.py" "$db" "$out"
+    cp "$db" "$out/robustness.db"
+    echo "bench: the store is $out/robustness.db" >&2
+    ;;
+*)
+    echo "usage: bench/degrade.sh speed [N] | robustness [PROVIDERS] [LIMIT]" >&2
+    exit 2
+    ;;
+esac
