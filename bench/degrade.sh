@@ -5,11 +5,13 @@
 #   bench/degrade.sh speed [N]        # pages/s of each profile on the first N (default 50)
 #                                     # pdf-parse-bench table PDFs; target >= 20 pages/s per
 #                                     # core at 200 dpi (the command runs on one core)
-#   bench/degrade.sh robustness [PROVIDERS] [LIMIT]
-#                                     # PROVIDERS (default pdfium,tesseract,layout) on the
-#                                     # OmniDocBench demo (omnidoc suite) and the first LIMIT
-#                                     # (default 10) pdf-parse-bench tables (table suite),
-#                                     # clean and under scan and photo; prints
+#   bench/degrade.sh robustness [PROVIDERS] [LIMIT] [DATASETS]
+#                                     # PROVIDERS (default pdfium,tesseract,layout) on DATASETS
+#                                     # (default omnidoc,tables,papers): the OmniDocBench demo
+#                                     # (omnidoc suite), the first LIMIT (default 10)
+#                                     # pdf-parse-bench tables (table suite) and the GROBID gold
+#                                     # papers (paper suite), clean and under scan and photo;
+#                                     # prints
 #                                     # `report --robustness` for each, and writes one page of
 #                                     # each profile as PNG under $OUT (default /tmp/degrade-bench)
 #
@@ -48,39 +50,55 @@ speed)
 robustness)
     providers="${2:-pdfium,tesseract,layout}"
     limit="${3:-10}"
+    datasets="${4:-omnidoc,tables,papers}"
     db="$tmp/robust.db"
-    "$bin" --db "$db" -q ingest --truth omnidocbench --dataset omnidoc \
-        "$data/omnidocbench/demo_data/omnidocbench_demo/OmniDocBench_demo.json" >/dev/null
-    mkdir -p "$tmp/tables/pdfs" "$tmp/tables/ground_truth"
-    for f in $(ls "$data/pdf-parse-bench/tables/pdfs" | head -n "$limit"); do
-        cp "$data/pdf-parse-bench/tables/pdfs/$f" "$tmp/tables/pdfs/"
-        cp "$data/pdf-parse-bench/tables/ground_truth/${f%.pdf}.json" "$tmp/tables/ground_truth/"
-    done
-    "$bin" --db "$db" -q ingest --truth latex-tables --dataset tables "$tmp/tables/pdfs" >/dev/null
-    for ds in omnidoc tables; do
+    has() { [[ ",$datasets," == *",$1,"* ]]; }
+    if has omnidoc; then
+        "$bin" --db "$db" -q ingest --truth omnidocbench --dataset omnidoc \
+            "$data/omnidocbench/demo_data/omnidocbench_demo/OmniDocBench_demo.json" >/dev/null
+    fi
+    if has tables; then
+        mkdir -p "$tmp/tables/pdfs" "$tmp/tables/ground_truth"
+        for f in $(ls "$data/pdf-parse-bench/tables/pdfs" | head -n "$limit"); do
+            cp "$data/pdf-parse-bench/tables/pdfs/$f" "$tmp/tables/pdfs/"
+            cp "$data/pdf-parse-bench/tables/ground_truth/${f%.pdf}.json" "$tmp/tables/ground_truth/"
+        done
+        "$bin" --db "$db" -q ingest --truth latex-tables --dataset tables "$tmp/tables/pdfs" >/dev/null
+    fi
+    if has papers; then
+        "$bin" --db "$db" -q ingest --truth grobid-tei --dataset papers "$data/grobid-gold/pdf" >/dev/null
+    fi
+    for ds in ${datasets//,/ }; do
         "$bin" --db "$db" degrade --dataset "$ds" --profile scan,photo --seed 1
-    done
-    for ds in omnidoc omnidoc~scan omnidoc~photo tables tables~scan tables~photo; do
-        for p in ${providers//,/ }; do
-            "$bin" --db "$db" -q ocr --provider "$p" --dataset "$ds" || echo "bench: $p on $ds failed (exit $?)" >&2
+        for v in "$ds" "$ds~scan" "$ds~photo"; do
+            for p in ${providers//,/ }; do
+                "$bin" --db "$db" -q ocr --provider "$p" --dataset "$v" || echo "bench: $p on $v failed (exit $?)" >&2
+            done
         done
     done
-    "$bin" --db "$db" -q eval --suite omnidoc >/dev/null || true
-    "$bin" --db "$db" -q eval --suite table >/dev/null || true
-    for twin in omnidoc~scan omnidoc~photo; do
-        echo "== omnidoc suite: $twin"
-        "$bin" --db "$db" report --suite omnidoc --robustness "$twin" --metric text_edit --format markdown || true
-        "$bin" --db "$db" report --suite omnidoc --robustness "$twin" --metric table_teds --format markdown || true
-    done
-    for twin in tables~scan tables~photo; do
-        echo "== table suite: $twin"
-        "$bin" --db "$db" report --suite table --robustness "$twin" --metric teds --format markdown || true
-    done
+    report() { # suite twin metric
+        echo "== $1 suite, $2, $3"
+        "$bin" --db "$db" report --suite "$1" --robustness "$2" --metric "$3" --format markdown || true
+    }
+    if has omnidoc; then
+        "$bin" --db "$db" -q eval --suite omnidoc >/dev/null || true
+        for t in omnidoc~scan omnidoc~photo; do report omnidoc "$t" text_edit; report omnidoc "$t" table_teds; done
+    fi
+    if has tables; then
+        "$bin" --db "$db" -q eval --suite table >/dev/null || true
+        for t in tables~scan tables~photo; do report table "$t" teds; done
+    fi
+    if has papers; then
+        "$bin" --db "$db" -q eval --suite paper >/dev/null || true
+        for t in papers~scan papers~photo; do report paper "$t" text_f; done
+    fi
     # The first page of one twin of each profile, as the twin stores it, for looking at.
-    for p in scan photo fax skew jpeg-20 100dpi blur noise ink; do
-        "$bin" --db "$db" -q degrade --dataset omnidoc --profile "$p" --seed 1 >/dev/null
-    done
-    python3 "$repo/bench/degrade_pictures.py" "$db" "$out"
+    if has omnidoc; then
+        for p in scan photo fax skew jpeg-20 100dpi blur noise ink; do
+            "$bin" --db "$db" -q degrade --dataset omnidoc --profile "$p" --seed 1 >/dev/null
+        done
+        python3 "$repo/bench/degrade_pictures.py" "$db" "$out"
+    fi
     cp "$db" "$out/robustness.db"
     echo "bench: the store is $out/robustness.db" >&2
     ;;
