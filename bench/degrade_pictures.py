@@ -1,4 +1,4 @@
-"""Writes the page image of the first twin of each `omnidoc~*` dataset of a store as a PNG
+"""Writes the page image of the first twin of each `omnidoc~noise:sigma=0~*` dataset of a store as a PNG
 (or the JPEG it is stored as), straight from the twin PDF's image stream, so that a person can
 look at what each profile does. Usage: degrade_pictures.py STORE OUT_DIR"""
 import os
@@ -30,7 +30,7 @@ def main(db, out):
     rows = c.execute(
         """SELECT s.name, min(n.name), d.blob FROM documents d
            JOIN document_names n ON n.document = d.id JOIN datasets s ON s.id = n.dataset
-           WHERE s.name LIKE 'omnidoc~%' GROUP BY s.name ORDER BY s.name""").fetchall()
+           WHERE s.name LIKE 'omnidoc~noise:sigma=0~%' GROUP BY s.name ORDER BY s.name""").fetchall()
     for dataset, name, blob in rows:
         data = c.execute("SELECT data FROM blobs WHERE hash = ?", (blob,)).fetchone()[0]
         if not data:
@@ -41,7 +41,7 @@ def main(db, out):
         w, h, space, bits, filt, length = (int(m[1]), int(m[2]), m[3].decode(), int(m[4]),
                                            m[5].decode(), int(m[6]))
         stream = data[m.end():m.end() + length]
-        base = os.path.join(out, dataset.replace("~", "_"))
+        base = os.path.join(out, dataset.rsplit("~", 1)[1].replace(":", "_"))
         if filt == "DCTDecode":
             path = base + ".jpg"
             open(path, "wb").write(stream)

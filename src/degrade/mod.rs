@@ -245,25 +245,66 @@ pub fn render_twin(
     seed: u64,
     hash: &str,
 ) -> std::result::Result<Twin, String> {
-    let doc = pdfium::open(lib, bytes).map_err(|e| e.to_string())?;
-    let scale = profile.dpi() / 72.0;
     let (mut pages, mut moves, mut plans) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, page) in doc.pages().iter().enumerate() {
-        let (w, h) = (f64::from(page.width().value), f64::from(page.height().value));
-        let img =
-            raster::render(&page, scale as f32).map_err(|e| format!("page {}: {e}", i + 1))?;
+    let mut page_one = |i: usize, img: raster::Bgr, w: f64, h: f64| {
         let mut rng = Rng::new(page_seed(seed, hash, i, &profile.spec));
         let plan = profile.plan(w, h, &mut rng);
         let (img, encoding) = profile.apply(img.data, img.width, img.height, (w, h), &plan);
         moves.push(truth::PageMove { width: w, height: h, h: profile.homography(&plan, w, h) });
         pages.push(pdf::ImagePage { width: w, height: h, img, encoding });
         plans.push(plan);
+    };
+    if let Some((mime, w, h)) = crate::providers::endpoint::image_header(bytes) {
+        // A page image (an OmniDocBench page) is one page whose points are its pixels, the
+        // frame its truth's boxes are in; it is degraded at its own resolution.
+        if profile.kind == profile::Kind::Dpi {
+            return Err("a page image has no resolution of its own to change (its pixels are its points): Ndpi needs a PDF".into());
+        }
+        let img = decode_image(mime, bytes)?;
+        page_one(0, img, f64::from(w), f64::from(h));
+    } else {
+        let doc = pdfium::open(lib, bytes).map_err(|e| e.to_string())?;
+        let scale = profile.dpi() / 72.0;
+        for (i, page) in doc.pages().iter().enumerate() {
+            let (w, h) = (f64::from(page.width().value), f64::from(page.height().value));
+            let img =
+                raster::render(&page, scale as f32).map_err(|e| format!("page {}: {e}", i + 1))?;
+            page_one(i, img, w, h);
+        }
     }
     if pages.is_empty() {
         return Err("the PDF has no page".into());
     }
     let pdf = pdf::image_pdf(&pages).map_err(|e| e.to_string())?;
     Ok((pdf, moves, plans))
+}
+
+/// A stored page image as pixels: PNG, or JPEG (grey, RGB or CMYK).
+fn decode_image(mime: &str, bytes: &[u8]) -> std::result::Result<raster::Bgr, String> {
+    if mime == "image/png" {
+        return crate::providers::endpoint::decode_png(bytes);
+    }
+    let mut d = jpeg_decoder::Decoder::new(bytes);
+    let px = d.decode().map_err(|e| format!("JPEG: {e}"))?;
+    let info = d.info().ok_or("JPEG: no frame")?;
+    let (w, h) = (usize::from(info.width), usize::from(info.height));
+    let rgb: Vec<u8> = match info.pixel_format {
+        jpeg_decoder::PixelFormat::L8 => px.iter().flat_map(|&v| [v, v, v]).collect(),
+        jpeg_decoder::PixelFormat::RGB24 => px,
+        jpeg_decoder::PixelFormat::CMYK32 => px
+            .chunks_exact(4)
+            .flat_map(|p| {
+                let k = 255 - u32::from(p[3]);
+                let f = |c: u8| ((255 - u32::from(c)) * k / 255) as u8;
+                [f(p[0]), f(p[1]), f(p[2])]
+            })
+            .collect(),
+        jpeg_decoder::PixelFormat::L16 => return Err("JPEG: 16-bit grey is not read".into()),
+    };
+    if rgb.len() != w * h * 3 {
+        return Err(format!("JPEG: {} bytes for {w} x {h} pixels", rgb.len()));
+    }
+    Ok(raster::Bgr::from_rgb(w, h, &rgb))
 }
 
 #[cfg(test)]
