@@ -12,8 +12,11 @@ pub mod correlate;
 pub mod gate;
 pub mod html;
 pub mod render;
+mod robustness;
 mod truth_compare;
 mod usage;
+
+pub use robustness::{robustness, robustness_note, split_twin};
 
 use polars::prelude::*;
 

@@ -174,7 +174,7 @@ pub fn image_header(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
 }
 
 /// Decodes a PNG page image (8-bit gray, RGB or RGBA).
-pub(super) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
+pub(crate) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
     let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| format!("PNG: {e}"))?;
