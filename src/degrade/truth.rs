@@ -61,6 +61,11 @@ pub fn move_truth(
             let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
             Ok((format, icdar(text, pages)?.into_bytes()))
         }
+        TruthFormat::Coco => {
+            let mut v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+            coco(&mut v, bytes, pages)?;
+            Ok((format, serde_json::to_vec(&v).map_err(|e| e.to_string())?))
+        }
         TruthFormat::Docling => {
             let mut v: Value = serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
             docling(&mut v, pages, None)?;
@@ -174,6 +179,38 @@ fn icdar(text: &str, pages: &[PageMove]) -> Result<String, String> {
     }
     out.push_str(&text[last..]);
     Ok(out)
+}
+
+/// A COCO file: every annotation's `bbox` (`[x, y, w, h]` in its image's pixels) moved on its
+/// image's page, the box around its moved corners, and its `area` made `w·h` again.
+fn coco(v: &mut Value, bytes: &[u8], pages: &[PageMove]) -> Result<(), String> {
+    let t = crate::formats::coco::read(bytes).map_err(|e| e.to_string())?;
+    let frames: std::collections::HashMap<i64, (usize, [f64; 2])> =
+        t.images.iter().map(|i| (i.id, (i.page as usize, i.size))).collect();
+    let Some(anns) = v.get_mut("annotations").and_then(Value::as_array_mut) else { return Ok(()) };
+    for a in anns {
+        let id = a["image_id"].as_i64().ok_or("an annotation without image_id")?;
+        let (page, size) = *frames.get(&id).ok_or_else(|| format!("no image {id}"))?;
+        let p = pages.get(page).ok_or_else(|| format!("the document has no page {}", page + 1))?;
+        let b: Vec<f64> = a["bbox"]
+            .as_array()
+            .map(|b| b.iter().filter_map(Value::as_f64).collect())
+            .unwrap_or_default();
+        let [x, y, w, h] = b[..] else {
+            return Err(format!("image {id}: a bbox that is not [x, y, w, h]"));
+        };
+        let m = p.h.in_frame(size[0] / p.width, size[1] / p.height).move_box(
+            [x, y, x + w, y + h],
+            size[0],
+            size[1],
+        );
+        let (w, h) = (round(m[2] - m[0]), round(m[3] - m[1]));
+        a["bbox"] = serde_json::json!([round(m[0]), round(m[1]), w, h]);
+        if a.get("area").is_some() {
+            a["area"] = Value::from(round(w * h));
+        }
+    }
+    Ok(())
 }
 
 /// A DoclingDocument: every `bbox` (`l, t, r, b`, `coord_origin` TOPLEFT unless BOTTOMLEFT)
