@@ -83,20 +83,30 @@ robustness)
             done
         done
     done
+    # Each suite scores one provider a run, and one dataset at a time keeps the messages short.
+    evaluate() { # suite datasets...
+        local suite=$1; shift
+        for v in "$@"; do
+            for p in ${providers//,/ }; do
+                "$bin" --db "$db" -q eval --suite "$suite" --provider "$p" --dataset "$v" >/dev/null ||
+                    echo "bench: eval $suite $p on $v failed" >&2
+            done
+        done
+    }
     report() { # suite twin metric
         echo "== $1 suite, $2, $3"
         "$bin" --db "$db" report --suite "$1" --robustness "$2" --metric "$3" --format markdown || true
     }
     if has omnidoc; then
-        "$bin" --db "$db" -q eval --suite omnidoc >/dev/null || true
+        b=$(base omnidoc); evaluate omnidoc "$b" "$b~scan" "$b~photo"
         for t in "omnidoc~noise:sigma=0~scan" "omnidoc~noise:sigma=0~photo"; do report omnidoc "$t" text_edit; report omnidoc "$t" table_teds; done
     fi
     if has tables; then
-        "$bin" --db "$db" -q eval --suite table >/dev/null || true
+        evaluate table tables tables~scan tables~photo
         for t in tables~scan tables~photo; do report table "$t" teds; done
     fi
     if has papers; then
-        "$bin" --db "$db" -q eval --suite paper >/dev/null || true
+        evaluate paper papers papers~scan papers~photo
         for t in papers~scan papers~photo; do report paper "$t" text_f; done
     fi
     # The first page of one twin of each profile, as the twin stores it, for looking at.
