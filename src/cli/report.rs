@@ -104,7 +104,9 @@ pub struct ReportArgs {
     /// How much each provider loses on the degraded twins of `corpus degrade`
     /// (DATASET~PROFILE): per provider version and metric, the mean on the source documents
     /// (clean), on their twins (degraded), degraded − clean with its paired interval, p and
-    /// Holm's p, each twin paired with its source by name
+    /// Holm's p, each twin paired with its source by name; with --format html also
+    /// robustness.html, each twin's pages clean and degraded side by side with every
+    /// provider's text
     #[arg(long, value_name = "DATASET~PROFILE",
           conflicts_with_all = ["compare", "history", "rank", "truth_compare", "dataset"])]
     robustness: Option<String>,
@@ -301,6 +303,14 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
             s.documents, s.figures, s.images.rendered, s.images.reused, s.images.failed
         );
     }
+    if let (Some(twin), false) = (&a.robustness, cols.is_empty()) {
+        let (line, bad) = html_robustness(g, a, &store, &cols, &metrics, twin, imgs.as_mut())?;
+        incomplete += bad;
+        if !summary.is_empty() {
+            summary.push_str("; ");
+        }
+        summary.push_str(&line);
+    }
     if let Ok(r) = &agreement {
         let (file, back) =
             if cols.is_empty() { ("index.html", None) } else { ("agree.html", Some("index.html")) };
@@ -345,6 +355,53 @@ fn html(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(if incomplete > 0 { ExitCode::from(3) } else { ExitCode::SUCCESS })
+}
+
+/// `--robustness TWIN --format html`: robustness.html and a page per twin (clean and
+/// degraded images side by side, each provider's text on both); the summary's line and the
+/// twins not drawn whole.
+#[allow(clippy::too_many_arguments)]
+fn html_robustness(
+    g: &GlobalArgs,
+    a: &ReportArgs,
+    store: &Store,
+    cols: &corpus::store::ScoreColumns,
+    metrics: &[String],
+    twin: &str,
+    imgs: Option<&mut report::html::images::PageImages>,
+) -> anyhow::Result<(String, u64)> {
+    let source = check_twin(store, twin)?;
+    let ci = a.ci().unwrap_or(report::Ci {
+        resamples: a.resamples as usize,
+        level: report::Ci::DEFAULT.level,
+        seed: a.seed,
+    });
+    let table = report::robustness(&report::long_frame(cols)?, twin, &ci)?;
+    let out = a.output.as_deref().expect("html has --output");
+    let bar = super::progress::Bar::new("robustness", g.quiet);
+    let r = report::html::robustness::write_robustness(
+        store,
+        cols,
+        &table,
+        (source, twin),
+        metrics,
+        out,
+        imgs,
+        a.max_pages,
+        &bar,
+    )
+    .with_context(|| format!("writing the robustness pages into {}", out.display()))?;
+    let line = format!(
+        "robustness: robustness.html, {} twins, {} pages drawn clean and degraded{}",
+        r.documents,
+        r.pages,
+        if r.unpaired > 0 {
+            format!(", {} twins without a source", r.unpaired)
+        } else {
+            String::new()
+        }
+    );
+    Ok((line, u64::from(!r.complete)))
 }
 
 /// Where the report goes: -o's file, or stdout.

@@ -255,13 +255,17 @@ pub fn render_twin(
         plans.push(plan);
     };
     if let Some((mime, w, h)) = crate::providers::endpoint::image_header(bytes) {
-        // A page image (an OmniDocBench page) is one page whose points are its pixels, the
-        // frame its truth's boxes are in; it is degraded at its own resolution.
+        // A page image (an OmniDocBench page) is one page, degraded at its own pixels. Its
+        // twin is a PDF page of pixels × 72 / the profile's dpi points, so that reading the
+        // twin at that resolution gives the image's pixels again (not pixels taken as points,
+        // which a reader rendering at 200 dpi would enlarge 2.8 times); its truth's boxes stay
+        // in pixels, the frame `page_info` names (docs/degrade.md §2).
         if profile.kind == profile::Kind::Dpi {
-            return Err("a page image has no resolution of its own to change (its pixels are its points): Ndpi needs a PDF".into());
+            return Err("a page image has no resolution of its own to change (only its pixels): Ndpi needs a PDF".into());
         }
         let img = decode_image(mime, bytes)?;
-        page_one(0, img, f64::from(w), f64::from(h));
+        let pt = 72.0 / profile.dpi();
+        page_one(0, img, f64::from(w) * pt, f64::from(h) * pt);
     } else {
         let doc = pdfium::open(lib, bytes).map_err(|e| e.to_string())?;
         let scale = profile.dpi() / 72.0;
@@ -392,6 +396,27 @@ mod tests {
                 "{spec}: {share_in} of the dark inside, {filled} of the box dark"
             );
         }
+    }
+
+    #[test]
+    fn a_page_images_twin_is_its_pixels_at_the_profiles_dpi() {
+        let _lock = pdfium::test_lock();
+        let Ok(lib) = pdfium::bind() else {
+            eprintln!("skipping: libpdfium is not installed (scripts/setup.sh)");
+            return;
+        };
+        // A 600 × 900 pixel page image: at scan's 300 dpi its twin is 144 × 216 points, and
+        // rendering the twin back at 300 dpi gives 600 × 900 pixels again.
+        let img = raster::Bgr { width: 600, height: 900, data: vec![255; 600 * 900 * 3] };
+        let png = raster::png(&img).unwrap();
+        let p = Profile::parse("scan").unwrap();
+        let (pdf, moves, _) = render_twin(&lib, &png, &p, 1, "h").unwrap();
+        assert_eq!((moves[0].width, moves[0].height), (144.0, 216.0));
+        let doc = pdfium::open(&lib, &pdf).unwrap();
+        let page = doc.pages().get(0).unwrap();
+        assert_eq!((page.width().value, page.height().value), (144.0, 216.0));
+        let back = raster::render(&page, (300.0 / 72.0) as f32).unwrap();
+        assert_eq!((back.width, back.height), (600, 900));
     }
 
     #[test]

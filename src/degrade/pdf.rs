@@ -23,13 +23,18 @@ pub struct ImagePage {
 fn image_stream(img: &Img, encoding: Encoding) -> Result<(String, Vec<u8>), String> {
     let (w, h) = (img.width, img.height);
     let space = if img.channels == 1 { "/DeviceGray" } else { "/DeviceRGB" };
-    // PDF wants R, G, B; the image is B, G, R.
-    let samples = || -> Vec<u8> {
+    // PDF wants R, G, B; the image is B, G, R (swapped in place into one buffer).
+    let samples = || -> std::borrow::Cow<'_, [u8]> {
         if img.channels == 1 {
-            img.data.clone()
-        } else {
-            img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect()
+            return std::borrow::Cow::Borrowed(&img.data);
         }
+        let mut rgb = vec![0u8; img.data.len()];
+        for (o, p) in rgb.chunks_exact_mut(3).zip(img.data.chunks_exact(3)) {
+            o[0] = p[2];
+            o[1] = p[1];
+            o[2] = p[0];
+        }
+        std::borrow::Cow::Owned(rgb)
     };
     let deflate = |raw: &[u8]| -> Result<Vec<u8>, String> {
         let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -47,14 +52,18 @@ fn image_stream(img: &Img, encoding: Encoding) -> Result<(String, Vec<u8>), Stri
             let row = w.div_ceil(8);
             let mut bits = vec![0u8; row * h];
             let grey = if img.channels == 1 {
-                img.data.clone()
+                std::borrow::Cow::Borrowed(&img.data)
             } else {
-                super::ops::Img::from_bgr(w, h, img.data.clone(), true).data
+                std::borrow::Cow::Owned(super::ops::Img::from_bgr(w, h, img.data.clone(), true).data)
             };
-            for y in 0..h {
-                for x in 0..w {
-                    if grey[y * w + x] >= 128 {
-                        bits[y * row + x / 8] |= 0x80 >> (x % 8);
+            if w > 0 {
+                for (line, out) in grey.chunks_exact(w).zip(bits.chunks_exact_mut(row)) {
+                    for (byte, eight) in out.iter_mut().zip(line.chunks(8)) {
+                        for (i, &v) in eight.iter().enumerate() {
+                            if v >= 128 {
+                                *byte |= 0x80 >> i;
+                            }
+                        }
                     }
                 }
             }

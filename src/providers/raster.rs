@@ -32,11 +32,17 @@ impl Bgr {
 
     /// Converts interleaved 4-channel BGRA (pdfium's bitmap format) with `stride` bytes per row.
     pub(crate) fn from_bgra(width: usize, height: usize, stride: usize, bgra: &[u8]) -> Bgr {
-        let mut data = Vec::with_capacity(width * height * 3);
-        for y in 0..height {
-            let row = &bgra[y * stride..y * stride + width * 4];
-            for px in row.chunks_exact(4) {
-                data.extend_from_slice(&px[..3]);
+        // Written in place, row by row (no growth checks per pixel: a page at 300 dpi is
+        // 8.7 million pixels).
+        let mut data = vec![0u8; width * height * 3];
+        if width > 0 {
+            for (y, out) in data.chunks_exact_mut(width * 3).enumerate() {
+                let row = &bgra[y * stride..y * stride + width * 4];
+                for (o, px) in out.chunks_exact_mut(3).zip(row.chunks_exact(4)) {
+                    o[0] = px[0];
+                    o[1] = px[1];
+                    o[2] = px[2];
+                }
             }
         }
         Bgr { width, height, data }

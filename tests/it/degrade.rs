@@ -51,6 +51,7 @@ fn rows(db: &Path, q: &str) -> Vec<Vec<String>> {
                 Ok(match r.get_ref(i)? {
                     rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
                     rusqlite::types::ValueRef::Integer(v) => v.to_string(),
+                    rusqlite::types::ValueRef::Real(v) => v.to_string(),
                     other => format!("{other:?}"),
                 })
             })
@@ -171,6 +172,36 @@ fn twins_carry_the_truths_the_same_seed_changes_nothing_and_robustness_pairs_the
     assert_eq!(row["degraded"].as_f64(), Some(1.0), "nothing read is all edits: {row}");
     assert_eq!(row["delta"].as_f64(), Some(1.0), "{row}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("paired with its source by name"));
+
+    // The HTML report: robustness.html with the table and the two twins, and each twin's
+    // page with its pages clean and degraded side by side and pdfium's text on both (the
+    // clean page's words; nothing from the twin).
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "omnidoc", "--robustness", "own~skew", "--format", "html"])
+        .arg("-o")
+        .arg(&site));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let index = std::fs::read_to_string(site.join("robustness.html")).unwrap();
+    assert!(index.contains("Robustness: own~skew against own"), "{index}");
+    assert!(index.contains("text_edit"), "the table: {index}");
+    let pages: Vec<PathBuf> =
+        std::fs::read_dir(site.join("robust")).unwrap().map(|e| e.unwrap().path()).collect();
+    assert_eq!(pages.len(), 2, "a page per twin");
+    for p in &pages {
+        let html = std::fs::read_to_string(p).unwrap();
+        let a = html.contains("<h1>a</h1>");
+        let sections = html.matches("class=\"twin-page\"").count();
+        assert_eq!(sections, if a { 2 } else { 1 }, "one section per page: {html}");
+        assert_eq!(html.matches("<figure class=\"page\"").count(), 2 * sections);
+        assert!(html.contains("clean · own") && html.contains("degraded · own~skew"));
+        // pdfium's row: the clean page's text beside an empty twin page.
+        let texts = html.split("class=\"robust-text\"").nth(1).unwrap_or_else(|| panic!("{html}"));
+        let row = texts.split("<tr><td>pdfium</td>").nth(1).unwrap_or_else(|| panic!("{html}"));
+        let cells: Vec<&str> = row.split("</td>").take(2).collect();
+        assert!(cells[0].contains("The quarterly figures rose again."), "{}", cells[0]);
+        assert!(!cells[1].contains("quarterly"), "{}", cells[1]);
+    }
 }
 
 #[test]
@@ -218,6 +249,123 @@ fn omnidocbench_demo_twins_score_their_truths_perfectly() {
         let f = omnidoc(&db, "truth", twin);
         for m in ["text_edit", "order_edit", "table_edit"] {
             assert_eq!(f[m], Value::from(0.0), "{twin} {m}: {f:?}");
+        }
+    }
+}
+
+/// GT-vs-GT on the twins of every suite's truths (issue 50's acceptance: the truth travels
+/// intact): a skewed twin of each set scores, with the truth provider, exactly what its
+/// source scores, document by document and metric by metric (and the sources score their
+/// best: `gt_vs_gt.rs`). Papers (the sample's JATS), tables (pdf-parse-bench's LaTeX and
+/// ICDAR 2013's regions, moved), formulas, olmOCR-bench's unit tests, ParseBench's rules and
+/// a COCO layout file (moved); the OmniDocBench demo is the test above.
+#[test]
+fn twins_score_what_their_sources_score_in_every_suite() {
+    use crate::gt_vs_gt::{coco_fixture, first_pdfs, ocr_truth};
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let ingest = |truth: &str, dataset: &str, path: &Path| {
+        let out = run(corpus(&db)
+            .args(["ingest", "--truth", truth, "--dataset", dataset, "-q"])
+            .arg(path));
+        assert!(out.status.success(), "{dataset}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    // suite -> the datasets it scores here.
+    let mut sets: Vec<(&str, &str)> = vec![("paper", "jats"), ("detection", "coco")];
+    ingest("jats", "jats", &crate::util::sample_dir());
+    coco_fixture(&d.path().join("coco"));
+    ingest("coco", "coco", &d.path().join("coco"));
+    crate::parsebench::ingest_cases(&db, &d.path().join("pb"));
+    sets.push(("parsebench", "pb"));
+    if let Some(tables) = shared_data("pdf-parse-bench/tables") {
+        first_pdfs(&tables, &d.path().join("tables"), 3);
+        ingest("latex-tables", "pptables", &d.path().join("tables/pdfs"));
+        sets.push(("table", "pptables"));
+    }
+    if let Some(icdar) = shared_data("icdar2013/eu") {
+        let few = d.path().join("icdar");
+        std::fs::create_dir_all(&few).unwrap();
+        for e in std::fs::read_dir(&icdar).unwrap().map(|e| e.unwrap().path()) {
+            let name = e.file_name().unwrap().to_string_lossy().to_string();
+            if ["eu-001", "eu-002", "eu-003"]
+                .iter()
+                .any(|s| name.starts_with(&format!("{s}.")) || name.starts_with(&format!("{s}-")))
+            {
+                std::fs::copy(&e, few.join(&name)).unwrap();
+            }
+        }
+        ingest("icdar2013", "icdar", &few);
+        sets.push(("table", "icdar"));
+        sets.push(("detection", "icdar"));
+    }
+    if let Some(formulas) = shared_data("pdf-parse-bench/formulas") {
+        first_pdfs(&formulas, &d.path().join("formulas"), 2);
+        ingest("pdf-parse-bench", "ppformulas", &d.path().join("formulas/pdfs"));
+        sets.push(("formula", "ppformulas"));
+    }
+    if let Some(olmocr) = shared_data("olmocr-bench/sample_data") {
+        ingest("olmocr-bench", "olmocr", &olmocr);
+        sets.push(("olmocr", "olmocr"));
+    }
+    let mut datasets: Vec<&str> = sets.iter().map(|s| s.1).collect();
+    datasets.sort();
+    datasets.dedup();
+    for ds in &datasets {
+        let out = degrade(&db, &["--dataset", ds, "--profile", "skew", "--seed", "3", "-q"]);
+        assert!(out.status.success(), "{ds}: {}", String::from_utf8_lossy(&out.stderr));
+        let s = json(&out);
+        assert_eq!(s[0]["failed"], 0, "{ds}: {s}");
+        assert!(s[0]["truths"].as_u64() > Some(0), "{ds}: {s}");
+    }
+    ocr_truth(&db);
+    let mut suites: Vec<&str> = sets.iter().map(|s| s.0).collect();
+    suites.sort();
+    suites.dedup();
+    for suite in &suites {
+        let mut cmd = corpus(&db);
+        cmd.args(["eval", "--suite", suite, "--provider", "truth", "-q"]);
+        if *suite == "olmocr" {
+            cmd.args(["--math", "exact"]);
+        }
+        let out = run(&mut cmd);
+        assert!(out.status.success(), "{suite}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    // (suite, dataset, document, metric) -> value, as stored.
+    let scores = rows(
+        &db,
+        "SELECT suite, dataset, document, metric, value FROM v_scores WHERE provider = 'truth'",
+    );
+    let mut clean = std::collections::BTreeMap::new();
+    let mut twins = std::collections::BTreeMap::new();
+    for r in &scores {
+        match r[1].strip_suffix("~skew") {
+            Some(src) => twins
+                .insert((r[0].clone(), src.to_string(), r[2].clone(), r[3].clone()), r[4].clone()),
+            None => {
+                clean.insert((r[0].clone(), r[1].clone(), r[2].clone(), r[3].clone()), r[4].clone())
+            }
+        };
+    }
+    for (suite, ds) in &sets {
+        let of = |m: &std::collections::BTreeMap<(String, String, String, String), String>| {
+            m.iter()
+                // Stored under the suite's variant where it has one (`olmocr-exact`).
+                .filter(|(k, _)| {
+                    (k.0 == *suite || k.0.starts_with(&format!("{suite}-"))) && k.1 == *ds
+                })
+                .map(|(k, v)| ((k.2.clone(), k.3.clone()), v.clone()))
+                .collect::<Vec<_>>()
+        };
+        let (a, b) = (of(&clean), of(&twins));
+        assert!(!a.is_empty(), "{suite} on {ds}: no scores on the source");
+        assert_eq!(a.len(), b.len(), "{suite} on {ds}: scores on the source and on the twin");
+        for ((ka, va), (kb, vb)) in a.iter().zip(&b) {
+            assert_eq!(ka, kb, "{suite} on {ds}");
+            let close = match (va.parse::<f64>(), vb.parse::<f64>()) {
+                (Ok(x), Ok(y)) => (x - y).abs() < 1e-9,
+                _ => va == vb,
+            };
+            assert!(close, "{suite} on {ds}, {} {}: source {va}, twin {vb}", ka.0, ka.1);
         }
     }
 }

@@ -18,7 +18,7 @@ const EPS: f64 = 1e-9;
 
 /// `ocr --provider truth` on the whole store: it succeeds, renders every truth it has (none
 /// failed), and returns its JSON summary.
-fn ocr_truth(db: &Path) -> Value {
+pub fn ocr_truth(db: &Path) -> Value {
     let out = run(corpus(db).args(["ocr", "--provider", "truth", "--format", "json"]));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let s = json(&out);
@@ -62,7 +62,7 @@ fn pairs(v: &Value) -> Vec<(String, Option<f64>)> {
 }
 
 /// Copies the first `n` PDFs of a pdf-parse-bench folder with their truths.
-fn first_pdfs(src: &Path, dst: &Path, n: usize) {
+pub fn first_pdfs(src: &Path, dst: &Path, n: usize) {
     for sub in ["pdfs", "ground_truth"] {
         std::fs::create_dir_all(dst.join(sub)).unwrap();
     }

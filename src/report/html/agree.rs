@@ -229,7 +229,7 @@ fn documents(
 
 /// The page images of `pages`, placed in the site; an image that cannot be made is `None`
 /// and its reason is written into `s`.
-fn page_images(
+pub(super) fn page_images(
     s: &mut String,
     imgs: Option<&mut PageImages>,
     store: &Store,

@@ -17,6 +17,7 @@ mod detection;
 pub mod escape;
 pub mod images;
 mod index;
+pub mod robustness;
 pub mod style;
 pub mod svg;
 pub mod trace;
