@@ -115,21 +115,23 @@ pub fn evidence(removed: &[String], with: &[String]) -> Evidence {
     Evidence::Content
 }
 
-/// [`evidence`] of an edit of `truth`, where the tokens are words (`words`): an edit that puts
-/// in words (not only removes) and whose removed and put-in words all occur in the element
-/// outside the edit only places words the element has elsewhere (a spanning cell repeated in
-/// each cell it spans, a word read into the neighbouring cell): `form`. Formula tokens are
-/// single characters, which a real substitution shares with the rest of the formula, so the
-/// rule is for words only.
-pub fn evidence_in(truth: &[String], edit: &Edit, words: bool) -> Evidence {
+/// [`evidence`] of an edit of `truth` that a supporter reads as `reading`, where the tokens
+/// are words (`reading` is `None` for formulas, whose single-character tokens a real
+/// substitution shares with the rest of the formula). A substitution (it removes words and
+/// puts words in) is `form` when every word it removes or puts in occurs as often in the
+/// whole reading as in the whole truth: the words were placed elsewhere, none changed (a
+/// header's words read in another order or into the neighbouring cell). A value changed into
+/// another that the element also has (`3` for `4`) changes the counts, and stays content; so
+/// does a pure insertion (a line the truth dropped may consist of words it has elsewhere).
+pub fn evidence_in(truth: &[String], edit: &Edit, reading: Option<&[String]>) -> Evidence {
     let removed = &truth[edit.start..edit.end];
     let base = evidence(removed, &edit.with);
-    if base != Evidence::Content || !words || edit.with.is_empty() {
+    let Some(reading) = reading else { return base };
+    if base != Evidence::Content || edit.with.is_empty() || removed.is_empty() {
         return base;
     }
-    let elsewhere: BTreeSet<&str> =
-        truth[..edit.start].iter().chain(&truth[edit.end..]).map(String::as_str).collect();
-    if removed.iter().chain(&edit.with).all(|t| elsewhere.contains(t.as_str())) {
+    let count = |v: &[String], t: &str| v.iter().filter(|x| x.as_str() == t).count();
+    if removed.iter().chain(&edit.with).all(|t| count(truth, t) == count(reading, t)) {
         return Evidence::Form;
     }
     base
@@ -526,17 +528,27 @@ mod tests {
         assert_eq!(evidence(&v(&["ϑ"]), &v(&["θ"])), Evidence::Form);
         // A swap of two letters is content, whatever the case.
         assert_eq!(evidence(&v(&["wtih"]), &v(&["With"])), Evidence::Content);
-        // Words the element has elsewhere, repeated or moved: form (for words only).
-        let truth = t("Scene Rubble BigCity Campus");
-        let repeat = Edit { start: 2, end: 2, with: v(&["BigCity"]) };
-        assert_eq!(evidence_in(&truth, &repeat, true), Evidence::Form);
-        assert_eq!(evidence_in(&truth, &repeat, false), Evidence::Content);
-        // A word the element lacks elsewhere, or a truth word the readers replace: content.
-        let new_word = Edit { start: 2, end: 2, with: v(&["Ithaca"]) };
-        assert_eq!(evidence_in(&truth, &new_word, true), Evidence::Content);
+        // A substitution of words both have, placed otherwise: form (for words only).
+        let truth = t("Hypervolume HV Generational Distance GD Time");
+        let moved = Edit { start: 1, end: 3, with: v(&["Generational", "Time", "HV"]) };
+        let read = t("Hypervolume Generational Time HV Distance GD");
+        assert_eq!(evidence_in(&truth, &moved, Some(&read)), Evidence::Form);
+        assert_eq!(evidence_in(&truth, &moved, None), Evidence::Content);
+        // A pure insertion stays content, even of words the truth has elsewhere; so does a
+        // word the truth lacks, a truth word the readers replace, or a value changed into
+        // another the element has too.
+        let repeat = Edit { start: 3, end: 3, with: v(&["GD", "Time"]) };
+        assert_eq!(evidence_in(&truth, &repeat, Some(&read)), Evidence::Content);
+        let cells = t("3 4 4 5");
+        let value = Edit { start: 2, end: 3, with: v(&["3"]) };
+        assert_eq!(evidence_in(&cells, &value, Some(&t("3 4 3 5"))), Evidence::Content);
+        let new_word = Edit { start: 1, end: 2, with: v(&["Ithaca"]) };
+        let read = t("Hypervolume Ithaca Generational Distance GD Time");
+        assert_eq!(evidence_in(&truth, &new_word, Some(&read)), Evidence::Content);
         let truth = t("associated wtih the first with");
         let fix = Edit { start: 1, end: 2, with: v(&["with"]) };
-        assert_eq!(evidence_in(&truth, &fix, true), Evidence::Content);
+        let read = t("associated with the first with");
+        assert_eq!(evidence_in(&truth, &fix, Some(&read)), Evidence::Content);
     }
 
     #[test]
