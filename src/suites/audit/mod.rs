@@ -265,7 +265,8 @@ pub fn find(e: &Element) -> Option<Finding> {
     let evidence = if matches!(e.kind, "order" | "test") {
         Evidence::Content
     } else {
-        evidence_in(&e.truth, &v.edit, matches!(e.kind, "text" | "table"))
+        let words = matches!(e.kind, "text" | "table");
+        evidence_in(&e.truth, &v.edit, words.then_some(tokens[medoid].as_slice()))
     };
     Some(Finding {
         evidence,
