@@ -4,7 +4,8 @@
 # two blocks swapped) in copies of the shared OmniDocBench demo truths and pdf-parse-bench table
 # truths, ingests them into a fresh store, runs three providers on each, runs
 # `corpus audit` per suite and prints how many planted errors rank in the top 2×N of all
-# findings (both suites' findings ranked together by score), per error type, and the share.
+# findings (both suites' findings ranked together as the audit ranks them: evidence, then
+# score), per error type, and the share.
 #
 # Providers: OmniDocBench demo pages — the demo's own end-to-end predictions imported as `demo`,
 # and OCR providers (PROVIDERS_IMG, default "layout tesseract") on each page image wrapped as a

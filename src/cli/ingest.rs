@@ -91,6 +91,7 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
         .supersede_on_ingest(&a.supersedes)
         .map_err(|e| anyhow::Error::new(super::UsageError(e.to_string())))?;
     let run = store.start_run("ingest", &argv())?;
+    let first_truth = corpus::ingest::next_truth_id(&store)?;
     let opts = IngestOptions {
         paths: a.paths.clone(),
         dataset: a.dataset.clone(),
@@ -116,7 +117,7 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
             sum.truths_added += s.truths_added;
             sum.tasks_not_ingested.extend(s.tasks_not_ingested);
         }
-        return finish(g, a, &mut store, run, sum);
+        return finish(g, a, &mut store, (run, first_truth), sum);
     }
     if a.truth == Some(TruthFormat::OmniDocBench) {
         // The JSON lists the pages; each page image becomes a one-page document.
@@ -138,24 +139,25 @@ pub fn run(g: &GlobalArgs, a: &IngestArgs) -> anyhow::Result<ExitCode> {
             sum.truths_added += s.truths_added;
             sum.errors.extend(s.errors);
         }
-        return finish(g, a, &mut store, run, sum);
+        return finish(g, a, &mut store, (run, first_truth), sum);
     }
     // Page counts come from pdfium in a worker process: a PDF that hangs or crashes it costs
     // that file only.
     let exe = std::env::current_exe().context("locating the corpus binary")?;
     let mut pages = IsolatedPageCounter::new(exe, Duration::from_secs_f64(a.timeout));
     let sum = corpus::ingest::ingest(&mut store, &opts, &mut pages, &bar)?;
-    finish(g, a, &mut store, run, sum)
+    finish(g, a, &mut store, (run, first_truth), sum)
 }
 
 fn finish(
     g: &GlobalArgs,
     a: &IngestArgs,
     store: &mut Store,
-    run: corpus::store::RunId,
+    (run, first_truth): (corpus::store::RunId, i64),
     sum: corpus::ingest::IngestSummary,
 ) -> anyhow::Result<ExitCode> {
     let mut sum = sum;
+    sum.truth_versions = corpus::ingest::stored_truths(store, first_truth)?;
     for (truth, document) in store.supersedes_unused()? {
         sum.errors.push(corpus::ingest::FileError {
             path: format!("--supersedes {truth}"),
@@ -185,8 +187,15 @@ fn finish(
                 &rows,
             )?;
             if !g.quiet {
-                if sum.files > 0 && sum.unchanged == sum.files {
-                    eprintln!("Nothing new: every file was already ingested under its name.");
+                if sum.truth_versions.is_empty() {
+                    if sum.files > 0 && sum.unchanged == sum.files {
+                        eprintln!("Nothing new: every file was already ingested under its name.");
+                    }
+                } else if sum.files > 0 && sum.unchanged == sum.files {
+                    eprintln!("No new documents: every file was already ingested under its name.");
+                }
+                for t in &sum.truth_versions {
+                    eprintln!("corpus: {}", t.describe());
                 }
                 for e in &sum.errors {
                     eprintln!("corpus: {}: {}", e.path, e.error);

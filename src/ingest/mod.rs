@@ -94,6 +94,86 @@ pub struct IngestSummary {
     /// annotated): recorded, never dropped silently.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tasks_not_ingested: Vec<String>,
+    /// The truth versions this ingest stored, one entry per version number
+    /// ([`stored_truths`]); empty when it stored no truth.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub truth_versions: Vec<StoredTruths>,
+}
+
+/// Truths one ingest stored at one version (`docs/truth-versions.md`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct StoredTruths {
+    /// The version (1 for a first truth, else one more than the highest it supersedes).
+    pub version: u32,
+    /// Documents that got a truth of this version.
+    pub documents: u64,
+    /// Truth files stored at this version (a document's truth in several parts counts each).
+    pub truths: u64,
+    /// The ids of the truths they supersede, ascending.
+    pub supersedes: Vec<i64>,
+    /// The versions of those superseded truths, ascending, without repeats.
+    pub superseded_versions: Vec<u32>,
+}
+
+impl StoredTruths {
+    /// One line for a person: `stored truth version v2 for 3 documents (supersedes v1:
+    /// truths 4, 5, 6)`.
+    pub fn describe(&self) -> String {
+        let docs = if self.documents == 1 { "document" } else { "documents" };
+        let mut s = format!("stored truth version v{} for {} {docs}", self.version, self.documents);
+        if self.truths != self.documents {
+            s.push_str(&format!(" ({} truth files)", self.truths));
+        }
+        if self.supersedes.is_empty() {
+            s.push_str(" (their first truth)");
+        } else {
+            let versions: Vec<String> =
+                self.superseded_versions.iter().map(|v| format!("v{v}")).collect();
+            let ids: Vec<String> = self.supersedes.iter().take(8).map(i64::to_string).collect();
+            let more = if self.supersedes.len() > 8 { ", …" } else { "" };
+            s.push_str(&format!(
+                " (supersedes {}: truth{} {}{more})",
+                versions.join(", "),
+                if self.supersedes.len() == 1 { "" } else { "s" },
+                ids.join(", ")
+            ));
+        }
+        s
+    }
+}
+
+/// The truths stored with an id of at least `first_id` (those an ingest that started when the
+/// store's next truth id was `first_id` stored), grouped by version, lowest first.
+pub fn stored_truths(store: &Store, first_id: i64) -> Result<Vec<StoredTruths>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let all = store.truth_versions(None)?;
+    let version: std::collections::HashMap<i64, u32> =
+        all.iter().map(|t| (t.row.id, t.version)).collect();
+    let mut by: BTreeMap<u32, (BTreeSet<i64>, u64, BTreeSet<i64>)> = BTreeMap::new();
+    for t in all.iter().filter(|t| t.row.id >= first_id) {
+        let e = by.entry(t.version).or_default();
+        e.0.insert(t.row.document);
+        e.1 += 1;
+        e.2.extend(t.supersedes.iter().copied());
+    }
+    Ok(by
+        .into_iter()
+        .map(|(v, (docs, truths, old))| {
+            let vs: BTreeSet<u32> = old.iter().filter_map(|o| version.get(o).copied()).collect();
+            StoredTruths {
+                version: v,
+                documents: docs.len() as u64,
+                truths,
+                supersedes: old.into_iter().collect(),
+                superseded_versions: vs.into_iter().collect(),
+            }
+        })
+        .collect())
+}
+
+/// The id the next stored truth will have at least: one more than the highest stored.
+pub fn next_truth_id(store: &Store) -> Result<i64> {
+    Ok(store.truth_versions(None)?.iter().map(|t| t.row.id).max().unwrap_or(0) + 1)
 }
 
 impl IngestSummary {

@@ -86,6 +86,13 @@ impl Evidence {
     }
 }
 
+/// A token's characters as the page shows them whatever their case and compatibility form:
+/// NFKC (`ℓ` is `l`, `ϑ` is `θ`, `ﬁ` is `fi`), then lower case.
+fn folded(t: &[String]) -> Vec<char> {
+    use unicode_normalization::UnicodeNormalization;
+    t.iter().flat_map(|s| s.nfkc().flat_map(char::to_lowercase).collect::<Vec<_>>()).collect()
+}
+
 /// Classifies an edit that replaces the truth tokens `removed` by `with` ([`Evidence`]).
 pub fn evidence(removed: &[String], with: &[String]) -> Evidence {
     let chars = |t: &[String]| -> Vec<char> { t.iter().flat_map(|s| s.chars()).collect() };
@@ -95,7 +102,10 @@ pub fn evidence(removed: &[String], with: &[String]) -> Evidence {
         v.sort();
         v
     };
-    if r == w || sorted(removed) == sorted(with) {
+    // Only word boundaries, word order, letter case or a compatibility form differ: small
+    // capitals and capitalised headings look the same to every reader, and a text layer's
+    // `ℓ` or `ϑ` is the `l` or `θ` the truth writes.
+    if r == w || sorted(removed) == sorted(with) || folded(removed) == folded(with) {
         return Evidence::Form;
     }
     let mut rest = r.iter();
@@ -103,6 +113,28 @@ pub fn evidence(removed: &[String], with: &[String]) -> Evidence {
         return Evidence::Omission;
     }
     Evidence::Content
+}
+
+/// [`evidence`] of an edit of `truth` that a supporter reads as `reading`, where the tokens
+/// are words (`reading` is `None` for formulas, whose single-character tokens a real
+/// substitution shares with the rest of the formula). A substitution (it removes words and
+/// puts words in) is `form` when every word it removes or puts in occurs as often in the
+/// whole reading as in the whole truth: the words were placed elsewhere, none changed (a
+/// header's words read in another order or into the neighbouring cell). A value changed into
+/// another that the element also has (`3` for `4`) changes the counts, and stays content; so
+/// does a pure insertion (a line the truth dropped may consist of words it has elsewhere).
+pub fn evidence_in(truth: &[String], edit: &Edit, reading: Option<&[String]>) -> Evidence {
+    let removed = &truth[edit.start..edit.end];
+    let base = evidence(removed, &edit.with);
+    let Some(reading) = reading else { return base };
+    if base != Evidence::Content || edit.with.is_empty() || removed.is_empty() {
+        return base;
+    }
+    let count = |v: &[String], t: &str| v.iter().filter(|x| x.as_str() == t).count();
+    if removed.iter().chain(&edit.with).all(|t| count(truth, t) == count(reading, t)) {
+        return Evidence::Form;
+    }
+    base
 }
 
 /// The lowest agreement at which a provider supports an edit: more alike than not.
@@ -336,6 +368,128 @@ pub fn judge(truth: &[String], readings: &[Vec<String>]) -> Option<Verdict> {
     Some(Verdict { edit, supporters, agreements, support, coherence, score: support * coherence })
 }
 
+/// The contradiction of a reading order that at least [`MIN_SUPPORTERS`] readers share, or
+/// `None` (`docs/audit.md`, "Reading order"). `truth` lists the element's blocks in the
+/// truth's order; each reading lists the blocks a reader matched, in its order (a block it did
+/// not read is absent, which says nothing about the order).
+///
+/// Every pair of blocks that a reader read both of is a verdict on their order. A pair is
+/// *contradicted* when at least two readers put it the other way round and they are at least
+/// half of those that read both. A reader's agreement is the share of the contradicted pairs
+/// it read that it reverses; it supports at ½. Support is the sum of the agreements over the
+/// readers that read at least one contradicted pair (a reader that read none says nothing
+/// about them); coherence is as in [`judge`], the share of the pairs two supporters both read
+/// that they order alike. The edit spans the truth from the first to the last block of a
+/// contradicted pair and puts in the blocks of that span in the order of the supporter that
+/// orders the page most like the others.
+pub fn judge_order(truth: &[String], readings: &[Vec<String>]) -> Option<Verdict> {
+    let pos: std::collections::HashMap<&str, usize> =
+        truth.iter().enumerate().rev().map(|(i, t)| (t.as_str(), i)).collect();
+    // Per reader: truth position -> its place in the reading.
+    let ranks: Vec<std::collections::HashMap<usize, usize>> = readings
+        .iter()
+        .map(|r| {
+            let mut m = std::collections::HashMap::new();
+            for t in r {
+                if let Some(&p) = pos.get(t.as_str()) {
+                    let k = m.len();
+                    m.entry(p).or_insert(k);
+                }
+            }
+            m
+        })
+        .collect();
+    let n = truth.len();
+    let mut contradicted: Vec<(usize, usize)> = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let (mut read, mut reversed) = (0usize, 0usize);
+            for r in &ranks {
+                if let (Some(x), Some(y)) = (r.get(&a), r.get(&b)) {
+                    read += 1;
+                    reversed += usize::from(x > y);
+                }
+            }
+            if reversed >= MIN_SUPPORTERS && reversed as f64 >= SUPPORTS * read as f64 {
+                contradicted.push((a, b));
+            }
+        }
+    }
+    if contradicted.is_empty() {
+        return None;
+    }
+    // Per reader: (contradicted pairs it read, of them those it reverses).
+    let counts: Vec<(usize, usize)> = ranks
+        .iter()
+        .map(|r| {
+            let (mut had, mut rev) = (0usize, 0usize);
+            for (a, b) in &contradicted {
+                if let (Some(x), Some(y)) = (r.get(a), r.get(b)) {
+                    had += 1;
+                    rev += usize::from(x > y);
+                }
+            }
+            (had, rev)
+        })
+        .collect();
+    let agreements: Vec<f64> = counts
+        .iter()
+        .map(|&(had, rev)| if had == 0 { 0.0 } else { rev as f64 / had as f64 })
+        .collect();
+    // A reader that read none of the contradicted pairs says nothing about them.
+    let witnesses = counts.iter().filter(|c| c.0 > 0).count();
+    let supporters: Vec<usize> =
+        (0..readings.len()).filter(|&i| agreements[i] >= SUPPORTS).collect();
+    if supporters.len() < MIN_SUPPORTERS {
+        return None;
+    }
+    let alike = |p: &std::collections::HashMap<usize, usize>,
+                 q: &std::collections::HashMap<usize, usize>| {
+        let common: Vec<usize> = p.keys().filter(|k| q.contains_key(k)).copied().collect();
+        let (mut pairs, mut same) = (0usize, 0usize);
+        for (i, a) in common.iter().enumerate() {
+            for b in &common[i + 1..] {
+                pairs += 1;
+                same += usize::from((p[a] < p[b]) == (q[a] < q[b]));
+            }
+        }
+        if pairs == 0 {
+            0.0
+        } else {
+            same as f64 / pairs as f64
+        }
+    };
+    let mut pair = Vec::new();
+    for (k, &a) in supporters.iter().enumerate() {
+        for &b in &supporters[k + 1..] {
+            pair.push(alike(&ranks[a], &ranks[b]));
+        }
+    }
+    let coherence = pair.iter().sum::<f64>() / pair.len() as f64;
+    let support = agreements.iter().sum::<f64>() / witnesses as f64;
+    // The span of the truth from the first to the last block of a contradicted pair.
+    let start = contradicted.iter().map(|p| p.0).min()?;
+    let end = contradicted.iter().map(|p| p.1).max()? + 1;
+    let medoid = *supporters.iter().max_by(|&&a, &&b| {
+        let s = |i: usize| -> f64 {
+            supporters.iter().filter(|&&j| j != i).map(|&j| alike(&ranks[i], &ranks[j])).sum()
+        };
+        s(a).total_cmp(&s(b)).then(b.cmp(&a))
+    })?;
+    let mut span: Vec<(usize, usize)> =
+        (start..end).filter_map(|p| ranks[medoid].get(&p).map(|&k| (k, p))).collect();
+    span.sort();
+    let with = span.into_iter().map(|(_, p)| truth[p].clone()).collect();
+    Some(Verdict {
+        edit: Edit { start, end, with },
+        supporters,
+        agreements,
+        support,
+        coherence,
+        score: support * coherence,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -362,6 +516,39 @@ mod tests {
             Evidence::Form
         );
         assert!(Evidence::Content < Evidence::Omission && Evidence::Omission < Evidence::Form);
+    }
+
+    #[test]
+    fn case_and_compatibility_forms_are_form_and_placed_words_too() {
+        let v = |x: &[&str]| -> Vec<String> { x.iter().map(|s| s.to_string()).collect() };
+        // Small capitals, a capitalised word, the text layer's script l and theta symbol.
+        assert_eq!(evidence(&v(&["Cloak"]), &v(&["CLOAK"])), Evidence::Form);
+        assert_eq!(evidence(&v(&["poems"]), &v(&["Poems"])), Evidence::Form);
+        assert_eq!(evidence(&v(&["ℓf"]), &v(&["lf"])), Evidence::Form);
+        assert_eq!(evidence(&v(&["ϑ"]), &v(&["θ"])), Evidence::Form);
+        // A swap of two letters is content, whatever the case.
+        assert_eq!(evidence(&v(&["wtih"]), &v(&["With"])), Evidence::Content);
+        // A substitution of words both have, placed otherwise: form (for words only).
+        let truth = t("Hypervolume HV Generational Distance GD Time");
+        let moved = Edit { start: 1, end: 3, with: v(&["Generational", "Time", "HV"]) };
+        let read = t("Hypervolume Generational Time HV Distance GD");
+        assert_eq!(evidence_in(&truth, &moved, Some(&read)), Evidence::Form);
+        assert_eq!(evidence_in(&truth, &moved, None), Evidence::Content);
+        // A pure insertion stays content, even of words the truth has elsewhere; so does a
+        // word the truth lacks, a truth word the readers replace, or a value changed into
+        // another the element has too.
+        let repeat = Edit { start: 3, end: 3, with: v(&["GD", "Time"]) };
+        assert_eq!(evidence_in(&truth, &repeat, Some(&read)), Evidence::Content);
+        let cells = t("3 4 4 5");
+        let value = Edit { start: 2, end: 3, with: v(&["3"]) };
+        assert_eq!(evidence_in(&cells, &value, Some(&t("3 4 3 5"))), Evidence::Content);
+        let new_word = Edit { start: 1, end: 2, with: v(&["Ithaca"]) };
+        let read = t("Hypervolume Ithaca Generational Distance GD Time");
+        assert_eq!(evidence_in(&truth, &new_word, Some(&read)), Evidence::Content);
+        let truth = t("associated wtih the first with");
+        let fix = Edit { start: 1, end: 2, with: v(&["with"]) };
+        let read = t("associated with the first with");
+        assert_eq!(evidence_in(&truth, &fix, Some(&read)), Evidence::Content);
     }
 
     #[test]
@@ -447,5 +634,33 @@ mod tests {
         let v = judge(&truth, &[read.clone(), read]).unwrap();
         assert_eq!(v.edit, Edit { start: 1, end: 2, with: s(&["4"]) });
         assert_eq!(v.score, 1.0);
+    }
+
+    #[test]
+    fn two_readers_that_agree_on_a_swap_of_two_blocks_contradict_the_order() {
+        let s = |x: &str| x.split(' ').map(str::to_string).collect::<Vec<_>>();
+        let truth = s("1 2 3 4 5 6");
+        // The truth has blocks 2 and 5 exchanged: both readers read 1 5 3 4 2 6; the second
+        // did not match block 6, the third reader agrees with the truth.
+        let v = judge_order(&truth, &[s("1 5 3 4 2 6"), s("1 5 3 4 2"), s("1 2 3 4 5 6")]).unwrap();
+        // Reversed pairs (2,3) (2,4) (2,5) (3,5) (4,5), each by 2 of 3 readers: contradicted.
+        // They span blocks 2 to 5 (positions 1 to 4).
+        assert_eq!(v.edit, Edit { start: 1, end: 5, with: s("5 3 4 2") });
+        assert_eq!(v.supporters, vec![0, 1]);
+        assert_eq!(v.agreements, vec![1.0, 1.0, 0.0]);
+        assert!((v.support - 2.0 / 3.0).abs() < 1e-12);
+        // A fourth reader that matched only blocks 1 and 6 read none of those pairs: it
+        // leaves the support as it is.
+        let w =
+            judge_order(&truth, &[s("1 5 3 4 2 6"), s("1 5 3 4 2"), s("1 2 3 4 5 6"), s("1 6")])
+                .unwrap();
+        assert_eq!((w.support, w.agreements[3]), (v.support, 0.0));
+        // The two supporters order every pair they share alike.
+        assert_eq!(v.coherence, 1.0);
+        // One reader alone, or readers that each reverse other pairs: nothing.
+        assert!(judge_order(&truth, &[s("1 5 3 4 2 6"), s("1 2 3 4 5 6")]).is_none());
+        assert!(judge_order(&truth, &[s("2 1 3 4 5 6"), s("1 2 3 4 6 5")]).is_none());
+        // A reader that misses a block says nothing about it.
+        assert!(judge_order(&truth, &[s("1 2 4"), s("1 3 4")]).is_none());
     }
 }

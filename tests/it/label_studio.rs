@@ -118,6 +118,62 @@ fn a_draft_ingested_unchanged_is_marked_and_scores_its_provider_perfectly() {
     assert_eq!(f["figures"]["text_edit"], json!(0.0));
 }
 
+/// Whether `s` has the word NaN (any case) standing alone.
+fn has_nan(s: &str) -> bool {
+    s.split(|c: char| !c.is_alphanumeric()).any(|w| w.eq_ignore_ascii_case("nan"))
+}
+
+/// Every file under `dir`, as text where it is text.
+fn texts_under(dir: &Path) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    for e in walkdir::WalkDir::new(dir).into_iter().filter_map(Result::ok) {
+        if let Ok(s) = std::fs::read_to_string(e.path()) {
+            out.push((e.path().to_path_buf(), s));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_page_without_formulas_has_an_undefined_formula_edit_never_nan() {
+    let d = tempfile::tempdir().unwrap();
+    let db = store_with_pdfium(d.path());
+    assert!(draft(&db, d.path(), &[]).status.success());
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "omnidocbench", "--dataset", "mine"])
+        .arg(d.path().join("draft/draft.json")));
+    assert!(out.status.success());
+    // JSON: null; the table: `–`, as every undefined value; never NaN.
+    let f = omnidoc(&db, "pdfium");
+    assert_eq!(f["scored"], 2);
+    assert_eq!(f["figures"]["formula_edit"], Value::Null, "{f}");
+    assert_eq!(f["figures"]["text_edit"], json!(0.0));
+    let out = run(corpus(&db).args(["eval", "--suite", "omnidoc", "--provider", "pdfium"]));
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(!has_nan(&table), "{table}");
+    let row = table.lines().find(|l| l.starts_with("formula_edit")).unwrap();
+    assert_eq!(row.split_whitespace().collect::<Vec<_>>(), ["formula_edit", "–"], "{table}");
+    // The report's means skip the undefined values, in every form.
+    for format in ["table", "json", "csv"] {
+        let out = run(corpus(&db).args(["report", "--suite", "omnidoc", "--format", format]));
+        assert!(out.status.success(), "{format}");
+        let s = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(!has_nan(&s), "{format}: {s}");
+        assert!(s.contains("text_edit"), "{format}: {s}");
+    }
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "omnidoc", "--format", "html", "-o"])
+        .arg(&site));
+    assert!(out.status.success());
+    let pages = texts_under(&site);
+    assert!(!pages.is_empty());
+    for (path, text) in pages {
+        assert!(!has_nan(&text), "{}", path.display());
+    }
+}
+
 #[test]
 fn a_draft_from_a_provider_without_outputs_writes_nothing() {
     let d = tempfile::tempdir().unwrap();
@@ -428,4 +484,182 @@ fn label_studio_round_trip_moves_the_scores_as_the_corrections_imply() {
     assert_eq!(f["scored"], 1);
     let text = f["figures"]["text_edit"].as_f64().unwrap();
     assert!((text - 18.0 / 70.0).abs() < 1e-12, "{text}");
+}
+
+/// A one-page image-only PDF of a JPEG page image, at `dpi` (the project's own image-PDF
+/// writer, as `corpus degrade` uses it).
+fn jpeg_page_pdf(jpeg: &[u8], dpi: f64) -> Vec<u8> {
+    use corpus::degrade::{ops::Img, pdf, profile::Encoding};
+    let mut d = jpeg_decoder::Decoder::new(jpeg);
+    let px = d.decode().unwrap();
+    let info = d.info().unwrap();
+    let (w, h) = (usize::from(info.width), usize::from(info.height));
+    let bgr: Vec<u8> = match info.pixel_format {
+        jpeg_decoder::PixelFormat::L8 => px.iter().flat_map(|&v| [v, v, v]).collect(),
+        jpeg_decoder::PixelFormat::RGB24 => {
+            px.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect()
+        }
+        other => panic!("a demo page image in {other:?}"),
+    };
+    let page = pdf::ImagePage {
+        width: w as f64 * 72.0 / dpi,
+        height: h as f64 * 72.0 / dpi,
+        img: Img::from_bgr(w, h, bgr, false),
+        encoding: Encoding::Jpeg(92),
+    };
+    pdf::image_pdf(&[page]).unwrap()
+}
+
+/// Your own documents, the whole way (docs/guide/own-documents.md): two OmniDocBench demo
+/// pages as PDFs without a truth, read by `layout`; a truth drafted from it for Label Studio,
+/// imported into a real Label Studio, one page corrected (a word added to one block) and one
+/// submitted as drafted; the export ingested; `eval --suite omnidoc` then scores `layout`
+/// 0 on the page submitted as drafted and exactly the added word on the corrected one.
+#[test]
+fn own_documents_draft_label_studio_ingest_and_eval_on_omnidocbench_demo_pages() {
+    let Some(data) = crate::util::shared_data("omnidocbench") else { return };
+    let demo = data.join("demo_data/omnidocbench_demo");
+    let pages: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(demo.join("OmniDocBench_demo.json")).unwrap())
+            .unwrap();
+    // The first two English pages of the demo.
+    let english: Vec<String> = pages
+        .iter()
+        .filter(|p| p["page_info"]["page_attribute"]["language"] == "english")
+        .map(|p| p["page_info"]["image_path"].as_str().unwrap().to_string())
+        .take(2)
+        .collect();
+    assert_eq!(english.len(), 2);
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let pdfs = d.path().join("pdfs");
+    std::fs::create_dir_all(&pdfs).unwrap();
+    for img in &english {
+        let stem = img.rsplit_once('.').unwrap().0;
+        let jpeg = std::fs::read(demo.join("images").join(img)).unwrap();
+        std::fs::write(pdfs.join(format!("{stem}.pdf")), jpeg_page_pdf(&jpeg, 200.0)).unwrap();
+    }
+    assert!(run(corpus(&db).args(["ingest", "--dataset", "own"]).arg(&pdfs)).status.success());
+    let out = run(corpus(&db).args(["ocr", "--provider", "layout", "--dataset", "own", "-q"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // No truth yet: eval says so.
+    let out = run(corpus(&db).args(["eval", "--suite", "omnidoc", "--provider", "layout"]));
+    assert_eq!(out.status.code(), Some(6), "{}", String::from_utf8_lossy(&out.stderr));
+    let ls_dir = d.path().join("ls");
+    let out = run(corpus(&db)
+        .args(["truth", "draft", "--dataset", "own", "--from", "layout", "--format", "json"])
+        .arg("-o")
+        .arg(d.path().join("draft"))
+        .arg("--label-studio")
+        .arg(&ls_dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["pages"], 2);
+    let data_dir = d.path().join("ls-data");
+    std::fs::create_dir_all(&data_dir).unwrap();
+    let ls = match LabelStudio::start(&ls_dir, &data_dir) {
+        Ok(ls) => ls,
+        Err(why) => return skip_or_fail(&why),
+    };
+    let config = std::fs::read_to_string(ls_dir.join("label_config.xml")).unwrap();
+    let project = ls.call(
+        "POST",
+        "/api/projects",
+        Some(&json!({"title": "own documents", "label_config": config})),
+    );
+    let pid = project["id"].as_i64().unwrap();
+    let tasks: Value =
+        serde_json::from_slice(&std::fs::read(ls_dir.join("tasks.json")).unwrap()).unwrap();
+    let imported = ls.call("POST", &format!("/api/projects/{pid}/import"), Some(&tasks));
+    assert_eq!(imported["task_count"], 2, "{imported}");
+    let listed = ls.call("GET", &format!("/api/tasks?project={pid}&fields=all"), None);
+    let listed = listed.get("tasks").cloned().unwrap_or(listed);
+    let listed = listed.as_array().unwrap().clone();
+    // Each task as Label Studio serves it, with the pre-annotation it was imported with.
+    let prediction = |t: &Value| -> Vec<Value> {
+        let doc = &t["data"]["corpus"];
+        let mine = tasks.as_array().unwrap().iter().find(|x| &x["data"]["corpus"] == doc).unwrap();
+        mine["predictions"][0]["result"].as_array().unwrap().clone()
+    };
+    // Page 1: the annotator adds a word to the longest text region; page 2 is submitted as
+    // drafted.
+    let mut corrected = prediction(&listed[0]);
+    let text_of = |r: &Value| r["value"]["text"][0].as_str().unwrap_or("").to_string();
+    let text_block = |r: &Value| {
+        corrected.iter().any(|c| {
+            c["id"] == r["id"]
+                && c["from_name"] == "category"
+                && c["value"]["rectanglelabels"][0] == "text_block"
+        })
+    };
+    let longest = corrected
+        .iter()
+        .filter(|r| r["from_name"] == "transcription" && text_block(r))
+        .max_by_key(|r| text_of(r).len())
+        .unwrap()
+        .clone();
+    assert!(!text_of(&longest).is_empty());
+    for r in corrected
+        .iter_mut()
+        .filter(|r| r["id"] == longest["id"] && r["from_name"] == "transcription")
+    {
+        r["value"]["text"] = json!([format!("{} Zzzz", text_of(r))]);
+    }
+    for (task, result) in [(&listed[0], corrected), (&listed[1], prediction(&listed[1]))] {
+        let ann = json!({"result": result, "was_cancelled": false});
+        ls.call("POST", &format!("/api/tasks/{}/annotations", task["id"]), Some(&ann));
+    }
+    let export = ls.call("GET", &format!("/api/projects/{pid}/export?exportType=JSON"), None);
+    drop(ls);
+    let export_path = d.path().join("export.json");
+    std::fs::write(&export_path, serde_json::to_vec_pretty(&export).unwrap()).unwrap();
+    let out = run(corpus(&db)
+        .args(["ingest", "--truth", "label-studio", "--dataset", "own"])
+        .arg(&export_path));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stored truth version v1 for 2 documents"), "{err}");
+    let mut status = attribute(&db, "truth_status");
+    status.sort();
+    assert_eq!(status.len(), 2);
+    assert!(status[0].starts_with("draft layout@") && status[1] == "reviewed", "{status:?}");
+    // eval: layout scores 0 on the page submitted as drafted; on the corrected page exactly
+    // the added word: 4 edits ("Zzzz"; the space goes in normalisation) over the page's
+    // summed upper lengths, which the stored trace gives.
+    let f = omnidoc(&db, "layout");
+    assert_eq!(f["scored"], 2);
+    let c = rusqlite::Connection::open(&db).unwrap();
+    let mut st = c
+        .prepare(
+            "SELECT value, trace FROM v_scores WHERE metric = 'text_edit' AND provider = 'layout'",
+        )
+        .unwrap();
+    let rows: Vec<(f64, String)> =
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2);
+    let mut values: Vec<f64> = Vec::new();
+    for (value, trace) in &rows {
+        let t: Value = serde_json::from_str(trace).unwrap();
+        let pairs = t["pairs"].as_array().unwrap();
+        let len = |p: &Value, k: &str| p[k].as_str().unwrap_or("").chars().count();
+        let upper: usize = pairs.iter().map(|p| len(p, "norm_gt").max(len(p, "norm_pred"))).sum();
+        let differing: Vec<&Value> =
+            pairs.iter().filter(|p| p["norm_gt"] != p["norm_pred"]).collect();
+        match differing.as_slice() {
+            [] => assert_eq!(*value, 0.0),
+            [p] => {
+                let (g, pr) = (p["norm_gt"].as_str().unwrap(), p["norm_pred"].as_str().unwrap());
+                assert_eq!(g, format!("{pr}Zzzz"));
+                assert!((value - 4.0 / upper as f64).abs() < 1e-12, "{value} vs 4/{upper}");
+            }
+            more => panic!("{} pairs differ: {more:?}", more.len()),
+        }
+        values.push(*value);
+    }
+    values.sort_by(f64::total_cmp);
+    assert!(values[0] == 0.0 && values[1] > 0.0, "{values:?}");
+    let mean = f["figures"]["text_edit"].as_f64().unwrap();
+    assert!((mean - (values[0] + values[1]) / 2.0).abs() < 1e-12);
+    // The truth itself scores perfectly.
+    assert!(run(corpus(&db).args(["ocr", "--provider", "truth", "-q"])).status.success());
+    assert_eq!(omnidoc(&db, "truth")["figures"]["text_edit"], json!(0.0));
 }

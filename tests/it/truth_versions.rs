@@ -323,3 +323,53 @@ fn export_writes_every_document_in_each_format_and_docling_reads_back() {
     let out = run(corpus(&db).args(["export", "b", "--provider", "mdp", "--format", "markdown"]));
     assert_eq!(String::from_utf8_lossy(&out.stdout), "Just a line.\n");
 }
+
+#[test]
+fn a_re_ingest_that_stores_a_new_truth_version_says_so_and_a_no_op_says_nothing_new() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let pdfs = d.path().join("pdfs");
+    std::fs::create_dir_all(&pdfs).unwrap();
+    for name in ["a", "b", "c"] {
+        std::fs::write(pdfs.join(format!("{name}.pdf")), tiny_pdf(name, "")).unwrap();
+        std::fs::write(pdfs.join(format!("{name}.pdf.json")), peerread(B)).unwrap();
+    }
+    let ingest =
+        || run(corpus(&db).args(["ingest", "--dataset", "own", "--truth", "peerread"]).arg(&pdfs));
+    let out = ingest();
+    assert!(out.status.success());
+    assert!(
+        stderr(&out).contains("stored truth version v1 for 3 documents (their first truth)"),
+        "{}",
+        stderr(&out)
+    );
+    // The same files again: a true no-op.
+    let out = ingest();
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("Nothing new: every file was already ingested under its name."), "{err}");
+    assert!(!err.contains("stored truth"), "{err}");
+    // Two corrected truths: the PDFs are unchanged, the truths are version 2.
+    std::fs::write(pdfs.join("a.pdf.json"), peerread(A_V1)).unwrap();
+    std::fs::write(pdfs.join("b.pdf.json"), peerread(A_V2)).unwrap();
+    let out = run(corpus(&db)
+        .args(["ingest", "--dataset", "own", "--truth", "peerread", "--format", "json"])
+        .arg(&pdfs));
+    assert!(out.status.success());
+    let v = json(&out);
+    assert_eq!(v["truths_added"], 2);
+    assert_eq!(v["truth_versions"][0]["version"], 2);
+    assert_eq!(v["truth_versions"][0]["documents"], 2);
+    assert_eq!(v["truth_versions"][0]["supersedes"], serde_json::json!([1, 2]));
+    assert_eq!(v["truth_versions"][0]["superseded_versions"], serde_json::json!([1]));
+    // In the table form: only c changes.
+    std::fs::write(pdfs.join("c.pdf.json"), peerread(A_V2)).unwrap();
+    let out = ingest();
+    assert!(out.status.success());
+    let err = stderr(&out);
+    assert!(!err.contains("Nothing new"), "{err}");
+    assert!(
+        err.contains("stored truth version v2 for 1 document (supersedes v1: truth 3)"),
+        "{err}"
+    );
+}

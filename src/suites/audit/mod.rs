@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::Suite;
 use crate::error::{Error, Result};
-use crate::metrics::audit::{evidence, judge, similarity, Edit, Evidence};
+use crate::metrics::audit::{evidence_in, judge, judge_order, similarity, Edit, Evidence};
 use crate::store::Store;
 
 /// What to audit.
@@ -230,7 +230,10 @@ pub fn find(e: &Element) -> Option<Finding> {
         return None;
     }
     let tokens: Vec<Vec<String>> = e.readings.iter().map(|r| r.2.clone()).collect();
-    let v = judge(&e.truth, &tokens)?;
+    // A reading order is judged by the order of its pairs of blocks; everything else by its
+    // tokens' edits.
+    let v =
+        if e.kind == "order" { judge_order(&e.truth, &tokens)? } else { judge(&e.truth, &tokens)? };
     let Edit { start, end, with } = &v.edit;
     // The supporter whose reading is closest to the other supporters'.
     let medoid = v
@@ -262,7 +265,8 @@ pub fn find(e: &Element) -> Option<Finding> {
     let evidence = if matches!(e.kind, "order" | "test") {
         Evidence::Content
     } else {
-        evidence(&e.truth[*start..*end], with)
+        let words = matches!(e.kind, "text" | "table");
+        evidence_in(&e.truth, &v.edit, words.then_some(tokens[medoid].as_slice()))
     };
     Some(Finding {
         evidence,

@@ -14,11 +14,12 @@ use super::Element;
 use crate::error::Result;
 use crate::formats::omnidocbench::Page;
 use crate::formats::TruthFormat;
-use crate::metrics::audit::{latex_tokens, text_tokens};
+use crate::metrics::audit::text_tokens;
 use crate::store::Store;
 use crate::suites::driver::usable_doc;
 use crate::suites::omnidoc::matching::{match_page, MatchEntry, MatchMethod};
 use crate::suites::omnidoc::metrics::reading_order;
+use crate::suites::omnidoc::normalize::formula_tokens;
 
 /// The text of an HTML table's cells, tags dropped.
 pub fn table_text(html: &str) -> String {
@@ -119,7 +120,7 @@ impl PageElements<'_> {
             // A formula matched to a plain-text prediction is scored as text by the suite
             // (hybrid matching); its LaTeX tokens would not compare.
             if matches!(e.pred_category_type.as_str(), "equation_inline" | "equation_isolated") {
-                self.add(key("formula", e), "formula", e, provider, latex_tokens);
+                self.add(key("formula", e), "formula", e, provider, formula_tokens);
             }
         }
         for e in m.html_table.iter().filter(|e| e.pred_idx.is_some()) {
@@ -142,11 +143,18 @@ impl PageElements<'_> {
                 readings: Vec::new(),
             });
             // The truth's order list is the same for every provider unless the matching
-            // dropped a block for one; such a reading is not comparable.
-            if el.truth == truth {
-                let read = tok(&o.order_pred);
-                el.readings.push((provider.to_string(), read.join(" "), read));
+            // split the blocks otherwise for one: the element's truth is the union (the order
+            // judgement compares pairs of blocks a reader has, `judge_order`).
+            if el.truth != truth {
+                let mut all: Vec<f64> = o.order_gt.clone();
+                all.extend(el.truth.iter().filter_map(|t| t.parse::<f64>().ok()));
+                all.sort_by(f64::total_cmp);
+                all.dedup();
+                el.truth = tok(&all);
+                el.truth_text = el.truth.join(" ");
             }
+            let read = tok(&o.order_pred);
+            el.readings.push((provider.to_string(), read.join(" "), read));
         }
     }
 }

@@ -414,8 +414,10 @@ impl Suite for OmnidocSuite<'_> {
             failures: tally.failures,
             ..Default::default()
         };
-        // Whole-run figures.
-        let f = |v: f64| (!pairs.is_empty()).then_some(v);
+        // Whole-run figures. OmniDocBench's mean over no pages (a run without display
+        // formulas, tables or reading-order samples) is NaN; it is undefined here (`None`: `–`
+        // in tables, null in JSON), never a number.
+        let f = |v: f64| (!pairs.is_empty() && v.is_finite()).then_some(v);
         summary.figures = vec![
             ("text_edit".into(), f(report.text_block.edit.all_page_avg)),
             ("text_edit_whole".into(), f(report.text_block.edit.edit_whole)),
@@ -435,7 +437,8 @@ impl Suite for OmnidocSuite<'_> {
         let teds_page = page_all(&report.table, "TEDS");
         let overall = (!pairs.is_empty())
             .then(|| metrics::overall(report.text_block.edit.all_page_avg, cdm_page, teds_page))
-            .flatten();
+            .flatten()
+            .filter(|v| v.is_finite());
         summary.figures.push(("overall".into(), overall));
         summary.figures.push(("formula_cdm_page".into(), cdm_page));
         summary.figures.push(("table_teds_page".into(), teds_page));

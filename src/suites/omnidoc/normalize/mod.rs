@@ -225,6 +225,26 @@ pub(crate) fn normalized_formula(text: &str) -> String {
     t.to_lowercase()
 }
 
+/// The display formula as [`normalized_formula`] compares it, as LaTeX tokens (for the truth
+/// audit, `docs/audit.md`): the same delimiters, environments, tags, spacing and font commands
+/// gone and lower case, but cut into tokens first ([`crate::metrics::audit::latex_tokens`]),
+/// since deleting the spaces would join a command to the letters after it.
+pub(crate) fn formula_tokens(text: &str) -> Vec<String> {
+    let mut t: String = py_strip(text).trim_matches('$').trim_matches('\n').to_string();
+    if let Some(inner) = display_bracket_content(&t) {
+        t = py_strip(inner).to_string();
+    }
+    for r in [&*TAG_RE, &*HSPACE_RE, &*BEGIN_RE, &*END_RE, &*COLSEP_RE] {
+        t = r.replace_all(&t, " ").into_owned();
+    }
+    let t = t.trim_matches('.');
+    crate::metrics::audit::latex_tokens(t)
+        .into_iter()
+        .filter(|k| !FORMULA_FILTERS.contains(&k.as_str()) && k != "$")
+        .map(|k| k.to_lowercase())
+        .collect()
+}
+
 /// The BeautifulSoup step of `normalized_html_table`: `th`→`td`, unwrap `thead` and `span`,
 /// `<math alttext=…>` → `$alttext$`; returns `str(soup)`.
 fn soup_table_rewrite(html: &str) -> String {
@@ -293,6 +313,18 @@ pub(crate) fn normalized_html_table(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn formula_tokens_drop_what_normalized_formula_drops() {
+        // Delimiters, \tag, font and spacing commands, \left/\right go; case goes.
+        assert_eq!(
+            formula_tokens("\\[ \\mathbf{X} = \\left( \\Sigma_{i} \\right) \\quad \\tag{3} \\]"),
+            ["x", "=", "(", "\\sigma", "_", "i", ")"]
+        );
+        // One wrong token stays one token.
+        assert_eq!(formula_tokens("$$a+b$$"), ["a", "+", "b"]);
+        assert_eq!(formula_tokens("\\begin{array}{c} a \\end{array}"), ["c", "a"]);
+    }
 
     #[test]
     fn clean_string_keeps_word_chars_only() {
