@@ -342,7 +342,8 @@ impl LabelStudio {
             .map_err(|e| format!("starting {}: {e}", exe.display()))?;
         let ls = LabelStudio { child, url: format!("http://127.0.0.1:{port}"), token };
         let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_secs(180) {
+        // Its first start migrates a fresh database (three minutes on a loaded 2-core machine).
+        while t0.elapsed() < Duration::from_secs(480) {
             if ureq::get(format!("{}/health", ls.url)).call().is_ok() {
                 eprintln!("Label Studio up in {:.1} s", t0.elapsed().as_secs_f64());
                 return Ok(ls);
@@ -351,7 +352,7 @@ impl LabelStudio {
         }
         let tail = std::fs::read_to_string(data.join("label-studio.log")).unwrap_or_default();
         Err(format!(
-            "Label Studio did not answer in 180 s: {}",
+            "Label Studio did not answer in 480 s: {}",
             &tail[tail.len().saturating_sub(2000)..]
         ))
     }
