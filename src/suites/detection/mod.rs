@@ -44,8 +44,14 @@ pub const SUITE_DOCLING: &str = "detection-docling";
 pub const VERSION: u32 = 1;
 
 /// The truth formats it scores.
-pub const FORMATS: [TruthFormat; 3] =
-    [TruthFormat::OmniDocBench, TruthFormat::Icdar2013, TruthFormat::Coco];
+pub const FORMATS: [TruthFormat; 6] = [
+    TruthFormat::OmniDocBench,
+    TruthFormat::LabelStudio,
+    TruthFormat::Icdar2013,
+    TruthFormat::Coco,
+    TruthFormat::ParseBench,
+    TruthFormat::Docling,
+];
 
 /// The metric ids stored per document besides the per-class ones.
 pub const METRIC_IDS: [&str; 6] = ["map", "ap50", "ap75", "ar100", "ard", "ard_weighted"];
@@ -252,7 +258,10 @@ impl Suite for DetectionSuite<'_> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<TruthGroup>> {
-        truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))
+        let mut groups = truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))?;
+        // A ParseBench case has boxes only where it has layout elements (its `layout` part).
+        groups.retain(|t| t.format != TruthFormat::ParseBench || truth::has_layout_part(t));
+        Ok(groups)
     }
 
     fn about<'a>(&'a self, t: &'a TruthGroup) -> About<'a> {
