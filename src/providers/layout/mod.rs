@@ -31,8 +31,9 @@ use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes (5: run-in headings are split
 /// from the paragraph they open; 6: the page's tables as `pdfium` 6 reads them, and a table
-/// region is cut to the lines its text shows as the table's rows, docs/tables.md § 5).
-pub const ADAPTER_VERSION: u32 = 6;
+/// region is cut to the lines its text shows as the table's rows, docs/tables.md § 5; 7: each
+/// block carries its region's detector score, and a whole region its CDLA class as its label).
+pub const ADAPTER_VERSION: u32 = 7;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
