@@ -485,6 +485,24 @@ impl Store {
         Ok(out)
     }
 
+    /// Returns the latest values of one metric of `suite` for one provider (its newest version
+    /// per document, as `v_latest_scores` keeps them): (dataset, document, value).
+    pub fn latest_metric_values(
+        &self,
+        suite: &str,
+        metric: &str,
+        provider: &str,
+    ) -> Result<Vec<(String, String, Option<f64>)>> {
+        let mut st = self.conn.prepare(
+            "SELECT dataset, document, value FROM v_latest_scores
+             WHERE suite = ?1 AND metric = ?2 AND provider = ?3",
+        )?;
+        let rows = st.query_map(params![suite, metric, provider], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
     /// Returns the traces of the latest scores of one metric of `suite` (of `dataset` only,
     /// where given), with their keys: the detection suite's page sets, which a report pools.
     pub fn latest_traces(
