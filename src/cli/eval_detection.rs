@@ -40,11 +40,16 @@ impl Render for DetectionSummary {
         }
         print_table(&headers, &rows)?;
         let ro = |n: &str| self.reading_order.iter().find(|(m, _)| m == n).and_then(|(_, v)| *v);
-        println!(
-            "reading order (matched boxes): ard {}, ard_weighted {}",
+        let rows = vec![vec![
             fmt_value(ro("ard")),
-            fmt_value(ro("ard_weighted"))
-        );
+            fmt_value(ro("ard_weighted")),
+            match ro("order_edit") {
+                Some(v) => format!("{} ({} docs)", fmt_value(Some(v)), self.order_edit_documents),
+                None => "– (no omnidoc score)".into(),
+            },
+        ]];
+        println!("reading order:");
+        print_table(&["ard (boxes)", "ard_weighted", "order_edit (omnidoc, text)"], &rows)?;
         // Named whatever --quiet says: a label no map names is part of the result.
         for (label, n) in &self.unmapped {
             eprintln!("corpus: unmapped class {label}: {n} box(es) not scored (classes/ has no map for it)");

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::doc::BlockKind;
 
 /// The files, as compiled in: (file name, text).
-pub const FILES: [(&str, &str); 10] = [
+pub const FILES: [(&str, &str); 11] = [
     ("corpus.toml", include_str!("../../classes/corpus.toml")),
     ("omnidocbench.toml", include_str!("../../classes/omnidocbench.toml")),
     ("doclaynet.toml", include_str!("../../classes/doclaynet.toml")),
@@ -23,6 +23,7 @@ pub const FILES: [(&str, &str); 10] = [
     ("doctags.toml", include_str!("../../classes/doctags.toml")),
     ("unstructured.toml", include_str!("../../classes/unstructured.toml")),
     ("icdar2013.toml", include_str!("../../classes/icdar2013.toml")),
+    ("cdla.toml", include_str!("../../classes/cdla.toml")),
     ("taxonomies.toml", include_str!("../../classes/taxonomies.toml")),
 ];
 
@@ -187,6 +188,24 @@ impl ClassMaps {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// CDLA's names (the `layout` provider's labels) keep the two caption classes apart in
+    /// OmniDocBench's taxonomy and merge them in DocLayNet's; a COCO file in CDLA's names is
+    /// read in CDLA's vocabulary.
+    #[test]
+    fn cdla_captions_map_by_taxonomy() {
+        let m = ClassMaps::builtin();
+        let class = |t: &str, c: &str| {
+            let i = m.taxonomies[t].classes.iter().position(|x| x == c).unwrap();
+            Mapped::Class(i as u32 + 1)
+        };
+        assert_eq!(m.map("omnidoc", "cdla", "Table caption"), class("omnidoc", "table_caption"));
+        assert_eq!(m.map("omnidoc", "cdla", "Figure caption"), class("omnidoc", "figure_caption"));
+        assert_eq!(m.map("docling", "cdla", "Table caption"), class("docling", "Caption"));
+        assert_eq!(m.map("omnidoc", "cdla", "Reference"), Mapped::LeftOut);
+        let v = m.vocabulary_of(&["Text", "Figure caption", "Equation"]).unwrap();
+        assert_eq!(v.vocabulary, "cdla");
+    }
 
     /// Every file under `classes/` is compiled in, parses, and maps to classes that exist.
     #[test]

@@ -237,6 +237,11 @@ impl<'a> Walker<'a> {
             }
         };
         let mut b = Block::new(kind, page, bbox, collapse_ws(text));
+        // Docling's own class, finer than the kind (`chart`, `document_index`, `checkbox_*`):
+        // the detection suite maps it with `classes/docling.toml`.
+        if !label.is_empty() {
+            b.label = Some(format!("docling:{label}"));
+        }
         match kind {
             BlockKind::Heading => {
                 let level = item.get("level").and_then(Value::as_u64).unwrap_or(1);

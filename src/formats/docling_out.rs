@@ -223,7 +223,13 @@ mod tests {
         let doc = sample();
         let json = write_docling(&doc, "x");
         let back = super::super::docling::read_docling(json.to_string().as_bytes()).unwrap();
-        assert_eq!(back.doc, doc);
+        // The reader keeps each item's Docling label (`docling:<label>`) beside its kind.
+        let mut got = back.doc.clone();
+        for b in &mut got.blocks {
+            assert!(b.label.as_deref().is_some_and(|l| l.starts_with("docling:")), "{b:?}");
+            b.label = None;
+        }
+        assert_eq!(got, doc);
         assert_eq!(back.filename.as_deref(), Some("x.pdf"));
     }
 

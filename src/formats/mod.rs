@@ -356,6 +356,28 @@ impl TruthFormat {
         }
     }
 
+    /// Returns whether the format's truths place regions on pages (boxes): every such format
+    /// is one the detection suite scores (`tests/it/gt_vs_gt.rs` checks each at GT-vs-GT).
+    pub fn has_boxes(self) -> bool {
+        match self {
+            TruthFormat::OmniDocBench
+            | TruthFormat::Icdar2013
+            | TruthFormat::ParseBench
+            | TruthFormat::LabelStudio
+            | TruthFormat::Coco
+            | TruthFormat::Docling => true,
+            // GROBID's TEI carries `coords` only when asked for, and corpus's reader reads
+            // none; the others have no regions.
+            TruthFormat::PeerRead
+            | TruthFormat::GrobidTei
+            | TruthFormat::S2orc
+            | TruthFormat::Jats
+            | TruthFormat::OlmocrBench
+            | TruthFormat::LatexTables
+            | TruthFormat::PdfParseBench => false,
+        }
+    }
+
     /// Parses a format name.
     pub fn parse(s: &str) -> Option<TruthFormat> {
         TruthFormat::ALL.into_iter().find(|f| f.as_str() == s)

@@ -148,6 +148,10 @@ pub(crate) fn read_unstructured(
             }
         }
         let mut b = Block::new(kind, p, bbox, collapse_ws(text));
+        // Its element type (`classes/unstructured.toml`) and, from `hi_res`, the layout
+        // model's score for the box (`detection_class_prob`), for the detection suite.
+        b.label = Some(format!("unstructured:{t}"));
+        b.confidence = field("detection_class_prob").and_then(Value::as_f64);
         match kind {
             BlockKind::Heading if !seen_title => {
                 seen_title = true;

@@ -7,9 +7,10 @@
 //! content digest as the model digest, so a changed truth gives a new output. Every truth
 //! format a suite scores is rendered ([`TruthFormat::ALL`]):
 //!
-//! - **Papers** (PeerRead, GROBID TEI, S2ORC, JATS, Docling): [`paper::to_doc`] of the truth
-//!   as its reader gives it; the suite scores the truth as [`paper::canonical`] (that Doc read
-//!   back by the linearizer), so the two sides are one paper by construction.
+//! - **Papers** (PeerRead, GROBID TEI, S2ORC, JATS): [`paper::to_doc`] of the truth as its
+//!   reader gives it; the suite scores the truth as [`paper::canonical`] (that Doc read back by
+//!   the linearizer), so the two sides are one paper by construction. **Docling** truths are
+//!   the Docling reader's Doc itself, boxes and labels kept for the detection suite.
 //! - **pdf-parse-bench and latex-tables**: the truth written as Markdown
 //!   ([`pdf_parse_bench::to_markdown`]: formulas with their delimiters, as the formula suite
 //!   reads them) kept as the Doc's Markdown, and blocks in the truth's order whose table blocks
@@ -34,7 +35,8 @@
 //!   type and id, never dropped silently.
 //!
 //! - **ParseBench**: its expected Markdown (where the data gives one), read as an imported
-//!   Markdown output, the Markdown kept verbatim; a truth without it cannot be rendered.
+//!   Markdown output, the Markdown kept verbatim, and its layout elements as labelled blocks;
+//!   a truth without the Markdown cannot be rendered.
 //!
 //! A truth that cannot be rendered is stored as a failed output with its reason and counted.
 //! olmOCR-bench outputs record [`OLMOCR_DIGEST`] as their model digest instead of the truth's,
@@ -56,7 +58,9 @@ use crate::paper;
 use crate::store::{NewOutput, RunId, Store};
 use crate::truth::{truth_groups, TruthGroup};
 
+mod boxes;
 mod coco;
+use boxes::{docling_doc, parsebench_doc, parsebench_layout};
 use coco::coco_doc;
 
 /// The provider id.
@@ -292,6 +296,13 @@ fn render(
     name: &str,
     pdfium: &mut Option<std::result::Result<super::pdfium::Pdfium, String>>,
 ) -> Result<std::result::Result<Rendered, String>> {
+    if g.format == TruthFormat::Docling {
+        return Ok(match parts(store, g)? {
+            Ok(p) if p.len() == 1 => docling_doc(&p[0].1).map(Rendered::one),
+            Ok(p) => Err(format!("a Docling truth of {} parts, not one", p.len())),
+            Err(e) => Err(e),
+        });
+    }
     if g.format.is_paper() {
         return Ok(g
             .read_paper(store)
@@ -367,37 +378,6 @@ fn render(
         // Paper formats returned above.
         _ => Err(format!("{} is not a truth format the provider renders", g.format.as_str())),
     })
-}
-
-/// A ParseBench truth's expected Markdown as a Doc: read as an imported Markdown output is,
-/// the Markdown kept verbatim (what the parsebench suite scores).
-pub fn parsebench_doc(md: &[u8]) -> std::result::Result<Doc, String> {
-    crate::formats::ImportFormat::Markdown.read(md, 0).map(|p| p.doc).map_err(|e| e.to_string())
-}
-
-/// A ParseBench truth's `layout` elements (not ignored) as blocks of the Doc: each box scaled
-/// by its page's size, its content's text (a table's cell text) as the block's text, each
-/// class as the block kind it is read back as
-/// ([`crate::metrics::parsebench::layout::block_kind_of`]); the Doc's pages are the PDF's.
-pub fn parsebench_layout(doc: &mut Doc, rules: &[u8], sizes: Vec<Page>) {
-    use crate::metrics::parsebench::layout::{block_kind_of, Element};
-    let Ok(rules) = crate::formats::parsebench::read_part(rules) else { return };
-    for r in rules.iter().filter(|r| r.kind == "layout") {
-        let Ok(e) = Element::from_fields(&r.fields) else { continue };
-        let (Some(kind), Some(page)) = (block_kind_of(&e.class), sizes.get(e.page as usize - 1))
-        else {
-            continue;
-        };
-        if e.ignored {
-            continue;
-        }
-        let [x0, y0, x1, y1] = e.xyxy();
-        let (w, h) = (f64::from(page.width), f64::from(page.height));
-        let bbox = BBox::new((x0 * w) as f32, (y0 * h) as f32, (x1 * w) as f32, (y1 * h) as f32);
-        let text = e.content.clone().unwrap_or_default();
-        doc.blocks.push(Block::new(kind, e.page as u32 - 1, bbox, text));
-    }
-    doc.pages = sizes;
 }
 
 /// The PDF's page sizes, pdfium bound once per call of [`materialize`].

@@ -485,6 +485,34 @@ impl Store {
         Ok(out)
     }
 
+    /// Returns the latest values of one metric of `suite` for one provider: per (dataset,
+    /// document), the most recently computed of its versions' latest scores (dataset,
+    /// document, value).
+    pub fn latest_metric_values(
+        &self,
+        suite: &str,
+        metric: &str,
+        provider: &str,
+    ) -> Result<Vec<(String, String, Option<f64>)>> {
+        let mut st = self.conn.prepare(
+            "SELECT dataset, document, value FROM v_latest_scores
+             WHERE suite = ?1 AND metric = ?2 AND provider = ?3
+             ORDER BY computed_at DESC, output_id DESC",
+        )?;
+        let rows = st.query_map(params![suite, metric, provider], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+        let mut seen = std::collections::HashSet::new();
+        let mut out: Vec<(String, String, Option<f64>)> = Vec::new();
+        for row in rows {
+            let row: (String, String, Option<f64>) = row?;
+            if seen.insert((row.0.clone(), row.1.clone())) {
+                out.push(row);
+            }
+        }
+        Ok(out)
+    }
+
     /// Returns the traces of the latest scores of one metric of `suite` (of `dataset` only,
     /// where given), with their keys: the detection suite's page sets, which a report pools.
     pub fn latest_traces(

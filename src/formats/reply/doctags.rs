@@ -252,7 +252,13 @@ fn element(el: &El<'_>, src: &str, page: u32, out: &mut Vec<Block>) {
         return children(out);
     }
     let bbox = locations(&el.children);
-    let block = |kind: BlockKind, text: String| Block::new(kind, page, bbox, text);
+    // The element's tag, finer than the kind (`chart`, `section_header_level_2`), for the
+    // detection suite (`classes/doctags.toml`).
+    let block = |kind: BlockKind, text: String| {
+        let mut b = Block::new(kind, page, bbox, text);
+        b.label = Some(format!("doctags:{}", el.name));
+        b
+    };
     let kind = match el.name {
         "title" => BlockKind::Title,
         "text" | "paragraph" | "checkbox_selected" | "checkbox_unselected" => BlockKind::Paragraph,
@@ -540,7 +546,12 @@ mod tests {
             b(BlockKind::Code, [50.0, 420.0, 450.0, 450.0], "x = 1\nprint(x)"),
             b(BlockKind::PageFooter, [240.0, 480.0, 260.0, 490.0], "3"),
         ];
-        assert_eq!(read(PAGE, 0).unwrap(), want);
+        let got = read(PAGE, 0).unwrap();
+        // A block keeps its element's tag, finer than its kind.
+        assert_eq!(got[0].label.as_deref(), Some("doctags:page_header"));
+        assert_eq!(got[2].label.as_deref(), Some("doctags:section_header_level_1"));
+        let got: Vec<Block> = got.into_iter().map(|b| Block { label: None, ..b }).collect();
+        assert_eq!(got, want);
     }
 
     #[test]

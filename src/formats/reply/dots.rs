@@ -99,7 +99,11 @@ pub fn read(text: &str, page: u32) -> Result<Vec<Block>, FormatError> {
             Some(Value::String(s)) => s.as_str(),
             Some(_) => return Err(FormatError::shape(FORMAT, "a text string", at(".text"))),
         };
-        out.extend(content_blocks(kind, content, page, bbox));
+        // dots.ocr's categories are DocLayNet's names (`classes/doclaynet.toml`).
+        out.extend(content_blocks(kind, content, page, bbox).into_iter().map(|mut b| {
+            b.label = Some(format!("doclaynet:{category}"));
+            b
+        }));
     }
     Ok(out)
 }
@@ -408,6 +412,11 @@ mod tests {
             b(BlockKind::Figure, [98.0, 610.0, 700.0, 800.0], ""),
             b(BlockKind::PageFooter, [560.0, 1540.0, 640.0, 1570.0], "3"),
         ];
+        // Each block keeps its box's category, a DocLayNet name.
+        let labels: Vec<Option<&str>> = got.iter().map(|b| b.label.as_deref()).collect();
+        assert_eq!(labels[0], Some("doclaynet:Title"));
+        assert_eq!(labels[6], Some("doclaynet:Page-footer"));
+        let got: Vec<Block> = got.into_iter().map(|b| Block { label: None, ..b }).collect();
         assert_eq!(got, want);
     }
 

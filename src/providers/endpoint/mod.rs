@@ -207,6 +207,11 @@ struct RegionState {
     bbox: BBox,
     kind: BlockKind,
     label: String,
+    /// The block's label for the detection suite: `cdla:<name>` from corpus's detector,
+    /// `mineru25:<type>` from MinerU's layout reply.
+    class: Option<String>,
+    /// The detector's score, where it gives one (MinerU's layout reply does not).
+    score: Option<f64>,
     got: Option<Got>,
 }
 
@@ -744,6 +749,8 @@ fn read_page_blocks(ep: &Endpoint, i: usize, st: &PageState) -> Result<PageBlock
             let mut looped = false;
             for r in regions {
                 let mut b = Block::new(r.kind, page, r.bbox, "");
+                b.label = r.class.clone();
+                b.confidence = r.score;
                 if let Some(g) = &r.got {
                     let text = if g.finish.as_deref() == Some("length") {
                         let (t, dropped) = reply::trim_repetition(&g.text);

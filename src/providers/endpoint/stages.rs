@@ -55,7 +55,10 @@ pub(super) fn detect_on(
         let sx = size.width / img.width as f32;
         let sy = size.height / img.height as f32;
         let b = BBox::new(d.bbox[0] * sx, d.bbox[1] * sy, d.bbox[2] * sx, d.bbox[3] * sy);
-        out.push(RegionState { bbox: b, kind, label, got: None });
+        let class = crate::providers::layout::assemble::Class::from_label(&label)
+            .map(|c| format!("cdla:{}", c.cdla_name()));
+        let score = Some(f64::from(d.score));
+        out.push(RegionState { bbox: b, kind, label, class, score, got: None });
     }
     out.sort_by(|a, b| a.bbox.y0.total_cmp(&b.bbox.y0).then(a.bbox.x0.total_cmp(&b.bbox.x0)));
     Ok(out)
@@ -124,6 +127,8 @@ pub(super) fn region_round(
                             .map(|r| RegionState {
                                 bbox: reply::to_page(r.bbox, frame, &seen).0,
                                 kind: r.kind,
+                                class: Some(format!("mineru25:{}", r.label.to_ascii_lowercase())),
+                                score: None,
                                 label: r.label,
                                 got: None,
                             })

@@ -38,6 +38,38 @@ pub enum Class {
 }
 
 impl Class {
+    /// The class's name in CDLA's own label set (`classes/cdla.toml`), which the detection
+    /// suite maps to its taxonomies.
+    pub fn cdla_name(self) -> &'static str {
+        match self {
+            Class::Text => "Text",
+            Class::Title => "Title",
+            Class::Figure => "Figure",
+            Class::FigureCaption => "Figure caption",
+            Class::Table => "Table",
+            Class::TableCaption => "Table caption",
+            Class::Header => "Header",
+            Class::Footer => "Footer",
+            Class::Reference => "Reference",
+            Class::Equation => "Equation",
+        }
+    }
+
+    /// The block kind a region of this class is when the assembler keeps it whole.
+    fn kind(self) -> BlockKind {
+        match self {
+            Class::Text => BlockKind::Paragraph,
+            Class::Title => BlockKind::Heading,
+            Class::Figure => BlockKind::Figure,
+            Class::FigureCaption | Class::TableCaption => BlockKind::Caption,
+            Class::Table => BlockKind::Table,
+            Class::Header => BlockKind::PageHeader,
+            Class::Footer => BlockKind::PageFooter,
+            Class::Reference => BlockKind::Reference,
+            Class::Equation => BlockKind::Formula,
+        }
+    }
+
     /// Maps a model label to a class.
     pub(crate) fn from_label(label: &str) -> Option<Class> {
         Some(match label {
@@ -291,7 +323,8 @@ pub(crate) fn page_blocks(
     let mut items: Vec<(BBox, Vec<PageBlock>, Class)> = Vec::new();
     for (i, r) in regions.iter().enumerate() {
         let gl = &owned[i];
-        let blocks = region_blocks(page, r, gl, &ctx);
+        let mut blocks = region_blocks(page, r, gl, &ctx);
+        mark_detection(&mut blocks, r);
         if !blocks.is_empty() {
             // Ordered by what it became: a header region read as a heading is body text.
             let margin =
@@ -328,12 +361,26 @@ pub(crate) fn page_blocks(
         let size = g.iter().map(|l| l.size).fold(0.0, f32::max);
         let mut blocks = text_blocks(page, &r, &g, size);
         blocks.retain(|b| !b.block.text.is_empty());
+        mark_detection(&mut blocks, &r);
         if !blocks.is_empty() {
             items.push((bbox, blocks, Class::Text));
         }
     }
     order(&mut items, size);
     items.into_iter().flat_map(|(_, b, _)| b).collect()
+}
+
+/// Gives a region's blocks the detector's score as their confidence (text in no region, an
+/// orphan, has score 0: the detector found nothing there), and the block that is the region
+/// itself (its box and its class's kind) the region's CDLA class as its label, which tells a
+/// figure caption from a table caption where the kind cannot (`docs/detection.md` §4).
+fn mark_detection(blocks: &mut [PageBlock], r: &Region) {
+    for b in blocks {
+        b.block.confidence = Some(f64::from(r.score));
+        if b.block.bbox == r.bbox && b.block.kind == r.class.kind() && r.score > 0.0 {
+            b.block.label = Some(format!("cdla:{}", r.class.cdla_name()));
+        }
+    }
 }
 
 /// Merges regions of one class (tables excepted) that overlap by more than a third of the

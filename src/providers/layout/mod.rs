@@ -31,8 +31,10 @@ use crate::error::{Error, Result};
 
 /// Bump when the output for the same input and models changes (5: run-in headings are split
 /// from the paragraph they open; 6: the page's tables as `pdfium` 6 reads them, and a table
-/// region is cut to the lines its text shows as the table's rows, docs/tables.md § 5).
-pub const ADAPTER_VERSION: u32 = 6;
+/// region is cut to the lines its text shows as the table's rows, docs/tables.md § 5; 7: each
+/// block carries its region's detector score, and a whole region its CDLA class as its label;
+/// on an OCR page a Figure region without OCR text stays a picture).
+pub const ADAPTER_VERSION: u32 = 7;
 /// Pages are rendered at this many pixels per point for the layout and table models
 /// (2 = 144 dpi).
 pub const RENDER_SCALE: f32 = 2.0;
@@ -267,18 +269,14 @@ impl Pipeline {
         };
         let mut regions = Vec::with_capacity(dets.len());
         for d in dets {
-            let Some(mut class) = self.labels.get(d.class).copied().flatten() else { continue };
-            // On a scanned page the detector sees handwriting and photographed text as
-            // pictures: what OCR read there is text.
-            if ocr_page && class == Class::Figure {
-                class = Class::Text;
-            }
+            let Some(class) = self.labels.get(d.class).copied().flatten() else { continue };
             let mut bbox = BBox::new(
                 d.bbox[0] / scale,
                 d.bbox[1] / scale,
                 d.bbox[2] / scale,
                 d.bbox[3] / scale,
             );
+            let class = ocr_page_class(class, &bbox, ocr_page, &glyphs);
             let mut cells = Vec::new();
             let mut table = None;
             if class == Class::Table {
@@ -552,6 +550,21 @@ fn native(e: impl std::fmt::Display) -> Error {
 
 /// OCR lines as text-layer glyphs: each line's characters spread evenly over its box, so
 /// the rest of the pipeline treats an image page like a digital one.
+/// A region's class on a page read by OCR: the detector sees handwriting and photographed
+/// text as pictures, so a Figure region holding text OCR read (a glyph's centre inside it) is
+/// text; a Figure with no text in it stays a picture (it would otherwise be a text region
+/// without text, and dropped). Other pages and classes keep theirs.
+fn ocr_page_class(class: Class, bbox: &BBox, ocr_page: bool, glyphs: &[Glyph]) -> Class {
+    let inside = |g: &Glyph| {
+        let (x, y) = ((g.bbox.x0 + g.bbox.x1) * 0.5, (g.bbox.y0 + g.bbox.y1) * 0.5);
+        g.ch != ' ' && x >= bbox.x0 && x <= bbox.x1 && y >= bbox.y0 && y <= bbox.y1
+    };
+    match class {
+        Class::Figure if ocr_page && glyphs.iter().any(inside) => Class::Text,
+        c => c,
+    }
+}
+
 fn ocr_glyphs(lines: &[([f32; 4], String, f32)], scale: f32) -> Vec<Glyph> {
     let mut out = Vec::new();
     for (b, text, _) in lines {
@@ -622,6 +635,19 @@ impl Engine for LayoutEngine {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_picture_on_a_scanned_page_stays_a_picture_unless_ocr_read_text_in_it() {
+        use super::{ocr_glyphs, ocr_page_class, BBox, Class};
+        // One OCR line at (100..200, 100..120) in pixels of a 2× render.
+        let glyphs = ocr_glyphs(&[([200.0, 200.0, 400.0, 240.0], "Hello".into(), 0.9)], 2.0);
+        let over_text = BBox::new(90.0, 90.0, 210.0, 130.0);
+        let photo = BBox::new(300.0, 300.0, 500.0, 500.0);
+        assert_eq!(ocr_page_class(Class::Figure, &over_text, true, &glyphs), Class::Text);
+        assert_eq!(ocr_page_class(Class::Figure, &photo, true, &glyphs), Class::Figure);
+        assert_eq!(ocr_page_class(Class::Figure, &over_text, false, &glyphs), Class::Figure);
+        assert_eq!(ocr_page_class(Class::Table, &over_text, true, &glyphs), Class::Table);
+    }
+
     use super::*;
 
     #[test]

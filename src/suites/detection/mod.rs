@@ -44,8 +44,14 @@ pub const SUITE_DOCLING: &str = "detection-docling";
 pub const VERSION: u32 = 1;
 
 /// The truth formats it scores.
-pub const FORMATS: [TruthFormat; 3] =
-    [TruthFormat::OmniDocBench, TruthFormat::Icdar2013, TruthFormat::Coco];
+pub const FORMATS: [TruthFormat; 6] = [
+    TruthFormat::OmniDocBench,
+    TruthFormat::LabelStudio,
+    TruthFormat::Icdar2013,
+    TruthFormat::Coco,
+    TruthFormat::ParseBench,
+    TruthFormat::Docling,
+];
 
 /// The metric ids stored per document besides the per-class ones.
 pub const METRIC_IDS: [&str; 6] = ["map", "ap50", "ap75", "ar100", "ard", "ard_weighted"];
@@ -177,8 +183,12 @@ pub struct DetectionSummary {
     pub figures: Vec<(String, Option<f64>)>,
     /// Per class, pooled.
     pub per_class: Vec<ClassRow>,
-    /// Mean ARD and weighted ARD over the documents that have them.
+    /// Mean ARD and weighted ARD over the documents that have them, and beside them the omnidoc
+    /// suite's reading-order edit distance (`order_edit`) of the same provider, mean over the
+    /// documents scored here that it has a stored value for (`None` where none).
     pub reading_order: Vec<(String, Option<f64>)>,
+    /// How many of the documents scored here have a stored omnidoc `order_edit`.
+    pub order_edit_documents: usize,
     /// Boxes whose label no map names, by side and label: never scored, never merged.
     pub unmapped: BTreeMap<String, usize>,
     /// Boxes the maps leave out by rule.
@@ -252,7 +262,10 @@ impl Suite for DetectionSuite<'_> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<TruthGroup>> {
-        truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))
+        let mut groups = truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))?;
+        // A ParseBench case has boxes only where it has layout elements (its `layout` part).
+        groups.retain(|t| t.format != TruthFormat::ParseBench || truth::has_layout_part(t));
+        Ok(groups)
     }
 
     fn about<'a>(&'a self, t: &'a TruthGroup) -> About<'a> {
@@ -346,7 +359,7 @@ impl Suite for DetectionSuite<'_> {
 
     fn summarise(
         self,
-        _: &mut Store,
+        store: &mut Store,
         _: Option<RunId>,
         mut kept: Vec<Kept>,
         tally: Tally,
@@ -401,8 +414,24 @@ impl Suite for DetectionSuite<'_> {
         let mean = |f: fn(&(f64, f64)) -> f64| {
             (!ards.is_empty()).then(|| ards.iter().map(f).sum::<f64>() / ards.len() as f64)
         };
-        sum.reading_order =
-            vec![("ard".into(), mean(|a| a.0)), ("ard_weighted".into(), mean(|a| a.1))];
+        // The text-based reading order of the same documents, where the omnidoc suite scored
+        // this provider: beside ARD in one table (`docs/detection.md` §7).
+        let scored: std::collections::HashSet<&(String, String)> =
+            kept.iter().map(|k| &k.0).collect();
+        let edits: Vec<f64> = store
+            .latest_metric_values(crate::suites::omnidoc::SUITE, "order_edit", self.opts.provider)?
+            .into_iter()
+            .filter(|(ds, doc, _)| scored.contains(&(ds.clone(), doc.clone())))
+            .filter_map(|r| r.2)
+            .collect();
+        sum.order_edit_documents = edits.len();
+        let order_edit =
+            (!edits.is_empty()).then(|| edits.iter().sum::<f64>() / edits.len() as f64);
+        sum.reading_order = vec![
+            ("ard".into(), mean(|a| a.0)),
+            ("ard_weighted".into(), mean(|a| a.1)),
+            ("order_edit".into(), order_edit),
+        ];
         for s in &sets {
             for (k, n) in &s.unmapped {
                 *sum.unmapped.entry(k.clone()).or_default() += n;

@@ -1,6 +1,7 @@
-//! The detection suite's truths: boxes of OmniDocBench pages (`layout_dets`), ICDAR 2013 table
-//! regions and COCO files, each turned into the frame the suite scores in — the points of the
-//! scored output's pages, top-left origin (`docs/detection.md` §4).
+//! The detection suite's truths: boxes of OmniDocBench pages (`layout_dets`) and of Label
+//! Studio tasks (read as OmniDocBench pages), ICDAR 2013 table regions, COCO files, ParseBench
+//! layout elements and DoclingDocument items, each turned into the frame the suite scores in —
+//! the points of the scored output's pages, top-left origin (`docs/detection.md` §4).
 
 use crate::doc::Page;
 use crate::error::Result;
@@ -35,6 +36,11 @@ enum Frame {
     Dpi(f64),
     /// PDF points with the origin at the bottom left (ICDAR 2013).
     PdfBottomLeft,
+    /// Fractions of the page's width and height (ParseBench's page-normalised boxes).
+    Unit,
+    /// Points with a top-left origin, already the page's (a DoclingDocument without page
+    /// sizes).
+    Points,
 }
 
 /// A truth as read, before it meets an output's pages.
@@ -90,11 +96,15 @@ pub fn read_parts(
 ) -> std::result::Result<RawTruth, String> {
     let part = |n: &str| parts.iter().find(|(p, _)| p == n).map(|(_, b)| b.as_slice());
     match format {
-        TruthFormat::OmniDocBench => {
+        TruthFormat::OmniDocBench | TruthFormat::LabelStudio => {
             let mut boxes = Vec::new();
             let mut pages = Vec::new();
             for (name, bytes) in parts {
-                let page = odb::read_page(bytes).map_err(|e| format!("part {name:?}: {e}"))?;
+                let page = match format {
+                    TruthFormat::LabelStudio => crate::formats::label_studio::read_page(bytes),
+                    _ => odb::read_page(bytes),
+                }
+                .map_err(|e| format!("part {name:?}: {e}"))?;
                 let (index, frame) = match (&page.page_info.corpus_source, name.is_empty()) {
                     (Some(src), _) => (src.page.saturating_sub(1), Frame::Dpi(src.dpi)),
                     (None, true) => match (page.page_info.width, page.page_info.height) {
@@ -163,8 +173,93 @@ pub fn read_parts(
                 .collect();
             Ok(RawTruth { vocabulary, pages: Some(pages), boxes })
         }
+        TruthFormat::ParseBench => parsebench(part("layout")),
+        TruthFormat::Docling => {
+            let b = part("").ok_or("no truth file")?;
+            let doc = crate::formats::docling::read_docling(b).map_err(|e| e.to_string())?.doc;
+            Ok(docling(&doc))
+        }
         other => Err(format!("the detection suite does not read {} truths", other.as_str())),
     }
+}
+
+/// Whether a ParseBench truth has a `layout` part (its other cases have no boxes).
+pub fn has_layout_part(t: &TruthGroup) -> bool {
+    t.parts.iter().any(|p| p.part == "layout")
+}
+
+/// A ParseBench truth's `layout` elements: boxes in fractions of their page, the pages that
+/// have elements scored; an element marked `ignore` is a crowd region (a detection on it
+/// neither counts nor costs, as the evaluator drops the element).
+fn parsebench(rules: Option<&[u8]>) -> std::result::Result<RawTruth, String> {
+    use crate::metrics::parsebench::layout::Element;
+    let rules = rules.ok_or("no layout elements (the truth has no `layout` part)")?;
+    let rules = crate::formats::parsebench::read_part(rules).map_err(|e| e.to_string())?;
+    let mut boxes = Vec::new();
+    for (k, r) in rules.iter().enumerate().filter(|(_, r)| r.kind == "layout") {
+        let name = || r.id.clone().unwrap_or_else(|| format!("#{}", k + 1));
+        let e =
+            Element::from_fields(&r.fields).map_err(|e| format!("layout rule {}: {e}", name()))?;
+        if e.page < 1 {
+            return Err(format!("layout rule {}: page {} (pages count from 1)", name(), e.page));
+        }
+        let [x, y, w, h] = e.bbox;
+        if !(w >= 0.0 && h >= 0.0) {
+            return Err(format!("layout rule {}: a box of negative size {:?}", name(), e.bbox));
+        }
+        boxes.push(TruthBox {
+            page: e.page as u32 - 1,
+            label: e.class.clone(),
+            bbox: [x, y, w, h],
+            area: w * h,
+            crowd: e.ignored,
+            order: e.ro_index.map(|o| o as f64),
+        });
+    }
+    if boxes.is_empty() {
+        return Err("no layout elements".into());
+    }
+    let mut pages: Vec<(u32, Frame)> = boxes.iter().map(|b| (b.page, Frame::Unit)).collect();
+    pages.sort_by_key(|p| p.0);
+    pages.dedup_by_key(|p| p.0);
+    Ok(RawTruth { vocabulary: "parsebench", pages: Some(pages), boxes })
+}
+
+/// A DoclingDocument truth as the Docling reader reads it: each block with a box, labelled in
+/// Docling's vocabulary (a block with no label, an `inline` group, is a `text`), in points of
+/// Docling's page sizes, which are stretched onto the output's pages; every page Docling lists
+/// is scored. The reading order is the reader's block order.
+fn docling(doc: &crate::doc::Doc) -> RawTruth {
+    let mut boxes = Vec::new();
+    for b in &doc.blocks {
+        let (w, h) = (f64::from(b.bbox.width()), f64::from(b.bbox.height()));
+        if !(w > 0.0 && h > 0.0) {
+            continue;
+        }
+        let label = b.label.as_deref().and_then(|l| l.strip_prefix("docling:")).unwrap_or("text");
+        boxes.push(TruthBox {
+            page: b.page,
+            label: label.to_string(),
+            bbox: [f64::from(b.bbox.x0), f64::from(b.bbox.y0), w, h],
+            area: w * h,
+            crowd: false,
+            order: Some(boxes.len() as f64),
+        });
+    }
+    let mut pages: Vec<(u32, Frame)> = doc
+        .pages
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.width > 0.0 && p.height > 0.0)
+        .map(|(i, p)| (i as u32, Frame::Image([f64::from(p.width), f64::from(p.height)])))
+        .collect();
+    for b in &boxes {
+        if !pages.iter().any(|p| p.0 == b.page) {
+            pages.push((b.page, Frame::Points));
+        }
+    }
+    pages.sort_by_key(|p| p.0);
+    RawTruth { vocabulary: "docling", pages: Some(pages), boxes }
 }
 
 /// A vocabulary's name as a `'static` str (the maps are static).
@@ -218,6 +313,11 @@ impl RawTruth {
                 // `y` is the region's top edge measured from the bottom (negated by
                 // `to_top_left(0)`): from the top it is the page height less it.
                 Frame::PdfBottomLeft => n.bbox = [x, ph + y, w, h],
+                Frame::Unit => {
+                    n.bbox = [x * pw, y * ph, w * pw, h * ph];
+                    n.area = b.area * pw * ph;
+                }
+                Frame::Points => {}
             }
             out.push(n);
         }
@@ -246,6 +346,54 @@ mod tests {
         assert_eq!(boxes[0].area, 300.0);
         let e = t.place(&pages[..1]).unwrap_err();
         assert!(e.contains("page 2"), "{e}");
+    }
+
+    #[test]
+    fn parsebench_elements_are_fractions_of_their_page() {
+        let rules = concat!(
+            r#"{"pdf": "a.pdf", "page": 2, "type": "layout", "id": "t", "rule": {"bbox": [0.1, 0.25, 0.5, 0.5], "canonical_class": "Table", "ro_index": 1}}"#,
+            "\n",
+            r#"{"pdf": "a.pdf", "page": 2, "type": "layout", "id": "s", "rule": {"bbox": [0, 0, 1, 0.1], "canonical_class": "Page-header", "attributes": {"ignore": "yes"}}}"#,
+            "\n"
+        );
+        let parts = [("layout".to_string(), rules.as_bytes().to_vec())];
+        let t = read_parts(TruthFormat::ParseBench, &parts).unwrap();
+        assert_eq!(t.vocabulary, "parsebench");
+        let pages = vec![Page { width: 600.0, height: 800.0 }; 2];
+        let (scored, boxes) = t.place(&pages).unwrap();
+        assert_eq!(scored, [1], "only the page with elements");
+        assert_eq!(boxes[0].bbox, [60.0, 200.0, 300.0, 400.0]);
+        assert_eq!(boxes[0].area, 120_000.0);
+        assert_eq!((boxes[0].label.as_str(), boxes[0].order), ("Table", Some(1.0)));
+        assert!(boxes[1].crowd && !boxes[0].crowd, "an ignored element is a crowd region");
+        let bad = r#"{"pdf": "a.pdf", "page": 0, "type": "layout", "id": "z", "rule": {"bbox": [0, 0, 1, 1], "canonical_class": "Text"}}"#;
+        let e = read_parts(TruthFormat::ParseBench, &[("layout".into(), bad.into())]).unwrap_err();
+        assert!(e.contains("line 1") && e.contains("field page"), "{e}");
+        let e = read_parts(TruthFormat::ParseBench, &[("text".into(), b"".to_vec())]).unwrap_err();
+        assert!(e.contains("no layout"), "{e}");
+    }
+
+    #[test]
+    fn docling_items_keep_their_labels_and_points() {
+        let json = br##"{"schema_name": "DoclingDocument", "body": {"children": [
+                {"$ref": "#/texts/0"}, {"$ref": "#/pictures/0"}]},
+            "texts": [{"self_ref": "#/texts/0", "label": "section_header", "text": "Intro",
+                "prov": [{"page_no": 1, "bbox": {"l": 10, "t": 780, "r": 110, "b": 760,
+                          "coord_origin": "BOTTOMLEFT"}}]}],
+            "pictures": [{"self_ref": "#/pictures/0", "label": "chart",
+                "prov": [{"page_no": 1, "bbox": {"l": 0, "t": 100, "r": 300, "b": 400,
+                          "coord_origin": "TOPLEFT"}}]}],
+            "pages": {"1": {"page_no": 1, "size": {"width": 300, "height": 800}}}}"##;
+        let t = read_parts(TruthFormat::Docling, &[(String::new(), json.to_vec())]).unwrap();
+        assert_eq!(t.vocabulary, "docling");
+        // The output's page is twice Docling's: the boxes are stretched onto it.
+        let (scored, boxes) = t.place(&[Page { width: 600.0, height: 1600.0 }]).unwrap();
+        assert_eq!(scored, [0]);
+        let got: Vec<(&str, [f64; 4])> = boxes.iter().map(|b| (b.label.as_str(), b.bbox)).collect();
+        assert_eq!(
+            got,
+            [("section_header", [20.0, 40.0, 200.0, 40.0]), ("chart", [0.0, 200.0, 600.0, 600.0])]
+        );
     }
 
     #[test]
