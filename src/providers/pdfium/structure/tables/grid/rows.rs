@@ -1,0 +1,339 @@
+//! Which text lines of a table region make one row (docs/tables.md § 3a).
+//!
+//! A row is a band of lines, not a line. Between horizontal rules, the lines are grouped by
+//! what the page shows of its rows: a blank wider than the table's own line pitch starts a
+//! row; a line whose key column (the one filled in every row) is filled starts one; a line
+//! whose key column is empty continues the row above when its text continues that row's
+//! cells (top-aligned cells, text that wraps: it starts in lower case, the text above it
+//! stops mid-phrase or filled its column); a header cell wrapped over lines above the rest
+//! of the table's first row joins it. Every threshold is a share of the table's own font
+//! size or line pitch.
+
+use super::{Col, Line, Seg, Word};
+
+/// A step between two lines wider than the table's tight line pitch by more than this many
+/// of its font sizes is a blank between rows (a quarter em of extra leading: more than the
+/// jitter of one line pitch, less than half a blank line).
+const ROW_GAP: f32 = 0.25;
+
+/// Words that do not end a phrase: a cell line ending in one wraps onto the next line.
+const OPEN_WORDS: [&str; 20] = [
+    "a", "an", "and", "as", "at", "by", "for", "from", "in", "into", "of", "on", "or", "per",
+    "than", "the", "to", "with", "without", "&",
+];
+
+/// What the row grouping reads of a region.
+pub(super) struct Input<'a> {
+    pub(super) lines: &'a [Line],
+    pub(super) segs: &'a [Seg],
+    pub(super) seg_cols: &'a [(usize, usize)],
+    /// Each line's filled columns.
+    pub(super) occs: &'a [Vec<bool>],
+    /// Each line's band between horizontal rules.
+    pub(super) bands: &'a [usize],
+    pub(super) cols: &'a [Col],
+    /// The table's font size (the median size of its words).
+    pub(super) size: f32,
+}
+
+/// The median size of the words (the table's font size); `em` where there are none.
+pub(super) fn median_size(words: &[Word], em: f32) -> f32 {
+    let mut sizes: Vec<f32> = words.iter().map(|w| w.size).filter(|s| *s > 0.0).collect();
+    if sizes.is_empty() {
+        return em;
+    }
+    sizes.sort_by(f32::total_cmp);
+    sizes[sizes.len() / 2]
+}
+
+fn count(o: &[bool]) -> usize {
+    o.iter().filter(|&&x| x).count()
+}
+
+/// Groups lines into rows; returns each row's lines, top to bottom.
+pub(super) fn rows_of(x: &Input<'_>, nbands: usize, lattice: bool) -> Vec<Vec<usize>> {
+    // One line per band in most bands: the rules make the rows.
+    let mut per_band = vec![0usize; nbands];
+    for &b in x.bands {
+        per_band[b] += 1;
+    }
+    let text_bands: Vec<usize> = per_band.iter().copied().filter(|&n| n > 0).collect();
+    let single = text_bands.iter().filter(|&&n| n == 1).count();
+    let text = text_rows(x);
+    if lattice && text_bands.len() >= 3 && single * 2 > text_bands.len() {
+        // A band is one row, unless two of its lines are rows of their own: each with a row
+        // label (the first column) and more.
+        let mut row_like = vec![0usize; nbands];
+        for (l, &b) in x.bands.iter().enumerate() {
+            row_like[b] += usize::from(x.occs[l].first() == Some(&true) && count(&x.occs[l]) >= 2);
+        }
+        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); nbands];
+        for (l, &b) in x.bands.iter().enumerate() {
+            if row_like[b] < 2 {
+                rows[b].push(l);
+            }
+        }
+        rows.extend(text.into_iter().filter(|r| row_like[x.bands[r[0]]] >= 2));
+        rows.retain(|r| !r.is_empty());
+        rows.sort_by_key(|r| r[0]);
+        return rows;
+    }
+    text
+}
+
+/// What the table's lines show of its rows: its pitches and its key column.
+struct Evidence {
+    /// The pitch between lines that are rows of their own (two columns or more).
+    row_pitch: f32,
+    /// The tight line pitch: the lower quartile of the steps between consecutive lines of one
+    /// band (the pitch of a wrapped cell's lines where cells wrap, the row pitch where not).
+    tight: f32,
+    /// The column filled in every row: the leftmost one filled in half or more of the
+    /// table's full lines (those filling as many columns as a third of its lines reach).
+    key: Option<usize>,
+}
+
+impl Evidence {
+    fn of(x: &Input<'_>) -> Evidence {
+        let (lines, occs, bands) = (x.lines, x.occs, x.bands);
+        let mut pitches: Vec<f32> = Vec::new();
+        let mut steps: Vec<f32> = Vec::new();
+        for i in 1..lines.len() {
+            if bands[i] != bands[i - 1] {
+                continue;
+            }
+            let step = lines[i].cy() - lines[i - 1].cy();
+            // Lines closer than half a size apart are one line's parts (a superscript).
+            if step >= 0.5 * x.size {
+                steps.push(step);
+            }
+            if count(&occs[i]) >= 2 && count(&occs[i - 1]) >= 2 {
+                pitches.push(step);
+            }
+        }
+        if pitches.is_empty() {
+            pitches = (1..lines.len()).map(|i| lines[i].cy() - lines[i - 1].cy()).collect();
+        }
+        pitches.sort_by(f32::total_cmp);
+        let row_pitch = pitches.get(pitches.len() / 2).copied().unwrap_or(x.size);
+        steps.sort_by(f32::total_cmp);
+        let tight = steps.get(steps.len() / 4).copied().unwrap_or(row_pitch);
+
+        let mut counts: Vec<usize> = occs.iter().map(|o| count(o)).filter(|&n| n > 0).collect();
+        counts.sort_unstable_by(|a, b| b.cmp(a));
+        let need = 2.max(counts.len().div_ceil(3));
+        let regular = counts.get(need.saturating_sub(1)).copied().unwrap_or(0);
+        let full: Vec<&Vec<bool>> =
+            occs.iter().filter(|o| regular >= 2 && count(o) >= regular).collect();
+        let ncols = x.cols.len();
+        let key = (0..ncols)
+            .find(|&c| !full.is_empty() && full.iter().filter(|o| o[c]).count() * 2 >= full.len());
+        Evidence { row_pitch, tight, key }
+    }
+
+    /// Whether a step between two lines is a blank between rows.
+    fn gap(&self, step: f32, size: f32) -> bool {
+        step > self.tight + ROW_GAP * size
+    }
+}
+
+/// Groups lines into rows by text alone (within bands), top to bottom.
+fn text_rows(x: &Input<'_>) -> Vec<Vec<usize>> {
+    let ev = Evidence::of(x);
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut row_occ: Vec<bool> = Vec::new();
+    for l in 0..x.lines.len() {
+        let first_row = rows.len() == 1;
+        let joins = rows.last().is_some_and(|row| joins(x, &ev, row, &row_occ, l, first_row));
+        if joins {
+            let row = rows.last_mut().expect("checked");
+            row.push(l);
+            for (a, b) in row_occ.iter_mut().zip(&x.occs[l]) {
+                *a |= *b;
+            }
+        } else {
+            rows.push(vec![l]);
+            row_occ = x.occs[l].clone();
+        }
+    }
+    rows
+}
+
+/// Whether line `l` joins `row` (the last row so far; `first_row` when it is the table's
+/// first).
+fn joins(
+    x: &Input<'_>,
+    ev: &Evidence,
+    row: &[usize],
+    row_occ: &[bool],
+    l: usize,
+    first_row: bool,
+) -> bool {
+    let (lines, occs) = (x.lines, x.occs);
+    let last = *row.last().expect("rows are non-empty");
+    if x.bands[last] != x.bands[l] {
+        return false;
+    }
+    let pitch = ev.row_pitch;
+    let main = row.iter().copied().max_by_key(|&i| count(&occs[i])).unwrap_or(last);
+    let off = lines[l].cy() - lines[main].cy();
+    let step = lines[l].cy() - lines[last].cy();
+    let disjoint = !occs[l].iter().zip(row_occ).any(|(a, b)| *a && *b);
+    // A label centred between the rows of a row.
+    if disjoint && off < 0.75 * pitch {
+        return true;
+    }
+    if header_above(x, ev, row, row_occ, l, first_row, step) {
+        return true;
+    }
+    if ev.gap(step, x.size) {
+        return false;
+    }
+    match ev.key.map(|k| occs[l][k]) {
+        Some(false) if continues(x, row, row_occ, l, first_row) => return true,
+        Some(true) if key_wraps(x, ev, row, row_occ, l) => return true,
+        _ => {}
+    }
+    wrapped_cell(x, row_occ, l, last, step, pitch)
+}
+
+/// A header cell wrapped onto lines above the rest of its row (bottom-aligned headers): lines
+/// filling at most half the columns of this one, each of the last one's segments over a
+/// one-column segment here, set tight; over the table's first row, lines without the key,
+/// as many as there are.
+#[allow(clippy::too_many_arguments)]
+fn header_above(
+    x: &Input<'_>,
+    ev: &Evidence,
+    row: &[usize],
+    row_occ: &[bool],
+    l: usize,
+    first_row: bool,
+    step: f32,
+) -> bool {
+    let (lines, occs, seg_cols) = (x.lines, x.occs, x.seg_cols);
+    let last = *row.last().expect("rows are non-empty");
+    let keyless = ev.key.is_some_and(|k| row.iter().all(|&i| !occs[i][k]));
+    let tight = if row.len() == 1 { step < 0.8 * ev.row_pitch } else { false };
+    let stacked = first_row && keyless && !ev.gap(step, x.size);
+    if !tight && !stacked {
+        return false;
+    }
+    let sup = row_occ.iter().zip(&occs[l]).all(|(a, b)| !*a || *b);
+    let over = lines[last].segs.iter().all(|&s| {
+        lines[l].segs.iter().any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
+    });
+    sup && count(row_occ) * 2 <= count(&occs[l]) && over
+}
+
+/// Whether a line whose key column is empty continues the row above: each of its segments
+/// under text of the row (top-aligned cells: a cell does not start below its row's first
+/// line) or a number (centred in a tall row), no number under a number (numbers do not wrap:
+/// a new row under a label that spans rows), and, below the first row, some cell showing
+/// that it wraps.
+fn continues(x: &Input<'_>, row: &[usize], row_occ: &[bool], l: usize, first_row: bool) -> bool {
+    let mut wraps = false;
+    for &s in &x.lines[l].segs {
+        let (a, b) = x.seg_cols[s];
+        let text = x.segs[s].text.as_str();
+        let above = last_above(x, row, a, b);
+        match above {
+            None if !(numeric(text) && !row_occ[a..=b].iter().any(|&o| o)) => return false,
+            None => {}
+            Some(o) if numeric(text) && numeric(&x.segs[o].text) => return false,
+            Some(o) => wraps |= wrap_shown(x, o, s, b),
+        }
+    }
+    first_row || wraps
+}
+
+/// Whether a line filling the key column continues the row's key cell (a label over two
+/// lines): fewer columns than the row's first line, only where the row has text, set at the
+/// tight pitch, and its key text shows the wrap.
+fn key_wraps(x: &Input<'_>, ev: &Evidence, row: &[usize], row_occ: &[bool], l: usize) -> bool {
+    let Some(k) = ev.key else { return false };
+    let occ = &x.occs[l];
+    if count(occ) >= count(&x.occs[row[0]]) || occ.iter().zip(row_occ).any(|(a, b)| *a && !*b) {
+        return false;
+    }
+    let Some(&s) = x.lines[l].segs.iter().find(|&&s| x.seg_cols[s].0 <= k && x.seg_cols[s].1 >= k)
+    else {
+        return false;
+    };
+    let (a, b) = x.seg_cols[s];
+    last_above(x, row, a, b).is_some_and(|o| !numeric(&x.segs[o].text) && wrap_shown(x, o, s, b))
+}
+
+/// The row's last segment (lowest line, rightmost) in columns `a..=b`.
+fn last_above(x: &Input<'_>, row: &[usize], a: usize, b: usize) -> Option<usize> {
+    row.iter().rev().find_map(|&i| {
+        x.lines[i].segs.iter().rev().copied().find(|&o| {
+            let (c0, c1) = x.seg_cols[o];
+            c0 <= b && c1 >= a
+        })
+    })
+}
+
+/// Whether segment `s` reads as the continuation of segment `above` (one cell wrapped over
+/// two lines): it starts in lower case, or `above` stops mid-phrase (a hyphen, a comma, an
+/// open parenthesis, a word such as `of` or `and`), or `above` is a phrase (three words or
+/// more) that filled its column: the first word of `s` would not have fitted after it.
+fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize) -> bool {
+    let (a, t) = (&x.segs[above], x.segs[s].text.as_str());
+    if t.chars().next().is_some_and(char::is_lowercase) {
+        return true;
+    }
+    let at = a.text.trim_end();
+    if at.ends_with(['-', ',', '(', '/', '\u{2013}']) {
+        return true;
+    }
+    let last = at.rsplit(char::is_whitespace).next().unwrap_or("");
+    if OPEN_WORDS.contains(&last.to_lowercase().as_str()) {
+        return true;
+    }
+    let words = at.split_whitespace().count();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let chars = t.chars().count().max(1) as f32;
+    // The first word's width, and a space, in the segment's own character width.
+    let per_char = x.segs[s].bbox.width() / chars;
+    let need = (first.chars().count() + 1) as f32 * per_char;
+    words >= 3 && a.bbox.x1 + need > x.cols[col].c1
+}
+
+/// Whether a cell's text is a number (digits with their signs, separators and units).
+fn numeric(t: &str) -> bool {
+    t.chars().any(|c| c.is_ascii_digit())
+        && t.chars().all(|c| {
+            c.is_ascii_digit() || c.is_whitespace() || ".,%$()+-\u{2013}\u{2212}/€£*".contains(c)
+        })
+}
+
+/// A wrapped cell: a line filling at most half the row's columns, each of its (at most two)
+/// segments under a one-column segment of the line above, set tighter than the rows (or
+/// starting in lower case within 1.2 row pitches).
+fn wrapped_cell(
+    x: &Input<'_>,
+    row_occ: &[bool],
+    l: usize,
+    last: usize,
+    step: f32,
+    pitch: f32,
+) -> bool {
+    let (lines, occs, seg_cols) = (x.lines, x.occs, x.seg_cols);
+    let subset = occs[l].iter().zip(row_occ).all(|(a, b)| !*a || *b);
+    if !subset || count(&occs[l]) * 2 > count(row_occ) || lines[l].segs.len() > 2 {
+        return false;
+    }
+    let under = lines[l].segs.iter().all(|&s| {
+        lines[last]
+            .segs
+            .iter()
+            .any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
+    });
+    if !under {
+        return false;
+    }
+    let first = lines[l].segs.first().map(|&s| x.segs[s].text.as_str()).unwrap_or("");
+    let lower = first.chars().next().is_some_and(char::is_lowercase);
+    step < 0.8 * pitch || lower && step < 1.2 * pitch
+}
