@@ -75,7 +75,7 @@ fn a_borderless_table_with_cells_wrapped_in_every_column_has_one_row_per_entry()
         &[
             &["Program"],
             &["Lead agency"],
-            &["Households", "served", "(thousands)"],
+            &["Households", "served, in", "thousands"],
             &["Status of", "the review"],
         ],
         &[

@@ -190,7 +190,7 @@ fn joins(
         return false;
     }
     match ev.key.map(|k| occs[l][k]) {
-        Some(false) if continues(x, row, row_occ, l, first_row) => return true,
+        Some(false) if continues(x, row, row_occ, l) => return true,
         Some(true) if key_wraps(x, ev, row, row_occ, l) => return true,
         _ => {}
     }
@@ -229,39 +229,49 @@ fn header_above(
 /// Whether a line whose key column is empty continues the row above: each of its segments
 /// under text of the row (top-aligned cells: a cell does not start below its row's first
 /// line) or a number (centred in a tall row), no number under a number (numbers do not wrap:
-/// a new row under a label that spans rows), and, below the first row, some cell showing
-/// that it wraps.
-fn continues(x: &Input<'_>, row: &[usize], row_occ: &[bool], l: usize, first_row: bool) -> bool {
+/// a new row under a label that spans rows), no cell under a wider one (sub-headers under a
+/// spanning header), and some cell showing that it wraps.
+fn continues(x: &Input<'_>, row: &[usize], row_occ: &[bool], l: usize) -> bool {
     let mut wraps = false;
     for &s in &x.lines[l].segs {
         let (a, b) = x.seg_cols[s];
         let text = x.segs[s].text.as_str();
-        let above = last_above(x, row, a, b);
-        match above {
-            None if !(numeric(text) && !row_occ[a..=b].iter().any(|&o| o)) => return false,
+        match last_above(x, row, a, b) {
+            None if !numeric(text) || row_occ[a..=b].iter().any(|&o| o) => return false,
             None => {}
-            Some(o) if numeric(text) && numeric(&x.segs[o].text) => return false,
-            Some(o) => wraps |= wrap_shown(x, o, s, b),
+            Some(o) if breaks(x, o, s) => return false,
+            Some(o) => wraps |= wrap_shown(x, o, s, b, false),
         }
     }
-    first_row || wraps
+    wraps
+}
+
+/// Whether segment `s` under segment `above` is no continuation of it: a number under a
+/// number, or a cell under a cell spanning more columns.
+fn breaks(x: &Input<'_>, above: usize, s: usize) -> bool {
+    let ((a0, a1), (s0, s1)) = (x.seg_cols[above], x.seg_cols[s]);
+    numeric(&x.segs[s].text) && numeric(&x.segs[above].text) || a1 - a0 > s1 - s0
 }
 
 /// Whether a line filling the key column continues the row's key cell (a label over two
-/// lines): fewer columns than the row's first line, only where the row has text, set at the
-/// tight pitch, and its key text shows the wrap.
+/// lines): fewer columns than the row fills, only where the row has text, no cell
+/// that [`breaks`] from the one above, and its key text shows the wrap as a label does.
 fn key_wraps(x: &Input<'_>, ev: &Evidence, row: &[usize], row_occ: &[bool], l: usize) -> bool {
     let Some(k) = ev.key else { return false };
     let occ = &x.occs[l];
-    if count(occ) >= count(&x.occs[row[0]]) || occ.iter().zip(row_occ).any(|(a, b)| *a && !*b) {
+    if count(occ) >= count(row_occ) || occ.iter().zip(row_occ).any(|(a, b)| *a && !*b) {
         return false;
     }
-    let Some(&s) = x.lines[l].segs.iter().find(|&&s| x.seg_cols[s].0 <= k && x.seg_cols[s].1 >= k)
-    else {
-        return false;
-    };
-    let (a, b) = x.seg_cols[s];
-    last_above(x, row, a, b).is_some_and(|o| !numeric(&x.segs[o].text) && wrap_shown(x, o, s, b))
+    let mut key_seg = None;
+    for &s in &x.lines[l].segs {
+        let (a, b) = x.seg_cols[s];
+        match last_above(x, row, a, b) {
+            Some(o) if breaks(x, o, s) => return false,
+            Some(o) if a <= k && b >= k => key_seg = Some((o, s, b)),
+            _ => {}
+        }
+    }
+    key_seg.is_some_and(|(o, s, b)| !numeric(&x.segs[o].text) && wrap_shown(x, o, s, b, true))
 }
 
 /// The row's last segment (lowest line, rightmost) in columns `a..=b`.
@@ -275,15 +285,18 @@ fn last_above(x: &Input<'_>, row: &[usize], a: usize, b: usize) -> Option<usize>
 }
 
 /// Whether segment `s` reads as the continuation of segment `above` (one cell wrapped over
-/// two lines): it starts in lower case, or `above` stops mid-phrase (a hyphen, a comma, an
-/// open parenthesis, a word such as `of` or `and`), or `above` is a phrase (three words or
-/// more) that filled its column: the first word of `s` would not have fitted after it.
-fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize) -> bool {
+/// two lines): it starts in lower case (for a row `label`, under a phrase of two words or
+/// more: a label such as `vdc` or `fbase` starts in lower case by itself), or `above` stops
+/// mid-phrase (a hyphen, a comma, an open parenthesis, a word such as `of` or `and`), or
+/// `above` is a phrase (three words or more) that filled its column: the first word of `s`
+/// would not have fitted after it.
+fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize, label: bool) -> bool {
     let (a, t) = (&x.segs[above], x.segs[s].text.as_str());
-    if t.chars().next().is_some_and(char::is_lowercase) {
+    let at = a.text.trim_end();
+    let phrase = !label || at.split_whitespace().count() >= 2;
+    if phrase && t.chars().next().is_some_and(char::is_lowercase) {
         return true;
     }
-    let at = a.text.trim_end();
     if at.ends_with(['-', ',', '(', '/', '\u{2013}']) {
         return true;
     }
@@ -300,12 +313,14 @@ fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize) -> bool {
     words >= 3 && a.bbox.x1 + need > x.cols[col].c1
 }
 
-/// Whether a cell's text is a number (digits with their signs, separators and units).
+/// Whether a cell's text is a number: it starts with a digit, a sign or a currency and holds
+/// a digit (`1,204`, `−0.45°`, `60 Hz`, `$3.1 m`).
 fn numeric(t: &str) -> bool {
+    let t = t.trim_start();
     t.chars().any(|c| c.is_ascii_digit())
-        && t.chars().all(|c| {
-            c.is_ascii_digit() || c.is_whitespace() || ".,%$()+-\u{2013}\u{2212}/€£*".contains(c)
-        })
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || "+-.$€£\u{2013}\u{2212}".contains(c))
 }
 
 /// A wrapped cell: a line filling at most half the row's columns, each of its (at most two)
