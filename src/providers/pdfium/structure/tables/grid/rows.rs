@@ -220,8 +220,14 @@ fn header_above(
         return false;
     }
     let sup = row_occ.iter().zip(&occs[l]).all(|(a, b)| !*a || *b);
+    // Each cell of the line above over a one-column cell here (and, without the tight pitch,
+    // aligned with it: one cell's lines, not a header centred over others).
     let over = lines[last].segs.iter().all(|&s| {
-        lines[l].segs.iter().any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
+        lines[l].segs.iter().any(|&o| {
+            seg_cols[o] == seg_cols[s]
+                && seg_cols[o].0 == seg_cols[o].1
+                && (tight || aligned(x, s, o))
+        })
     });
     sup && count(row_occ) * 2 <= count(&occs[l]) && over
 }
@@ -229,8 +235,8 @@ fn header_above(
 /// Whether a line whose key column is empty continues the row above: each of its segments
 /// under text of the row (top-aligned cells: a cell does not start below its row's first
 /// line) or a number (centred in a tall row), no number under a number (numbers do not wrap:
-/// a new row under a label that spans rows), no cell under a wider one (sub-headers under a
-/// spanning header), and some cell showing that it wraps.
+/// a new row under a label that spans rows), each aligned with the text above it (see
+/// [`breaks`]), and some cell showing that it wraps.
 fn continues(x: &Input<'_>, row: &[usize], row_occ: &[bool], l: usize) -> bool {
     let mut wraps = false;
     for &s in &x.lines[l].segs {
@@ -247,10 +253,19 @@ fn continues(x: &Input<'_>, row: &[usize], row_occ: &[bool], l: usize) -> bool {
 }
 
 /// Whether segment `s` under segment `above` is no continuation of it: a number under a
-/// number, or a cell under a cell spanning more columns.
+/// number, or text not aligned with it (a wrapped cell's lines keep the cell's alignment;
+/// sub-headers under a header centred over them do not).
 fn breaks(x: &Input<'_>, above: usize, s: usize) -> bool {
-    let ((a0, a1), (s0, s1)) = (x.seg_cols[above], x.seg_cols[s]);
-    numeric(&x.segs[s].text) && numeric(&x.segs[above].text) || a1 - a0 > s1 - s0
+    numeric(&x.segs[s].text) && numeric(&x.segs[above].text) || !aligned(x, above, s)
+}
+
+/// Whether two segments share a left edge, a centre or a right edge, within half the table's
+/// font size.
+fn aligned(x: &Input<'_>, a: usize, b: usize) -> bool {
+    let (a, b, tol) = (&x.segs[a].bbox, &x.segs[b].bbox, 0.5 * x.size);
+    (a.x0 - b.x0).abs() <= tol
+        || (a.x1 - b.x1).abs() <= tol
+        || (0.5 * (a.x0 + a.x1) - 0.5 * (b.x0 + b.x1)).abs() <= tol
 }
 
 /// Whether a line filling the key column continues the row's key cell (a label over two
@@ -288,8 +303,8 @@ fn last_above(x: &Input<'_>, row: &[usize], a: usize, b: usize) -> Option<usize>
 /// two lines): it starts in lower case (for a row `label`, under a phrase of two words or
 /// more: a label such as `vdc` or `fbase` starts in lower case by itself), or `above` stops
 /// mid-phrase (a hyphen, a comma, an open parenthesis, a word such as `of` or `and`), or
-/// `above` is a phrase (three words or more) that filled its column: the first word of `s`
-/// would not have fitted after it.
+/// `above` is a phrase (three words or more, ending in a word, not a number or a mark) that
+/// filled its column: the first word of `s` would not have fitted after it.
 fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize, label: bool) -> bool {
     let (a, t) = (&x.segs[above], x.segs[s].text.as_str());
     let at = a.text.trim_end();
@@ -310,7 +325,8 @@ fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize, label: bool) ->
     // The first word's width, and a space, in the segment's own character width.
     let per_char = x.segs[s].bbox.width() / chars;
     let need = (first.chars().count() + 1) as f32 * per_char;
-    words >= 3 && a.bbox.x1 + need > x.cols[col].c1
+    let open = at.chars().last().is_some_and(char::is_alphabetic);
+    words >= 3 && open && a.bbox.x1 + need > x.cols[col].c1
 }
 
 /// Whether a cell's text is a number: it starts with a digit, a sign or a currency and holds
