@@ -12,7 +12,8 @@
 # text, so the boxes need not line up); pdf-parse-bench tables (PDFs with a text layer) — PROVIDERS_PDF (default
 # "pdfium layout pdfplumber").
 #
-# Usage: bench/audit_planted.sh [SEED] [N]   (CORPUS_SHARED_DATA: the shared data folder)
+# Usage: bench/audit_planted.sh [SEED] [N]   (CORPUS_SHARED_DATA: the shared data folder;
+# KEEP=1: keep the temporary folder)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SEED="${1:-1}"
@@ -24,7 +25,8 @@ BIN="${CORPUS_BIN:-}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 if [ -z "$BIN" ]; then cargo build -q --bin corpus; BIN="$CARGO_TARGET_DIR/debug/corpus"; fi
 T="$(mktemp -d)"
-trap 'rm -rf "$T"' EXIT
+# KEEP=1 keeps the folder (store, planted truths, audit JSON) to look into the findings.
+if [ -n "${KEEP:-}" ]; then echo "bench: keeping $T" >&2; else trap 'rm -rf "$T"' EXIT; fi
 export CORPUS_DB="$T/c.db"
 DEMO="$DATA/omnidocbench/demo_data"
 
@@ -56,12 +58,16 @@ findings = []
 for path in sys.argv[2:4]:
     r = json.load(open(path))
     findings += [dict(f, suite=r["suite"]) for f in r["findings"]]
-findings.sort(key=lambda f: -f["score"])
+# The audit's own order (docs/audit.md §2): evidence first, then score; both suites together.
+TIER = {"content": 0, "omission": 1, "form": 2}
+findings.sort(key=lambda f: (TIER[f["evidence"]], -f["score"]))
 n, seed = int(sys.argv[4]), sys.argv[5]
 top = findings[: 2 * n]
 
 def hits(p, f):
-    if f["document"] != p["document"]:
+    # A table document is named by its path under the ingested folder (`pdfs/018`), the
+    # planted list by the truth's file stem (`018`).
+    if f["document"].rsplit("/", 1)[-1] != p["document"]:
         return False
     if p["kind"] == "order":
         return f["kind"] == "order"

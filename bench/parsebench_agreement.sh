@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ParseBench's own evaluator against corpus's parsebench suite, rule by rule, on the project's
 # ParseBench test cases (tests/fixtures/parsebench: rules written for this project, the truth
-# Markdown and two parsers' Markdown; PDFs made by examples/parsebench_cases.rs), and the
-# layout cases on the blocks of corpus's pdfium provider and of the truth.
+# Markdown and two parsers' Markdown; PDFs made by examples/parsebench_cases.rs), the layout
+# cases on the blocks of corpus's pdfium provider and of the truth, and the form cases on
+# pdfium's pages (its Doc, which has pages, so a rule with a page reads that page alone).
 #
 # Needs a ParseBench checkout at the pinned commit (PARSEBENCH_DIR, default
 # ../shared/reference/parsebench) and Python 3.12 (PARSEBENCH_PYTHON). The evaluator's
@@ -86,10 +87,15 @@ for p in truth pdfium; do
     "$corpus" -q export "$d" --provider "$p" --format json >"$work/docs/$p/$d.json"
   done
 done
+# pdfium's pages on the form cases (each page's Markdown), for the rules that keep to a page.
+for d in $(python3 -c 'import json,sys; print("\n".join(sorted({json.loads(l)["pdf"][5:-4] for l in open(sys.argv[1])})))' tests/fixtures/parsebench/form.jsonl); do
+  mkdir -p "$work/docs/pdfium/$(dirname "$d")"
+  "$corpus" -q export "$d" --provider pdfium --format pages >"$work/docs/pdfium/$d.pages.json"
+done
 PYTHONPATH="$PB/src" "$VENV/bin/python" bench/parsebench_reference.py "$work/cases" "$outputs" \
-  "$types" "$work/docs" truth good bad pdfium:layout >"$work/reference.json" 2>"$work/reference.log" ||
+  "$types" "$work/docs" truth good bad pdfium:layout+form >"$work/reference.json" 2>"$work/reference.log" ||
   { tail -30 "$work/reference.log" >&2; exit 1; }
-echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD): $(cat tests/fixtures/parsebench/*.jsonl | wc -l) rules of tests/fixtures/parsebench, providers truth, good, bad (every case) and pdfium (layout cases)"
+echo "ParseBench $PIN vs corpus $(git rev-parse --short HEAD): $(cat tests/fixtures/parsebench/*.jsonl | wc -l) rules of tests/fixtures/parsebench, providers truth, good, bad (every case) and pdfium (layout and form cases)"
 # PARSEBENCH_KEEP=DIR keeps the working folder (cases, Docs, both sides' results) there.
 [ -z "${PARSEBENCH_KEEP:-}" ] || cp -r "$work" "$PARSEBENCH_KEEP"
 python3 bench/parsebench_compare.py "$work/reference.json" truth="$work/corpus-truth.json" \

@@ -21,7 +21,12 @@ pass-through label mapper): label the block kind's Canonical17 class (docs/parse
 box in points, the page's size as the image size, content the block's text. A provider without boxes (no Doc, or none
 with a box) goes through the runner's adapter, which cannot adapt a Markdown output; the runner
 counts that as the provider's failure, 0 on every layout score, which is what is recorded.
-A PROVIDER written `name:layout` is compared on its layout cases only.
+A PROVIDER written `name:layout` is compared on its layout cases only; `name:layout+form` on
+its layout and form cases, the form cases with the output's pages: DOCS_DIR/PROVIDER/<pdf path
+without .pdf>.pages.json (`corpus export --format pages`: each page's Markdown as corpus renders
+it) become the `ParseOutput`'s `pages` (`PageIR`, 0-based `page_index`), which
+`FormFieldRule` scopes a rule with a `page` to (`_scope_to_page`); the document's Markdown is
+the pages' joined by a blank line, as corpus renders the whole Doc.
 """
 
 import contextlib
@@ -40,7 +45,7 @@ from parse_bench.evaluation.runner import _is_infra_failure, _is_skipped_result
 from parse_bench.schemas.evaluation import EvaluationResult
 from parse_bench.schemas.layout_detection_output import LayoutDetectionModel, LayoutOutput, LayoutPrediction
 from parse_bench.evaluation.metrics.parse.rule_based_metric import RuleBasedMetric
-from parse_bench.schemas.parse_output import ParseOutput
+from parse_bench.schemas.parse_output import PageIR, ParseOutput
 from parse_bench.schemas.pipeline_io import InferenceRequest, InferenceResult
 from parse_bench.schemas.product import ProductType
 from parse_bench.test_cases.loader import _load_jsonl_dataset
@@ -167,10 +172,20 @@ def main():
             rules.update(r)
             if f is not None:
                 figures[f"{case.group}:{rel.as_posix()}"] = f
-        for case in (cases if only != "layout" else []):
+        # `name:layout+form`: the form cases too (the layout cases ran above).
+        kinds = set(only.split("+")) - {"layout"} if only else None
+        for case in (c for c in cases if kinds is None or c.group in kinds):
             md = markdown(case, provider, cases_dir, outputs_dir)
+            pages = []
+            if kinds is not None:
+                rel = Path(case.file_path).resolve().relative_to((cases_dir / "pdfs").resolve())
+                paged = docs_dir / provider / f"{rel.with_suffix('').as_posix()}.pages.json"
+                pages = [PageIR(page_index=p["page"] - 1, markdown=p["markdown"])
+                         for p in json.loads(paged.read_text())]
+                md = "\n\n".join(p.markdown.rstrip("\n") for p in pages if p.markdown.strip()) + "\n"
+            parsed = ParseOutput(example_id=case.test_id, pipeline_name=provider, markdown=md, pages=pages)
             with contextlib.redirect_stdout(io.StringIO()):
-                value = metric.compute(expected=case.test_rules, actual=md)
+                value = metric.compute(expected=case.test_rules, actual=md, parse_output=parsed)
             for r in value.metadata.get("rule_results", []):
                 rules[r["id"]] = {
                     "type": r["type"],
@@ -190,7 +205,7 @@ def main():
                 pipeline_name=provider,
                 product_type=ProductType.PARSE,
                 raw_output={},
-                output=ParseOutput(example_id=case.test_id, pipeline_name=provider, markdown=md),
+                output=parsed,
                 started_at=now,
                 completed_at=now,
                 latency_in_ms=0,

@@ -53,7 +53,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let wide = wide_frame(&c, &names)?;
     let pivot = t.elapsed().as_secs_f64();
     let t = Instant::now();
-    let table = summary_ci(&wide, &names, &By::Provider, Some(&ci), &[], None)?;
+    let table = summary_ci(&wide, &names, &By::Provider, Some(&ci), &[], None, &[])?;
     let intervals = t.elapsed().as_secs_f64();
     assert_eq!(table.height(), providers);
     println!(

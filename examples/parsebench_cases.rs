@@ -2,7 +2,8 @@
 //! Markdown map of `tests/fixtures/parsebench`, and a one-page PDF (its first line as text)
 //! for every document the map names, made by corpus's own PDF writer. A layout document
 //! (`pdfs/layout/`) gets every line of its Markdown, placed as [`layout_page`] says, so that
-//! the boxes of its layout rules can be computed by hand.
+//! the boxes of its layout rules can be computed by hand; a Markdown with [`PAGE_BREAK`] lines
+//! gets one such page per part (the form case whose rules keep to their page).
 //!
 //! Usage: `cargo run --example parsebench_cases -- OUT_DIR` (used by
 //! `bench/parsebench_agreement.sh`; `tests/it/parsebench.rs` does the same).
@@ -33,6 +34,16 @@ pub fn write_cases(out: &Path) {
     for (pdf, md) in map {
         let md = md.as_str().unwrap_or("");
         let mut doc = corpus::sample::pdf::Pdf::new();
+        if md.contains(PAGE_BREAK) {
+            // A paged document: each page's lines drawn as on a layout page.
+            for part in md.split(PAGE_BREAK) {
+                let mut page = corpus::sample::pdf::PdfPage::new(612.0, 792.0);
+                layout_page(&mut page, part.trim_matches('\n'));
+                doc.push(page);
+            }
+            write_pdf(out, &pdf, doc);
+            continue;
+        }
         let mut page = corpus::sample::pdf::PdfPage::new(612.0, 792.0);
         if pdf.starts_with("pdfs/layout/") {
             layout_page(&mut page, md);
@@ -47,12 +58,21 @@ pub fn write_cases(out: &Path) {
             );
         }
         doc.push(page);
-        let mut bytes = doc.to_bytes();
-        bytes.extend_from_slice(format!("%{pdf}\n").as_bytes());
-        let path = out.join(&pdf);
-        std::fs::create_dir_all(path.parent().expect("a PDF's folder")).expect("the PDF's folder");
-        std::fs::write(&path, bytes).expect("a PDF");
+        write_pdf(out, &pdf, doc);
     }
+}
+
+/// The line that separates the pages of a document's Markdown (one page otherwise): every page
+/// is drawn whole, as [`layout_page`] draws a layout page.
+pub const PAGE_BREAK: &str = "<!-- pagebreak -->";
+
+/// Writes `doc` at `out/pdf`, its path in a trailing comment (so no two cases share a hash).
+fn write_pdf(out: &Path, pdf: &str, doc: corpus::sample::pdf::Pdf) {
+    let mut bytes = doc.to_bytes();
+    bytes.extend_from_slice(format!("%{pdf}\n").as_bytes());
+    let path = out.join(pdf);
+    std::fs::create_dir_all(path.parent().expect("a PDF's folder")).expect("the PDF's folder");
+    std::fs::write(&path, bytes).expect("a PDF");
 }
 
 /// A layout test page: each Markdown line drawn at x = 72 pt, from a baseline at y = 720 pt

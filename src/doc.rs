@@ -238,6 +238,15 @@ pub struct Block {
     /// The entry's fields, for reference blocks whose provider knows them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference: Option<Box<Reference>>,
+    /// The class the source gave the block in its own vocabulary, as `vocabulary:label`
+    /// (`omnidocbench:table_caption`), where it is finer than `kind`: the detection suite maps
+    /// it with that vocabulary's class map (`classes/`, `docs/detection.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The source's confidence in the block, where it gives one (the detection suite ranks by
+    /// it; a block without one counts as 1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
 }
 
 impl Block {
@@ -252,6 +261,8 @@ impl Block {
             table: None,
             latex: None,
             reference: None,
+            label: None,
+            confidence: None,
         }
     }
 }

@@ -22,6 +22,7 @@ macro_rules! listed_enum {
 }
 
 pub mod cluster;
+pub mod degrade;
 pub mod doc;
 pub mod draft;
 pub mod error;

@@ -101,6 +101,16 @@ impl TruthFormat {
             // Its pages are ingested from the JSON file itself (`ingest::omnidoc`), as a Label
             // Studio export's tasks are (`ingest::label_studio`).
             TruthFormat::OmniDocBench | TruthFormat::LabelStudio => Vec::new(),
+            TruthFormat::Coco => {
+                let stem =
+                    pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                let mut cands = vec![
+                    dir.join(format!("{stem}.coco.json")),
+                    dir.join("coco").join(format!("{stem}.json")),
+                ];
+                cands.extend(dir.parent().map(|p| p.join("coco").join(format!("{stem}.json"))));
+                first(cands)
+            }
             TruthFormat::GrobidTei => {
                 let stem =
                     pdf.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

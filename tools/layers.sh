@@ -20,7 +20,7 @@ paper
 metrics
 formats
 store sample
-providers ingest import truth external synth install draft
+providers ingest import truth external synth install draft degrade
 suites
 report
 cli

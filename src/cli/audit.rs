@@ -72,6 +72,7 @@ fn print_findings(r: &AuditReport) -> anyhow::Result<()> {
             vec![
                 (i + 1).to_string(),
                 format!("{:.3}", f.score),
+                f.evidence.as_str().to_string(),
                 clip(&f.document, 40),
                 element,
                 clip(&f.truth, 50),
@@ -81,7 +82,7 @@ fn print_findings(r: &AuditReport) -> anyhow::Result<()> {
         })
         .collect();
     print_table(
-        &["rank", "score", "document", "element", "truth", "consensus", "providers"],
+        &["rank", "score", "evidence", "document", "element", "truth", "consensus", "providers"],
         &rows,
     )?;
     Ok(())

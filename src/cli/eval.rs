@@ -8,7 +8,9 @@ use corpus::external::katex::KatexRenderer;
 use corpus::store::Store;
 use corpus::suites::driver::Summary;
 use corpus::suites::paper::COLUMNS;
-use corpus::suites::{formula, olmocr, omnidoc, paper, parsebench, table, EvalFailure, Suite};
+use corpus::suites::{
+    detection, formula, olmocr, omnidoc, paper, parsebench, table, EvalFailure, Suite,
+};
 
 use super::output::{fmt_value, print_json, print_metric_table, print_table, Format, OutputArgs};
 use super::{argv, GlobalArgs, EXIT_NO_TRUTH, EXIT_SOME_FAILED};
@@ -49,6 +51,12 @@ pub struct EvalArgs {
     /// `overall` does
     #[arg(long, default_value = "omnidocbench", value_parser = super::values::cdm_variant())]
     cdm: corpus::metrics::cdm::Variant,
+    /// detection: the classes boxes are scored in (omnidoc = OmniDocBench's ten layout
+    /// classes; docling = DocLayNet's eleven, stored under suite detection-docling). Every
+    /// truth and provider label is mapped by the class maps of classes/; a label no map names
+    /// is listed as unmapped, never scored as another class
+    #[arg(long, default_value = "omnidoc", value_parser = corpus::suites::detection::Classes::parse)]
+    classes: corpus::suites::detection::Classes,
     /// paper: also print GROBID-style field scores (header and citation fields, strict / soft
     /// / Levenshtein / Ratcliff-Obershelp matching), pooled per provider version and dataset,
     /// in percent as GROBID reports them (always in --format json)
@@ -79,8 +87,10 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let suite = Suite::parse(&a.suite).expect("--suite is one of the registry's");
     // A usage error writes nothing: every check of the command line comes before the store is
     // opened and the run started.
-    let one_provider =
-        matches!(suite, Suite::Omnidoc | Suite::Formula | Suite::Table | Suite::Parsebench);
+    let one_provider = matches!(
+        suite,
+        Suite::Omnidoc | Suite::Formula | Suite::Table | Suite::Parsebench | Suite::Detection
+    );
     if one_provider && a.provider.is_none() {
         usage_bail!("--suite {} scores one provider: give --provider", a.suite);
     }
@@ -133,6 +143,21 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             }
             let opts = parsebench::ParsebenchOptions { provider, dataset, run: Some(run) };
             let sum = parsebench::eval(store, &opts, &bar)?;
+            finish(g, a, store, run, &sum)
+        }
+        Suite::Detection => {
+            let provider = a.provider.as_deref().expect("checked before the run");
+            if provider == corpus::providers::truth::ID {
+                let keep = |f| detection::FORMATS.contains(&f);
+                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
+            }
+            let opts = detection::DetectionOptions {
+                provider,
+                dataset,
+                classes: a.classes,
+                run: Some(run),
+            };
+            let sum = detection::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
         Suite::Paper => {
@@ -299,7 +324,7 @@ fn eval_olmocr(
 }
 
 /// How a suite's summary prints as a table; `--format json` prints the summary itself.
-trait Render: Summary {
+pub trait Render: Summary {
     /// Prints the table (stdout) and the counts (stderr, unless quiet).
     fn render(&self, g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<()>;
 }
@@ -329,7 +354,7 @@ fn finish<S: Render>(
 }
 
 /// Names every item that could not be scored (stderr, unless quiet), the same for every suite.
-fn print_failures(g: &GlobalArgs, failures: &[EvalFailure]) {
+pub(super) fn print_failures(g: &GlobalArgs, failures: &[EvalFailure]) {
     if !g.quiet {
         for f in failures {
             eprintln!("corpus: {} ({}): {}", f.document, f.provider, f.error);

@@ -12,7 +12,9 @@ macro_rules! usage_bail {
 mod agree;
 mod audit;
 mod correlate;
+mod degrade;
 mod eval;
+mod eval_detection;
 mod export;
 mod gate;
 mod import;
@@ -130,6 +132,10 @@ enum Command {
     /// Make benchmark pages from LaTeX (tables or formulas, from sources or generated) with
     /// exact ground truth, and store them
     Synth(synth::SynthArgs),
+    /// Make scanned, faxed, photographed and damaged twins of a dataset's pages (image-only
+    /// PDFs in the dataset DATASET~PROFILE) with the same truths, their boxes moved with the
+    /// page: for `report --robustness`
+    Degrade(degrade::DegradeArgs),
     /// Truths made from the store: `draft` writes a provider's blocks as a truth to correct
     /// (OmniDocBench JSON, Label Studio tasks)
     Truth(truth::TruthArgs),
@@ -165,6 +171,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Ingest(a) => ingest::run(g, a),
         Command::Import(a) => import::run(g, a),
         Command::Truth(a) => truth::run(g, a),
+        Command::Degrade(a) => degrade::run(g, a),
         Command::Ocr(a) => ocr::run(g, a),
         Command::Eval(a) => eval::run(g, a),
         Command::Merge(a) => merge::run(g, a),

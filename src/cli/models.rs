@@ -336,15 +336,8 @@ fn render(a: &RenderArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes a BGR image as an 8-bit RGB PNG.
+/// Writes a BGR image as an 8-bit RGB PNG ([`corpus::providers::raster::png`]).
 pub fn write_png(path: &std::path::Path, img: &Bgr) -> anyhow::Result<()> {
-    let f = std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut enc =
-        png::Encoder::new(std::io::BufWriter::new(f), img.width as u32, img.height as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header()?;
-    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
-    w.write_image_data(&rgb)?;
-    Ok(())
+    let bytes = corpus::providers::raster::png(img).map_err(anyhow::Error::msg)?;
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }

@@ -31,14 +31,6 @@ pub fn print_table(headers: &[&str], rows: &[Vec<String>]) -> std::io::Result<()
 /// than a terminal's 120 columns has its widest text columns cut with `…` (JSON shows them
 /// whole); numbers are never cut.
 pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
-    use corpus::report::render::{cut, fit_widths, TABLE_WIDTH};
-    let heads: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    let mut widths = heads.clone();
-    for r in rows {
-        for (i, c) in r.iter().enumerate() {
-            widths[i] = widths[i].max(c.chars().count());
-        }
-    }
     let numeric = |i: usize| {
         rows.iter().all(|r| {
             r[i].is_empty() || r[i] == "–" || r[i].trim_end_matches('%').parse::<f64>().is_ok()
@@ -46,35 +38,8 @@ pub fn render_table(headers: &[&str], rows: &[Vec<String>]) -> String {
     };
     let right: Vec<bool> = (0..headers.len()).map(|i| !rows.is_empty() && numeric(i)).collect();
     let shrink: Vec<bool> = right.iter().map(|r| !r).collect();
-    fit_widths(&mut widths, &heads, &shrink, TABLE_WIDTH);
-    let mut out = String::new();
-    let line = |out: &mut String, cells: &[String]| {
-        let mut s = String::new();
-        for (i, c) in cells.iter().enumerate() {
-            if i > 0 {
-                s.push_str("  ");
-            }
-            let c = &cut(c, widths[i]);
-            let pad = widths[i] - c.chars().count();
-            if right[i] {
-                s.push_str(&" ".repeat(pad));
-                s.push_str(c);
-            } else {
-                s.push_str(c);
-                if i + 1 < cells.len() {
-                    s.push_str(&" ".repeat(pad));
-                }
-            }
-        }
-        out.push_str(s.trim_end());
-        out.push('\n');
-    };
-    let hdr: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
-    line(&mut out, &hdr);
-    for r in rows {
-        line(&mut out, r);
-    }
-    out
+    let names: Vec<String> = headers.iter().map(|h| h.to_string()).collect();
+    corpus::report::render::aligned_columns(&names, rows, &right, &shrink)
 }
 
 /// Prints a table whose columns from `first_metric` on are metrics. Where it would be wider

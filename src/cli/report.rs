@@ -101,6 +101,13 @@ pub struct ReportArgs {
     /// and parquet give the per-document rows, and this flag their per-metric summary
     #[arg(long, requires = "compare")]
     per_metric: bool,
+    /// How much each provider loses on the degraded twins of `corpus degrade`
+    /// (DATASET~PROFILE): per provider version and metric, the mean on the source documents
+    /// (clean), on their twins (degraded), degraded − clean with its paired interval, p and
+    /// Holm's p, each twin paired with its source by name
+    #[arg(long, value_name = "DATASET~PROFILE",
+          conflicts_with_all = ["compare", "history", "rank", "truth_compare", "dataset"])]
+    robustness: Option<String>,
 }
 
 impl ReportArgs {
@@ -398,6 +405,50 @@ fn write_compare(
     Ok(())
 }
 
+/// `--robustness TWIN`'s datasets, both in the store; returns the source's name.
+fn check_twin<'t>(store: &Store, twin: &'t str) -> anyhow::Result<&'t str> {
+    let Some((source, _)) = report::split_twin(twin) else {
+        usage_bail!("--robustness {twin}: not a twin dataset (DATASET~PROFILE, as `corpus degrade` names them)");
+    };
+    let known: Vec<String> = store.dataset_counts()?.into_iter().map(|c| c.0).collect();
+    for ds in [twin, source] {
+        if !known.iter().any(|k| k == ds) {
+            usage_bail!("--robustness {twin}: the store has no dataset {ds} (`corpus degrade --dataset {source} --profile ...` makes the twins)");
+        }
+    }
+    Ok(source)
+}
+
+/// `--robustness TWIN`: the clean-vs-degraded table of docs/degrade.md.
+fn write_robustness(
+    g: &GlobalArgs,
+    a: &ReportArgs,
+    store: &Store,
+    cols: &corpus::store::ScoreColumns,
+    twin: &str,
+    format: ReportFormat,
+    out: &mut dyn std::io::Write,
+) -> anyhow::Result<()> {
+    let source = check_twin(store, twin)?;
+    let scored = |ds: &str| cols.keys.iter().any(|k| k.dataset == ds);
+    for ds in [twin, source] {
+        if !scored(ds) {
+            usage_bail!("--robustness {twin}: no scores on {ds}{}: run `corpus ocr` and `corpus eval` on it first", a.suite.as_deref().map(|s| format!(" in suite {s}")).unwrap_or_default());
+        }
+    }
+    let ci = a.ci().unwrap_or(report::Ci {
+        resamples: a.resamples as usize,
+        level: report::Ci::DEFAULT.level,
+        seed: a.seed,
+    });
+    let t = report::robustness(&report::long_frame(cols)?, twin, &ci)?;
+    if !g.quiet {
+        eprintln!("corpus: {}", report::robustness_note(twin, &ci));
+    }
+    report::render::write(&render(&t, format)?, out)?;
+    Ok(())
+}
+
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     let format = match a.format {
@@ -420,6 +471,9 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         out.flush()?;
         return Ok(code);
     }
+    if let Some(twin) = &a.robustness {
+        check_twin(&store, twin)?;
+    }
     let (cols, metrics) = report::report_columns(&store, &filter, a.fields)?;
     let filters = super::nomatch::Filters { filter: &filter, since: a.since.as_deref() };
     if cols.is_empty() {
@@ -430,7 +484,9 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
     }
     let mut out = open_output(a)?;
     let ci = a.ci();
-    if let [sel_a, sel_b] = a.compare.as_slice() {
+    if let Some(twin) = &a.robustness {
+        write_robustness(g, a, &store, &cols, twin, format, &mut out)?;
+    } else if let [sel_a, sel_b] = a.compare.as_slice() {
         for sel in [sel_a, sel_b] {
             require_scores(&store, &cols, &filters, sel, "--compare")?;
         }
@@ -593,7 +649,16 @@ fn summary_frame(
         _ => Vec::new(),
     };
     let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline)?;
+    // The detection suite's COCO figures are pooled over each group's pages.
+    let pooled = match a.suite.as_deref() {
+        Some(s)
+            if corpus::suites::Suite::of_stored(s) == Some(corpus::suites::Suite::Detection) =>
+        {
+            store.latest_traces(s, "map", a.dataset.as_deref())?
+        }
+        _ => Vec::new(),
+    };
+    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline, &pooled)?;
     if let Some(first) = headlines.first() {
         let descending = !corpus::metrics::lower_is_better(first);
         t = t.sort(

@@ -11,6 +11,8 @@
 //! whose numbers they must reproduce.
 
 pub mod alto;
+pub mod classes;
+pub mod coco;
 pub mod docling;
 pub mod docling_out;
 pub mod html;
@@ -106,6 +108,8 @@ pub enum Format {
     MineruLayout,
     /// Label Studio's JSON export of a corpus labelling project ([`label_studio`]).
     LabelStudio,
+    /// COCO detection JSON whose images are one PDF's pages ([`coco`]).
+    Coco,
 }
 }
 
@@ -142,6 +146,7 @@ fn name_and_media(f: Format) -> (&'static str, &'static str) {
         Format::DocTags => ("doctags", "text/plain"),
         Format::MineruLayout => ("mineru-layout", "text/plain"),
         Format::LabelStudio => ("label-studio", "application/json"),
+        Format::Coco => ("coco", "application/json"),
     }
 }
 
@@ -297,6 +302,10 @@ pub enum TruthFormat {
     /// annotation is one page's truth, attached to the stored document and page the task names;
     /// scored by the omnidoc suite (`docs/label-studio.md`).
     LabelStudio,
+    /// COCO detection JSON whose images are the PDF's pages: `<stem>.coco.json` beside the
+    /// PDF, or `coco/<stem>.json` in its folder or the folder above; boxes in each image's
+    /// pixels, scaled to the page at scoring; scored by the detection suite.
+    Coco,
 }
 }
 
@@ -319,6 +328,7 @@ impl TruthFormat {
             TruthFormat::Icdar2013 => Format::Icdar2013,
             TruthFormat::ParseBench => Format::ParseBench,
             TruthFormat::LabelStudio => Format::LabelStudio,
+            TruthFormat::Coco => Format::Coco,
         }
     }
 
@@ -341,7 +351,8 @@ impl TruthFormat {
             | TruthFormat::PdfParseBench
             | TruthFormat::Icdar2013
             | TruthFormat::ParseBench
-            | TruthFormat::LabelStudio => false,
+            | TruthFormat::LabelStudio
+            | TruthFormat::Coco => false,
         }
     }
 
@@ -387,7 +398,8 @@ impl TruthFormat {
             | TruthFormat::OlmocrBench
             | TruthFormat::Icdar2013
             | TruthFormat::ParseBench
-            | TruthFormat::LabelStudio => Vec::new(),
+            | TruthFormat::LabelStudio
+            | TruthFormat::Coco => Vec::new(),
         }
     }
 
@@ -401,6 +413,7 @@ impl TruthFormat {
             TruthFormat::OmniDocBench => omnidocbench::read_page(bytes).map(|_| Paper::default()),
             // One stored task with its annotations.
             TruthFormat::LabelStudio => label_studio::read_page(bytes).map(|_| Paper::default()),
+            TruthFormat::Coco => coco::read(bytes).map(|_| Paper::default()),
             TruthFormat::OlmocrBench => Err(FormatError::new(
                 Format::OlmocrBench,
                 "olmocr-bench tests are not a paper truth",
@@ -655,6 +668,7 @@ mod tests {
             TruthFormat::Icdar2013 => "icdar2013.rs",
             TruthFormat::ParseBench => "parsebench.rs",
             TruthFormat::LabelStudio => "label_studio.rs",
+            TruthFormat::Coco => "coco.rs",
         }
     }
 

@@ -321,7 +321,14 @@ fn ingest_one(
             let b =
                 crate::walk::read_regular(&tp, crate::walk::MAX_TEXT_FILE, "a ground-truth file")
                     .map_err(|e| format!("{shown}: {e}"))?;
-            if let Err(e) = format.validate(&b) {
+            let checked = format.validate(&b).and_then(|()| match format {
+                // Its images must be pages of this PDF: known only here.
+                crate::formats::TruthFormat::Coco => crate::formats::coco::read(&b)
+                    .map_err(|e| e.to_string())
+                    .and_then(|t| crate::formats::coco::check_pages(&t, pages)),
+                _ => Ok(()),
+            });
+            if let Err(e) = checked {
                 // The PDF still ingests; the truth is rejected and reported.
                 let error = format!("malformed {} ground truth: {e}", format.as_str());
                 tracing::warn!("{shown}: {error}");

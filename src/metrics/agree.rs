@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use serde::Serialize;
 
 use crate::doc::Table;
-use crate::metrics::levenshtein::{levenshtein_chars, Peq};
+use crate::metrics::levenshtein::{levenshtein_chars, Pattern, Peq};
 use crate::metrics::table::{match_tables, teds_html};
 
 /// Page texts are cut to this many normalised characters before the edit distance (a guard
@@ -194,20 +194,27 @@ fn assign(a: &[Vec<char>], b: &[Vec<char>], min: f64) -> Vec<(usize, usize)> {
     rest_a.truncate(MAX_ASSIGN);
     rest_b.truncate(MAX_ASSIGN);
     if !rest_a.is_empty() && !rest_b.is_empty() {
-        let sims: Vec<f64> = rest_a
-            .iter()
-            .flat_map(|&i| rest_b.iter().map(move |&j| (i, j)))
-            .map(|(i, j)| {
+        let mut sims = Vec::with_capacity(rest_a.len() * rest_b.len());
+        for &i in &rest_a {
+            // One pattern per row, run against every column: the exact distance in the
+            // unbanded (global) mode, which for block-length texts costs less than setting up
+            // a band per pair; the value is the same Levenshtein distance.
+            let mut pattern = None;
+            for &j in &rest_b {
                 // Two lengths this far apart cannot reach `min`: skip the distance.
                 let (la, lb) = (a[i].len(), b[j].len());
-                let bound = 1.0 - la.abs_diff(lb) as f64 / la.max(lb).max(1) as f64;
-                if bound < min {
+                let longest = la.max(lb);
+                let bound = 1.0 - la.abs_diff(lb) as f64 / longest.max(1) as f64;
+                sims.push(if bound < min {
                     0.0
+                } else if longest == 0 {
+                    1.0
                 } else {
-                    similarity(&a[i], &b[j])
-                }
-            })
-            .collect();
+                    let p = pattern.get_or_insert_with(|| Pattern::new(&a[i]));
+                    1.0 - p.distance(&b[j]) as f64 / longest as f64
+                });
+            }
+        }
         if let Ok((rows, cols)) = lsap::solve(rest_a.len(), rest_b.len(), &sims, true) {
             for (r, c) in rows.into_iter().zip(cols) {
                 let s = sims[r * rest_b.len() + c];
@@ -364,12 +371,8 @@ mod tests {
     fn spread_and_ranking() {
         assert_eq!(spread([Some(1.0), Some(0.5), None]), Some(0.25));
         assert_eq!(spread([None, None]), None);
-        let mut pages = vec![
-            (Some(0.2), "b", 0),
-            (Some(0.2), "a", 1),
-            (Some(0.2), "a", 0),
-            (Some(0.9), "c", 0),
-        ];
+        let mut pages =
+            [(Some(0.2), "b", 0), (Some(0.2), "a", 1), (Some(0.2), "a", 0), (Some(0.9), "c", 0)];
         pages.sort_by(|x, y| cmp_disagreement(*x, *y));
         let order: Vec<(&str, u32)> = pages.iter().map(|p| (p.1, p.2)).collect();
         assert_eq!(order, vec![("c", 0), ("a", 0), ("a", 1), ("b", 0)]);

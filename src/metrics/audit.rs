@@ -17,11 +17,18 @@
 //!   element (supporters that read the element alike outside the edit are a stronger witness);
 //!   `score = support × coherence`, in [0, 1].
 //!
+//! - [`evidence`]: what the consensus edit says about the page: `content` (the readers put in
+//!   content the truth lacks or has otherwise), `omission` (they only lack some of the truth's
+//!   characters) or `form` (no content differs: the same characters cut into other words, or
+//!   the same words in another order). Findings are ranked by it first, then by score.
+//!
 //! Tokenizers: [`text_tokens`] (runs of letters and digits, each CJK character alone),
 //! [`latex_tokens`] (commands and single characters, without braces, spacing and font
 //! commands).
 
 use std::collections::BTreeSet;
+
+use serde::Serialize;
 
 /// One edit of a reading against the truth: truth tokens `start..end` replaced by `with`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -49,6 +56,53 @@ pub struct Verdict {
     pub coherence: f64,
     /// `support × coherence`.
     pub score: f64,
+}
+
+/// What a consensus edit says about the page, strongest evidence of a wrong truth first
+/// (`docs/audit.md`, "Evidence").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Evidence {
+    /// The readers put in characters the truth lacks or has otherwise (a substitution or an
+    /// insertion): content they each saw on the page.
+    Content,
+    /// The readers' characters there are a subsequence of the truth's: they only lack
+    /// something the truth has, which a blind spot they share explains as well as a wrong
+    /// truth does.
+    Omission,
+    /// No content differs: the same characters cut into other words, or the same words in
+    /// another order.
+    Form,
+}
+
+impl Evidence {
+    /// The name in the output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Evidence::Content => "content",
+            Evidence::Omission => "omission",
+            Evidence::Form => "form",
+        }
+    }
+}
+
+/// Classifies an edit that replaces the truth tokens `removed` by `with` ([`Evidence`]).
+pub fn evidence(removed: &[String], with: &[String]) -> Evidence {
+    let chars = |t: &[String]| -> Vec<char> { t.iter().flat_map(|s| s.chars()).collect() };
+    let (r, w) = (chars(removed), chars(with));
+    let sorted = |t: &[String]| -> Vec<String> {
+        let mut v = t.to_vec();
+        v.sort();
+        v
+    };
+    if r == w || sorted(removed) == sorted(with) {
+        return Evidence::Form;
+    }
+    let mut rest = r.iter();
+    if w.iter().all(|c| rest.any(|x| x == c)) {
+        return Evidence::Omission;
+    }
+    Evidence::Content
 }
 
 /// The lowest agreement at which a provider supports an edit: more alike than not.
@@ -288,6 +342,26 @@ mod tests {
 
     fn t(s: &str) -> Vec<String> {
         text_tokens(s)
+    }
+
+    #[test]
+    fn evidence_tells_content_from_omission_and_form() {
+        let v = |x: &[&str]| -> Vec<String> { x.iter().map(|s| s.to_string()).collect() };
+        // A misspelt truth word, a changed digit, a line the truth dropped: content.
+        assert_eq!(evidence(&v(&["wtih"]), &v(&["with"])), Evidence::Content);
+        assert_eq!(evidence(&v(&["2567"]), &v(&["2067"])), Evidence::Content);
+        assert_eq!(evidence(&v(&[]), &v(&["are", "presented"])), Evidence::Content);
+        // The readers only lack something: a caption row, a Greek letter, a digit.
+        assert_eq!(evidence(&v(&["Pearson", "r"]), &v(&[])), Evidence::Omission);
+        assert_eq!(evidence(&v(&["ΔM"]), &v(&["M"])), Evidence::Omission);
+        assert_eq!(evidence(&v(&["60"]), &v(&["6"])), Evidence::Omission);
+        // Word boundaries or word order only: form.
+        assert_eq!(evidence(&v(&["ETT"]), &v(&["ET", "T"])), Evidence::Form);
+        assert_eq!(
+            evidence(&v(&["Speaker", "Across"]), &v(&["Across", "Speaker"])),
+            Evidence::Form
+        );
+        assert!(Evidence::Content < Evidence::Omission && Evidence::Omission < Evidence::Form);
     }
 
     #[test]

@@ -17,7 +17,8 @@
 //! - **ICDAR 2013**: one table block per GT region, on its page, its box the region's turned
 //!   into the Doc's frame (top-left origin, points, the PDF's own page heights), so the table
 //!   suite finds every region with IoU 1; a table's first region carries its cells.
-//! - **OmniDocBench**: blocks from `layout_dets` in `order`, kinds by category, boxes from
+//! - **OmniDocBench**: blocks from `layout_dets` in `order`, kinds by category (`abandon` a page
+//!   header), labelled `omnidocbench:<category>` for the detection suite, boxes from
 //!   `poly` (the page image's pixels are the Doc's points, as for every page-image document);
 //!   the Doc's Markdown is what the omnidoc suite reads: the text of every block of its text
 //!   pool (the ignored categories too, which the suite matches and does not score), blocks
@@ -54,6 +55,9 @@ use crate::metrics::olmocr::{default_baseline, load_tests, Test};
 use crate::paper;
 use crate::store::{NewOutput, RunId, Store};
 use crate::truth::{truth_groups, TruthGroup};
+
+mod coco;
+use coco::coco_doc;
 
 /// The provider id.
 pub const ID: &str = "truth";
@@ -324,6 +328,16 @@ fn render(
             };
             page_truths_doc(g.format, &parts, sizes).map(Rendered::one)
         }
+        TruthFormat::Coco => match part("") {
+            Some(b) => {
+                let sizes = match page_sizes(store, g.document, pdfium)? {
+                    Ok(s) => s,
+                    Err(e) => return Ok(Err(format!("reading the PDF's page sizes: {e}"))),
+                };
+                coco_doc(b, sizes).map(Rendered::one)
+            }
+            None => Err("no truth file".into()),
+        },
         TruthFormat::OlmocrBench => {
             let mut tests = Vec::new();
             for (p, b) in &parts {
@@ -594,7 +608,12 @@ pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
     });
     let mut blocks = Vec::new();
     for d in &dets {
-        let Some(kind) = odb_kind(&d.category_type) else { continue };
+        // `abandon` blocks are no content but are boxes the detection suite scores.
+        let kind = match odb_kind(&d.category_type) {
+            Some(k) => k,
+            None if d.category_type == "abandon" => BlockKind::PageHeader,
+            None => continue,
+        };
         let bbox = poly_box(&d.poly);
         let mut b = Block::new(kind, 0, bbox, d.text.as_deref().unwrap_or("").trim());
         match kind {
@@ -613,6 +632,7 @@ pub(crate) fn omnidoc_doc(bytes: &[u8]) -> std::result::Result<Doc, String> {
             }
             _ => {}
         }
+        b.label = Some(format!("omnidocbench:{}", d.category_type));
         blocks.push(b);
     }
     // Markdown: the suite's elements (truncated chains joined), in order.

@@ -12,8 +12,11 @@ pub mod correlate;
 pub mod gate;
 pub mod html;
 pub mod render;
+mod robustness;
 mod truth_compare;
 mod usage;
+
+pub use robustness::{robustness, robustness_note, split_twin};
 
 use polars::prelude::*;
 
@@ -453,6 +456,7 @@ pub fn summary_ci(
     ci: Option<&Ci>,
     stored: &[crate::store::StoredInterval],
     headline: Option<Headline>,
+    pooled: &[(crate::store::ScoreKey, String)],
 ) -> PolarsResult<DataFrame> {
     let table = summary(wide, metrics, by)?;
     let with_ci = ci.is_some();
@@ -486,6 +490,9 @@ pub fn summary_ci(
             ((key, s.metric.as_str()), crate::metrics::stats::Interval { lo: s.lo, hi: s.hi })
         })
         .collect();
+    // The detection suite's page sets by the same key: pooled per group below.
+    let page_sets: std::collections::HashMap<String, &str> =
+        pooled.iter().map(|(k, t)| (doc_key(k), t.as_str())).collect();
     // One set of draws for every group: the documents of the whole frame (by dataset and
     // name), resampled within datasets; a group's mean on a resample is over its own
     // documents drawn (`docs/statistics.md` §1). Groups over the same documents are thus
@@ -537,7 +544,8 @@ pub fn summary_ci(
         Vec<Option<crate::metrics::stats::Interval>>,
     > = Default::default();
     // Headlines recomputed the suite's way: group key → (metric, value).
-    let mut overrides: std::collections::HashMap<String, (&str, Option<f64>)> = Default::default();
+    let mut overrides: std::collections::HashMap<String, Vec<(String, Option<f64>)>> =
+        Default::default();
     for (g, key) in group_keys.iter().enumerate() {
         let rows = &groups[*key];
         let mut ids: std::collections::HashMap<&str, usize> = Default::default();
@@ -565,15 +573,60 @@ pub fn summary_ci(
             let series: Vec<Vec<f64>> =
                 values.iter().map(|v| rows.iter().map(|&i| v[i]).collect()).collect();
             if let Some((value, iv)) = h.recompute(metrics, &series, &strata, ci) {
-                overrides.insert((*key).clone(), (h.metric(), value));
+                overrides.entry((*key).clone()).or_default().push((h.metric().into(), value));
                 if let Some(j) = metrics.iter().position(|m| m == h.metric()) {
                     got[j] = iv;
                 }
             }
         }
+        if !page_sets.is_empty() {
+            let pooled = pooled_group(rows, &page_sets, &doc_keys, &datasets, &document, metrics);
+            for (m, v) in pooled {
+                if let Some(j) = metrics.iter().position(|x| *x == m) {
+                    got[j] = None;
+                }
+                overrides.entry((*key).clone()).or_default().push((m, v));
+            }
+        }
         intervals.insert((*key).clone(), got);
     }
     interval_columns(&table, metrics, by, with_ci, &intervals, &overrides)
+}
+
+/// A stored score's document key, as [`row_key`] builds it from the frame's provider, model,
+/// dataset and document columns.
+fn doc_key(k: &crate::store::ScoreKey) -> String {
+    let label = format!("{}@{}", k.provider, k.provider_version);
+    let mut key = String::new();
+    for part in [label.as_str(), short_model(&k.model_digest), &k.dataset, &k.document] {
+        key.push_str(part);
+        key.push('\u{0}');
+    }
+    key
+}
+
+/// The detection suite's COCO figures of one group: one evaluation over the pages of its
+/// documents (their stored page sets, in (dataset, name) order), not a mean of per-document
+/// values; they get no bootstrap interval.
+fn pooled_group(
+    rows: &[usize],
+    page_sets: &std::collections::HashMap<String, &str>,
+    doc_keys: &[StringChunked],
+    datasets: &StringChunked,
+    document: &StringChunked,
+    metrics: &[String],
+) -> Vec<(String, Option<f64>)> {
+    let mut docs: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .filter_map(|&i| {
+            let t = page_sets.get(&row_key(doc_keys, i))?;
+            Some((datasets.get(i).unwrap_or(""), document.get(i).unwrap_or(""), *t))
+        })
+        .collect();
+    docs.sort();
+    docs.dedup();
+    let traces: Vec<&str> = docs.iter().map(|d| d.2).collect();
+    crate::suites::detection::pooled_figures(&traces, metrics)
 }
 
 /// [`summary_ci`]'s last step: the summary's columns with the headline overrides put in and,
@@ -585,7 +638,7 @@ fn interval_columns(
     by: &By,
     with_ci: bool,
     intervals: &std::collections::HashMap<String, Vec<Option<crate::metrics::stats::Interval>>>,
-    overrides: &std::collections::HashMap<String, (&str, Option<f64>)>,
+    overrides: &std::collections::HashMap<String, Vec<(String, Option<f64>)>>,
 ) -> PolarsResult<DataFrame> {
     let key_names = group_columns(by);
     // The summary's rows, looked up by the same key.
@@ -606,14 +659,18 @@ fn interval_columns(
             continue;
         };
         let name = c.name().as_str();
-        if overrides.values().any(|(m, _)| *m == name) {
+        if overrides.values().flatten().any(|(m, _)| m == name) {
             let old = c.cast(&DataType::Float64)?.f64()?.clone();
             let v: Vec<Option<f64>> = (0..table.height())
                 .map(|i| {
                     let is_avg = documents.as_ref().is_none_or(|d| d.get(i) == Some("AVG"));
-                    match overrides.get(&row_key(&table_keys, i)) {
-                        Some((m, value)) if is_avg && *m == name => *value,
-                        _ => old.get(i),
+                    let put = overrides
+                        .get(&row_key(&table_keys, i))
+                        .and_then(|o| o.iter().find(|(m, _)| m == name))
+                        .filter(|_| is_avg);
+                    match put {
+                        Some((_, value)) => *value,
+                        None => old.get(i),
                     }
                 })
                 .collect();

@@ -222,6 +222,24 @@ pub fn cut(s: &str, width: usize) -> String {
 }
 
 fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
+    // Numbers, and means folded with their intervals (`0.512 [0.401, 0.613]`), are never cut.
+    let number =
+        |c: &str| c == "–" || c.split(' ').next().is_some_and(|x| x.parse::<f64>().is_ok());
+    let shrink: Vec<bool> = (0..names.len())
+        .map(|j| !numeric[j] && (rows.is_empty() || !rows.iter().all(|r| number(&r[j]))))
+        .collect();
+    aligned_columns(names, rows, numeric, &shrink)
+}
+
+/// Rows as columns two spaces apart, fitted to [`TABLE_WIDTH`] by [`fit_widths`]: `right`
+/// columns right-aligned, `shrink` columns the ones that may be cut with `…`; trailing spaces
+/// trimmed. Every aligned table corpus prints goes through here.
+pub fn aligned_columns(
+    names: &[String],
+    rows: &[Vec<String>],
+    right: &[bool],
+    shrink: &[bool],
+) -> String {
     let heads: Vec<usize> = names.iter().map(|n| n.chars().count()).collect();
     let mut w = heads.clone();
     for r in rows {
@@ -229,13 +247,7 @@ fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
             w[j] = w[j].max(c.chars().count());
         }
     }
-    // Numbers, and means folded with their intervals (`0.512 [0.401, 0.613]`), are never cut.
-    let number =
-        |c: &str| c == "–" || c.split(' ').next().is_some_and(|x| x.parse::<f64>().is_ok());
-    let shrink: Vec<bool> = (0..names.len())
-        .map(|j| !numeric[j] && (rows.is_empty() || !rows.iter().all(|r| number(&r[j]))))
-        .collect();
-    fit_widths(&mut w, &heads, &shrink, TABLE_WIDTH);
+    fit_widths(&mut w, &heads, shrink, TABLE_WIDTH);
     let mut out = String::new();
     let line = |cells: &[String], out: &mut String| {
         let mut s = String::new();
@@ -245,7 +257,7 @@ fn aligned(names: &[String], rows: &[Vec<String>], numeric: &[bool]) -> String {
             }
             let c = &cut(c, w[j]);
             let pad = w[j] - c.chars().count();
-            if numeric[j] {
+            if right[j] {
                 s.push_str(&" ".repeat(pad));
                 s.push_str(c);
             } else {

@@ -484,6 +484,36 @@ impl Store {
         }
         Ok(out)
     }
+
+    /// Returns the traces of the latest scores of one metric of `suite` (of `dataset` only,
+    /// where given), with their keys: the detection suite's page sets, which a report pools.
+    pub fn latest_traces(
+        &self,
+        suite: &str,
+        metric: &str,
+        dataset: Option<&str>,
+    ) -> Result<Vec<(ScoreKey, String)>> {
+        let mut st = self.conn.prepare(
+            "SELECT document, dataset, provider, provider_version, model_digest, trace
+             FROM v_latest_scores
+             WHERE suite = ?1 AND metric = ?2 AND (?3 IS NULL OR dataset = ?3)
+               AND trace IS NOT NULL",
+        )?;
+        let rows = st.query_map(params![suite, metric, dataset], |r| {
+            Ok((
+                ScoreKey {
+                    document: r.get(0)?,
+                    dataset: r.get(1)?,
+                    provider: r.get(2)?,
+                    provider_version: r.get(3)?,
+                    model_digest: r.get(4)?,
+                    attribute: None,
+                },
+                r.get::<_, String>(5)?,
+            ))
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
 }
 
 /// What one stored output took, for the cost-and-speed columns of a report.

@@ -8,6 +8,7 @@
 //! how, the driver does the reading, reuse, storing, progress and failures.
 
 pub mod audit;
+pub mod detection;
 pub mod driver;
 pub mod formula;
 pub mod icdar2013;
@@ -50,6 +51,8 @@ listed_enum! {
         Formula,
         /// ParseBench's rule-based parse evaluation ([`parsebench`]).
         Parsebench,
+        /// Layout detection: COCO AP/AR per class and reading order ([`detection`]).
+        Detection,
     }
 }
 
@@ -63,6 +66,7 @@ impl Suite {
             Suite::Table => table::SUITE,
             Suite::Formula => formula::SUITE,
             Suite::Parsebench => parsebench::SUITE,
+            Suite::Detection => detection::SUITE,
         }
     }
 
@@ -72,7 +76,8 @@ impl Suite {
     }
 
     /// Every name its scores are stored under: its own, and the variants a run may store
-    /// instead (`olmocr-exact` without KaTeX, `formula-unimernet` for UniMERNet's CDM).
+    /// instead (`olmocr-exact` without KaTeX, `formula-unimernet` for UniMERNet's CDM,
+    /// `detection-docling` for DocLayNet's classes).
     pub fn stored_names(self) -> &'static [&'static str] {
         match self {
             Suite::Paper => &[paper::SUITE],
@@ -81,11 +86,12 @@ impl Suite {
             Suite::Table => &[table::SUITE],
             Suite::Formula => &[formula::SUITE, formula::SUITE_UNIMERNET],
             Suite::Parsebench => &[parsebench::SUITE],
+            Suite::Detection => &[detection::SUITE, detection::SUITE_DOCLING],
         }
     }
 
     /// The suite whose scores are stored under `name`.
-    pub(crate) fn of_stored(name: &str) -> Option<Suite> {
+    pub fn of_stored(name: &str) -> Option<Suite> {
         Suite::ALL.into_iter().find(|s| s.stored_names().contains(&name))
     }
 
@@ -98,6 +104,7 @@ impl Suite {
             Suite::Table => &table::FORMATS,
             Suite::Formula => &formula::FORMATS,
             Suite::Parsebench => &parsebench::FORMATS,
+            Suite::Detection => &detection::FORMATS,
         }
     }
 
@@ -111,6 +118,7 @@ impl Suite {
             Suite::Table => &table::METRIC_IDS,
             Suite::Formula => &formula::METRIC_IDS,
             Suite::Parsebench => &parsebench::METRIC_IDS,
+            Suite::Detection => &detection::METRIC_IDS,
         }
     }
 
@@ -123,6 +131,7 @@ impl Suite {
             Suite::Table => "docs/table-metrics.md",
             Suite::Formula => "docs/formula-suite.md",
             Suite::Parsebench => "docs/parsebench.md",
+            Suite::Detection => "docs/detection.md",
         }
     }
 }

@@ -355,3 +355,115 @@ fn parsebench_truths_pass_every_rule() {
         }
     }
 }
+
+/// A two-page PDF of the project's own and its COCO truth (DocLayNet's names, boxes in images
+/// at twice the page's size), in `dir`: `doc.pdf` + `doc.coco.json`.
+pub fn coco_fixture(dir: &Path) {
+    use corpus::sample::pdf::{Font, Pdf, PdfPage};
+    std::fs::create_dir_all(dir).unwrap();
+    let mut pdf = Pdf::new();
+    for k in 0..2 {
+        let mut page = PdfPage::new(612.0, 792.0);
+        page.text(Font::Regular, 18.0, 72.0, 720.0, &format!("Title of page {}", k + 1));
+        page.text(Font::Regular, 10.0, 72.0, 600.0, "A paragraph of body text.");
+        pdf.push(page);
+    }
+    std::fs::write(dir.join("doc.pdf"), pdf.to_bytes()).unwrap();
+    let coco = serde_json::json!({
+        "images": [
+            {"id": 1, "file_name": "doc_1.png", "width": 1224, "height": 1584},
+            {"id": 2, "file_name": "doc_2.png", "width": 1224, "height": 1584}],
+        "annotations": [
+            {"id": 1, "image_id": 1, "category_id": 11, "bbox": [144, 120, 600, 50], "area": 30000},
+            {"id": 2, "image_id": 1, "category_id": 10, "bbox": [144, 360, 900, 300], "area": 270000},
+            {"id": 3, "image_id": 1, "category_id": 5, "bbox": [580, 1500, 60, 30], "area": 1800},
+            {"id": 4, "image_id": 2, "category_id": 9, "bbox": [144, 200, 900, 600], "area": 540000},
+            {"id": 5, "image_id": 2, "category_id": 1, "bbox": [144, 820, 900, 40], "area": 36000}],
+        "categories": [
+            {"id": 1, "name": "Caption"}, {"id": 2, "name": "Footnote"}, {"id": 3, "name": "Formula"},
+            {"id": 4, "name": "List-item"}, {"id": 5, "name": "Page-footer"},
+            {"id": 6, "name": "Page-header"}, {"id": 7, "name": "Picture"},
+            {"id": 8, "name": "Section-header"}, {"id": 9, "name": "Table"},
+            {"id": 10, "name": "Text"}, {"id": 11, "name": "Title"}]
+    });
+    std::fs::write(dir.join("doc.coco.json"), coco.to_string()).unwrap();
+}
+
+/// Detection: COCO's figures 1 on the truth's own boxes, in both taxonomies, for every truth
+/// format with boxes (OmniDocBench's demo, ICDAR 2013's EU set, a COCO file), reading order 1
+/// where the truth has one, and nothing unmapped.
+#[test]
+fn detection_truths_score_one() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let coco = d.path().join("coco");
+    coco_fixture(&coco);
+    ingest(&db, "coco", "coco", &coco);
+    let mut datasets = vec!["coco"];
+    if let Some(data) = shared_data("omnidocbench") {
+        let demo = data.join("demo_data/omnidocbench_demo/OmniDocBench_demo.json");
+        ingest(&db, "omnidocbench", "omnidoc", &demo);
+        datasets.push("omnidoc");
+    }
+    if let Some(icdar) = shared_data("icdar2013/eu") {
+        ingest(&db, "icdar2013", "icdar", &icdar);
+        datasets.push("icdar");
+    }
+    ocr_truth(&db);
+    for classes in ["omnidoc", "docling"] {
+        for &dataset in &datasets {
+            let s = eval(&db, "detection", &["--classes", classes, "--dataset", dataset]);
+            if s["documents"] == 0 {
+                continue;
+            }
+            let what = format!("detection {classes} on {dataset}");
+            assert!(s["failures"].as_array().unwrap().is_empty(), "{what}: {s}");
+            assert_eq!(s["unmapped"], serde_json::json!({}), "{what}");
+            for m in ["map", "ap50", "ap75", "ar100"] {
+                let v = pairs(&s["figures"]).into_iter().find(|(k, _)| k == m).unwrap().1;
+                best(&format!("{what}: {m}"), v, 1.0);
+            }
+            for c in s["per_class"].as_array().unwrap() {
+                if c["gt_boxes"].as_u64() > Some(0) {
+                    best(&format!("{what}: ap of {}", c["class"]), c["ap"].as_f64(), 1.0);
+                }
+            }
+            if dataset == "omnidoc" {
+                for (m, v) in pairs(&s["reading_order"]) {
+                    best(&format!("{what}: {m}"), v, 1.0);
+                }
+            }
+        }
+    }
+    // Stored per document too; the report pools them to the same figure.
+    let out = run(corpus(&db).args([
+        "report",
+        "--suite",
+        "detection",
+        "--by",
+        "provider",
+        "--metric",
+        "map",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success());
+    let r = json(&out);
+    best("report's pooled map", r[0]["map"].as_f64(), 1.0);
+    // The HTML report draws the COCO document's matches: five true positives, nothing else.
+    let site = d.path().join("site");
+    let out = run(corpus(&db)
+        .args(["report", "--suite", "detection", "--dataset", "coco", "--format", "html", "-o"])
+        .arg(&site));
+    assert!(out.status.success());
+    let pages: Vec<String> = std::fs::read_dir(site.join("doc"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    assert_eq!(pages.len(), 1);
+    let html = &pages[0];
+    assert!(html.contains("Matches at IoU 0.5"), "no matches section");
+    let count = |cls: &str| html.matches(&format!("class=\"{cls}\"")).count();
+    assert_eq!((count("m-tp"), count("m-fp"), count("m-miss")), (5, 0, 0));
+    assert!(html.contains("true positive: title · IoU 1.000"), "hover text");
+}

@@ -7,6 +7,7 @@ mod cache;
 mod cdm;
 mod cdm_tokens;
 mod cli;
+mod degrade;
 mod detection;
 mod docs;
 mod doctor;

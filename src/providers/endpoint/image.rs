@@ -174,7 +174,7 @@ pub fn image_header(bytes: &[u8]) -> Option<(&'static str, u32, u32)> {
 }
 
 /// Decodes a PNG page image (8-bit gray, RGB or RGBA).
-pub(super) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
+pub(crate) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
     let mut dec = png::Decoder::new(std::io::Cursor::new(bytes));
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| format!("PNG: {e}"))?;
@@ -196,16 +196,9 @@ pub(super) fn decode_png(bytes: &[u8]) -> Result<Bgr, String> {
     Ok(Bgr::from_rgb(w, h, &rgb))
 }
 
-/// Encodes an image as a PNG data URL.
+/// Encodes an image as a PNG data URL (the PNG is [`crate::providers::raster::png`]'s).
 pub(super) fn data_url(img: &Bgr) -> Result<String, String> {
-    let rgb: Vec<u8> = img.data.chunks_exact(3).flat_map(|p| [p[2], p[1], p[0]]).collect();
-    let mut out = Vec::new();
-    let mut enc = png::Encoder::new(&mut out, img.width as u32, img.height as u32);
-    enc.set_color(png::ColorType::Rgb);
-    enc.set_depth(png::BitDepth::Eight);
-    let mut w = enc.write_header().map_err(|e| format!("PNG encoding: {e}"))?;
-    w.write_image_data(&rgb).map_err(|e| format!("PNG encoding: {e}"))?;
-    w.finish().map_err(|e| format!("PNG encoding: {e}"))?;
+    let out = crate::providers::raster::png(img)?;
     Ok(format!("data:image/png;base64,{}", base64::engine::general_purpose::STANDARD.encode(&out)))
 }
 

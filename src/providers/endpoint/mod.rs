@@ -27,7 +27,8 @@ mod stages;
 
 use std::time::Instant;
 
-use self::image::{data_url, decode_png, render_sized};
+pub(crate) use self::image::decode_png;
+use self::image::{data_url, render_sized};
 pub use self::image::{image_header, image_size, smart_resize};
 use self::stages::{detect_on, detect_regions, region_prompt, region_round};
 

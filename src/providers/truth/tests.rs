@@ -127,11 +127,13 @@ fn omnidoc_pages_score_best_in_the_suite() {
     assert_eq!(doc.pages, [Page { width: 1000.0, height: 800.0 }]);
     let kinds: Vec<BlockKind> = doc.blocks.iter().map(|b| b.kind).collect();
     use BlockKind::*;
+    // The last: the `abandon` block, no content but a box the detection suite scores.
     let want = [
         Heading, Paragraph, Paragraph, Formula, Paragraph, Formula, Table, Figure, Paragraph,
-        PageHeader,
+        PageHeader, PageHeader,
     ];
     assert_eq!(kinds, want);
+    assert_eq!(doc.blocks[10].label.as_deref(), Some("omnidocbench:abandon"));
     assert_eq!(doc.blocks[0].bbox, BBox::new(10.0, 10.0, 200.0, 30.0));
     assert_eq!(doc.blocks[3].latex.as_deref(), Some("a+b=c"));
     assert_eq!(doc.blocks[6].table.as_ref().map(|t| (t.rows, t.cols)), Some((2, 2)));

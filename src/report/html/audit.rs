@@ -92,7 +92,7 @@ pub fn write(store: &Store, r: &AuditReport, dir: &Path) -> Result<PathBuf> {
         };
         let _ = write!(
             h,
-            "<div class=f><h3>{rank}. {doc} · {el}{at}{page} · score {score:.3}</h3>\
+            "<div class=f><h3>{rank}. {doc} · {el}{at}{page} · {ev} · score {score:.3}</h3>\
              <p>support {sup:.3} × coherence {coh:.3}; providers: {prov} (of {readers})</p>\
              <p class=t>truth: <code>{truth}</code></p><p class=c>consensus: <code>{cons}</code></p>\
              {crop}<details><summary>whole element</summary><p>truth:</p><code>{tt}</code>\
@@ -102,6 +102,7 @@ pub fn write(store: &Store, r: &AuditReport, dir: &Path) -> Result<PathBuf> {
             el = esc(&f.element),
             at = f.at.as_deref().map(|a| format!(" {}", esc(a))).unwrap_or_default(),
             page = f.page.map(|p| format!(", page {p}")).unwrap_or_default(),
+            ev = f.evidence.as_str(),
             score = f.score,
             sup = f.support,
             coh = f.coherence,

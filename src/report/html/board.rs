@@ -78,6 +78,8 @@ const _: () = assert!(all_in(&OMNIDOC_HEADLINE, &omnidoc::METRIC_IDS));
 const _: () = assert!(all_in(&FORMULA_HEADLINE, &formula::METRIC_IDS));
 const _: () =
     assert!(all_in(&crate::suites::parsebench::HEADLINE, &crate::suites::parsebench::METRIC_IDS));
+const _: () =
+    assert!(all_in(&crate::suites::detection::HEADLINE, &crate::suites::detection::METRIC_IDS));
 
 /// The headline metrics of a suite's leaderboard, in order; the first sorts the rows. The
 /// paper suite's are its own [`crate::metrics::paper::HEADLINE`]; olmOCR-bench's `overall`
@@ -92,6 +94,7 @@ pub fn headline_metrics(suite: &str) -> &'static [&'static str] {
         Suite::Olmocr => &OLMOCR_HEADLINE,
         Suite::Formula => &FORMULA_HEADLINE,
         Suite::Parsebench => &crate::suites::parsebench::HEADLINE,
+        Suite::Detection => &crate::suites::detection::HEADLINE,
     }
 }
 

@@ -70,6 +70,12 @@ fn index_leaderboard(
     suite: &str,
 ) -> Result<()> {
     let stored = store.stored_intervals(suite, filter.dataset)?;
+    let pooled = match crate::suites::Suite::of_stored(suite) {
+        Some(crate::suites::Suite::Detection) => {
+            store.latest_traces(suite, "map", filter.dataset)?
+        }
+        _ => Vec::new(),
+    };
     let lb = crate::report::summary_ci(
         wide,
         board,
@@ -77,6 +83,7 @@ fn index_leaderboard(
         Some(&crate::report::Ci::DEFAULT),
         &stored,
         crate::report::Headline::of_suite(suite),
+        &pooled,
     )
     .map_err(pe)?;
     drop(stored);

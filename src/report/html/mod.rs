@@ -13,6 +13,7 @@ pub mod agree;
 pub mod audit;
 pub mod board;
 pub mod cells;
+mod detection;
 pub mod escape;
 pub mod images;
 mod index;
@@ -425,6 +426,9 @@ impl DocPage<'_> {
         let scores = self.scores(&wanted)?;
         let (columns, metric_rows) = self.scores_section(&mut s, &scores);
         let (figures, drawn) = self.pages_section(&mut s, imgs, img_dir, &shown);
+        if crate::suites::Suite::of_stored(self.suite) == Some(crate::suites::Suite::Detection) {
+            s.push_str(&detection::matches_section(&scores, self.max_pages));
+        }
         // Everything could be drawn: every output read as a Doc and every page image made.
         let ok = drawn && shown.iter().all(|sh| sh.doc.is_ok());
 

@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::Suite;
 use crate::error::{Error, Result};
-use crate::metrics::audit::{judge, similarity, Edit};
+use crate::metrics::audit::{evidence, judge, similarity, Edit, Evidence};
 use crate::store::Store;
 
 /// What to audit.
@@ -63,6 +63,9 @@ pub struct Element {
 /// One truth element the providers contradict together.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Finding {
+    /// What the consensus edit says about the page (`docs/audit.md`, "Evidence"); findings
+    /// are ranked by it first. Order and olmOCR test elements are always `content`.
+    pub evidence: Evidence,
     /// `support × coherence` (`docs/audit.md`), in [0, 1].
     pub score: f64,
     /// Sum of the providers' agreement with the consensus edit / providers that read it.
@@ -154,7 +157,7 @@ pub fn audit(store: &Store, opts: &AuditOptions<'_>) -> Result<AuditReport> {
         Suite::Omnidoc => omnidoc::elements(store, opts.dataset, &providers, &mut notes)?,
         Suite::Table => table::elements(store, opts.dataset, &providers, &mut notes)?,
         Suite::Olmocr => tests::elements(store, opts.dataset, &providers)?,
-        Suite::Paper | Suite::Formula | Suite::Parsebench => {
+        Suite::Paper | Suite::Formula | Suite::Parsebench | Suite::Detection => {
             return Err(Error::Usage(format!(
                 "the audit does not cover the {} suite yet; it covers {} (docs/audit.md)",
                 opts.suite.name(),
@@ -182,18 +185,19 @@ pub fn covered() -> Vec<&'static str> {
         .into_iter()
         .filter(|s| match s {
             Suite::Omnidoc | Suite::Table | Suite::Olmocr => true,
-            Suite::Paper | Suite::Formula | Suite::Parsebench => false,
+            Suite::Paper | Suite::Formula | Suite::Parsebench | Suite::Detection => false,
         })
         .map(Suite::name)
         .collect()
 }
 
-/// Orders findings strongest first: score, then more supporters, then the larger edit's
-/// document and element for a stable order.
+/// Orders findings strongest first: evidence (content, omission, form), then score, then more
+/// supporters, then document and element for a stable order.
 pub fn rank(findings: &mut [Finding]) {
     findings.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
+        a.evidence
+            .cmp(&b.evidence)
+            .then(b.score.total_cmp(&a.score))
             .then(b.providers.len().cmp(&a.providers.len()))
             .then(a.document.cmp(&b.document))
             .then(a.element.cmp(&b.element))
@@ -253,7 +257,15 @@ pub fn find(e: &Element) -> Option<Finding> {
         parts.dedup();
         (!parts.is_empty()).then(|| parts.join(", "))
     });
+    // Order and test elements have no characters to compare: their tokens are positions and
+    // verdicts.
+    let evidence = if matches!(e.kind, "order" | "test") {
+        Evidence::Content
+    } else {
+        evidence(&e.truth[*start..*end], with)
+    };
     Some(Finding {
+        evidence,
         score: v.score,
         support: v.support,
         coherence: v.coherence,
@@ -328,7 +340,14 @@ mod unit {
             find(&element("a b c", &[("x", "a b d"), ("y", "a b d"), ("z", "a b c")])).unwrap();
         let mut v = vec![weak.clone(), strong.clone()];
         rank(&mut v);
-        assert_eq!(v, vec![strong, weak]);
+        assert_eq!(v, vec![strong, weak.clone()]);
         assert!(find(&element("a b c", &[("x", "a b c")])).is_none());
+        // A weaker content finding ranks above a stronger omission and a stronger form one.
+        let omission = find(&element("a b c", &[("x", "a b"), ("y", "a b")])).unwrap();
+        let form = find(&element("a bc", &[("x", "a b c"), ("y", "a b c")])).unwrap();
+        assert_eq!((omission.evidence, form.evidence), (Evidence::Omission, Evidence::Form));
+        let mut v = vec![form.clone(), omission.clone(), weak.clone()];
+        rank(&mut v);
+        assert_eq!(v, vec![weak, omission, form]);
     }
 }
