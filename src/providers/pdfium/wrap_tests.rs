@@ -155,3 +155,65 @@ fn a_ruled_table_keeps_a_bottom_aligned_header_over_three_lines_as_one_row() {
     assert_eq!((want.rows, want.cols), (4, 4));
     check(p, &want);
 }
+
+#[test]
+fn a_header_cell_wrapped_tighter_than_the_rows_under_it_is_a_row_of_its_own() {
+    // A form: a header over two of four columns, one of its cells over two lines set 11 pt
+    // apart, above rows of one line set 18 pt apart. The table's tight pitch is the row
+    // pitch; the header's own lines show the blank under it (§ 3a).
+    let rows: &Written<'_> = &[
+        &[&[""], &[""], &["State funded", "legal aid"], &["CSOs"]],
+        &[&["North"], &["Regional office"], &["yes"], &["no"]],
+        &[&["Central"], &["Field office"], &["no"], &["yes"]],
+        &[&["South"], &["Port office"], &["yes"], &["yes"]],
+        &[&["East"], &["Valley office"], &["no"], &["no"]],
+        &[&["West"], &["Coast office"], &["yes"], &["no"]],
+        &[&["Islands"], &["Ferry office"], &["no"], &["yes"]],
+    ];
+    let mut p = Page::new();
+    p.prose(72.0, 60.0, 3, 460.0);
+    let end = write(&mut p, &XS, 110.0, 11.0, 7.0, rows, false);
+    p.prose(72.0, end + 14.0, 3, 460.0);
+    let want = intended(rows);
+    assert_eq!((want.rows, want.cols), (7, 4));
+    check(p, &want);
+}
+
+#[test]
+fn a_key_cell_centred_on_two_lines_spans_two_rows_whatever_their_text() {
+    // booktabs, as LaTeX sets `\multirow{2}{*}{Model} & Feature & Feature \\ & stability &
+    // co-direction`: the second line starts in lower case (a wrap's sign), but the key cell
+    // stands alone, centred between the two lines: two rows under one label (§ 3a).
+    let mut p = Page::new();
+    p.prose(72.0, 60.0, 3, 460.0);
+    let rowed = |p: &mut Page, y: f32, cells: [&str; 3]| {
+        for (x, t) in XS.iter().zip(cells) {
+            p.text(*x, y, t);
+        }
+    };
+    p.bar(68.0, 340.0, 100.0, 0.8);
+    rowed(&mut p, 111.0, ["Model", "Error", "Spread"]);
+    p.bar(68.0, 340.0, 115.0, 0.5);
+    rowed(&mut p, 126.0, ["Without pretraining", "1.134", "23.220"]);
+    rowed(&mut p, 137.0, ["Full model", "0.156", "0.137"]);
+    p.bar(68.0, 340.0, 141.0, 0.5);
+    p.text(XS[1], 152.0, "Feature");
+    p.text(XS[2], 152.0, "Feature");
+    p.text(XS[0], 157.5, "Model");
+    p.text(XS[1], 163.0, "stability");
+    p.text(XS[2], 163.0, "co-direction");
+    p.bar(68.0, 340.0, 167.0, 0.5);
+    rowed(&mut p, 178.0, ["Without pretraining", "0.673", "46.78%"]);
+    rowed(&mut p, 189.0, ["Full model", "0.893", "71.44%"]);
+    p.bar(68.0, 340.0, 193.0, 0.8);
+    p.prose(72.0, 210.0, 3, 460.0);
+    let doc = doc_of(vec![p]);
+    let ts = tables(&doc);
+    assert_eq!(ts.len(), 1, "{:#?}", doc.blocks);
+    let t = ts[0];
+    assert_eq!((t.rows, t.cols), (7, 3), "{}", t.to_markdown());
+    let cell = |text: &str| t.cells.iter().find(|c| c.text == text).expect(text);
+    assert_eq!(cell("stability").row, cell("Feature").row + 1, "{}", t.to_markdown());
+    let label = t.cells.iter().find(|c| c.text == "Model" && c.row > 0).expect("the label");
+    assert_eq!((label.row, label.row_span), (cell("Feature").row, 2), "{}", t.to_markdown());
+}

@@ -1,13 +1,14 @@
 //! Which text lines of a table region make one row (docs/tables.md § 3a).
 //!
 //! A row is a band of lines, not a line. Between horizontal rules, the lines are grouped by
-//! what the page shows of its rows: a blank wider than the table's own line pitch starts a
-//! row; a line whose key column (the one filled in every row) is filled starts one; a line
-//! whose key column is empty continues the row above when its text continues that row's
-//! cells (top-aligned cells, text that wraps: it starts in lower case, the text above it
-//! stops mid-phrase or filled its column); a header cell wrapped over lines above the rest
-//! of the table's first row joins it. Every threshold is a share of the table's own font
-//! size or line pitch.
+//! what the page shows of its rows: a blank wider than the table's own line pitch, or than
+//! the pitch of the row's own lines, starts a row; a key cell standing alone, centred on two
+//! lines, names two rows; a line whose key column (the one filled in every row) is filled
+//! starts one; a line whose key column is empty continues the row above when its text
+//! continues that row's cells (top-aligned cells, text that wraps: it starts in lower case,
+//! the text above it stops mid-phrase or filled its column); a header cell wrapped over
+//! lines above the rest of the table's first row joins it. Every threshold is a share of
+//! the table's own font size or line pitch.
 
 use super::{Col, Line, Seg, Word};
 
@@ -178,6 +179,11 @@ fn joins(
     let main = row.iter().copied().max_by_key(|&i| count(&occs[i])).unwrap_or(last);
     let off = lines[l].cy() - lines[main].cy();
     let step = lines[l].cy() - lines[last].cy();
+    // A blank against the row's own line pitch: a cell's lines are set evenly, so a line
+    // further below the row than its lines are apart is no line of its cells.
+    if own_pitch(x, row).is_some_and(|own| step > own + ROW_GAP * x.size) {
+        return false;
+    }
     let disjoint = !occs[l].iter().zip(row_occ).any(|(a, b)| *a && *b);
     // A label centred between the rows of a row.
     if disjoint && off < 0.75 * pitch {
@@ -186,7 +192,7 @@ fn joins(
     if header_above(x, ev, row, row_occ, l, first_row, step) {
         return true;
     }
-    if ev.gap(step, x.size) {
+    if ev.gap(step, x.size) || key_spans_down(x, ev, row, l) {
         return false;
     }
     match ev.key.map(|k| occs[l][k]) {
@@ -195,6 +201,42 @@ fn joins(
         _ => {}
     }
     wrapped_cell(x, row_occ, l, last, step, pitch)
+}
+
+/// The row's own line pitch: the widest step from one of its lines to the nearest line above
+/// it in the row that shares a column with it (a cell's wrapped lines; a line centred beside
+/// them is not one of them, and steps under half a font size are one line's parts).
+fn own_pitch(x: &Input<'_>, row: &[usize]) -> Option<f32> {
+    let shares = |a: usize, b: usize| x.occs[a].iter().zip(&x.occs[b]).any(|(p, q)| *p && *q);
+    (1..row.len())
+        .filter_map(|j| {
+            let b = row[j];
+            let a = row[..j].iter().rev().copied().find(|&a| shares(a, b))?;
+            Some(x.lines[b].cy() - x.lines[a].cy())
+        })
+        .filter(|&s| s >= 0.5 * x.size)
+        .max_by(f32::total_cmp)
+}
+
+/// Whether the row's key cell stands alone, centred between the row's first line and line `l`:
+/// a line of the row below its first holding only the key cell (which the first line leaves
+/// empty), its centre within a quarter of the step of the midpoint between the first line's
+/// centre and `l`'s. The key names an entry; a key centred on two lines of other cells names
+/// two rows (`\multirow`, read as a span by § 3), so `l` starts a row. (Cells centred beside a
+/// key wrapped over two lines are one entry: the key-wrap rule.)
+fn key_spans_down(x: &Input<'_>, ev: &Evidence, row: &[usize], l: usize) -> bool {
+    let (lines, occs) = (x.lines, x.occs);
+    let Some(k) = ev.key else { return false };
+    let first = row[0];
+    let (top, below) = (lines[first].cy(), lines[l].cy());
+    let step = below - top;
+    if step <= 0.0 || occs[first][k] || occs[l][k] {
+        return false;
+    }
+    let mid = 0.5 * (top + below);
+    row[1..]
+        .iter()
+        .any(|&m| occs[m][k] && count(&occs[m]) == 1 && (lines[m].cy() - mid).abs() <= 0.25 * step)
 }
 
 /// A header cell wrapped onto lines above the rest of its row (bottom-aligned headers): lines
