@@ -13,6 +13,8 @@ mod sample_tests;
 pub mod structure;
 #[cfg(test)]
 mod table_tests;
+#[cfg(test)]
+mod wrap_tests;
 
 use std::path::{Path, PathBuf};
 

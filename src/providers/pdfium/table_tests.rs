@@ -16,15 +16,15 @@ fn lib() -> Pdfium {
 }
 
 /// A page drawn in top-left coordinates (y down), as the layout sees it.
-struct Page(PdfPage);
+pub(super) struct Page(PdfPage);
 
 impl Page {
-    fn new() -> Page {
+    pub(super) fn new() -> Page {
         Page(PdfPage::new(W, H))
     }
 
     /// Text with its baseline at `y` from the top.
-    fn text(&mut self, x: f32, y: f32, text: &str) {
+    pub(super) fn text(&mut self, x: f32, y: f32, text: &str) {
         self.0.text(Font::Regular, 9.0, x, H - y, text);
     }
 
@@ -39,7 +39,7 @@ impl Page {
         self.text(cx - 0.5 * w, y, text);
     }
 
-    fn hline(&mut self, x0: f32, x1: f32, y: f32) {
+    pub(super) fn hline(&mut self, x0: f32, x1: f32, y: f32) {
         self.0.line(x0, H - y, x1, H - y, 0.5);
     }
 
@@ -48,12 +48,12 @@ impl Page {
     }
 
     /// A filled bar `thick` points high whose top is at `y`, as LaTeX draws rules.
-    fn bar(&mut self, x0: f32, x1: f32, y: f32, thick: f32) {
+    pub(super) fn bar(&mut self, x0: f32, x1: f32, y: f32, thick: f32) {
         self.0.fill_rect(x0, H - y - thick, x1 - x0, thick);
     }
 
     /// Lines of prose filling `[x, x + width]` from `y` down.
-    fn prose(&mut self, x: f32, y: f32, lines: usize, width: f32) {
+    pub(super) fn prose(&mut self, x: f32, y: f32, lines: usize, width: f32) {
         let words = ["the", "results", "of", "our", "study", "show", "that", "more", "data"];
         for i in 0..lines {
             let mut line = String::new();
@@ -131,7 +131,7 @@ impl Page {
     }
 }
 
-fn doc_of(pages: Vec<Page>) -> Doc {
+pub(super) fn doc_of(pages: Vec<Page>) -> Doc {
     let mut pdf = Pdf::new();
     for p in pages {
         pdf.push(p.0);
@@ -140,7 +140,7 @@ fn doc_of(pages: Vec<Page>) -> Doc {
     parse(&lib(), &pdf.to_bytes()).expect("parses")
 }
 
-fn tables(doc: &Doc) -> Vec<&Table> {
+pub(super) fn tables(doc: &Doc) -> Vec<&Table> {
     doc.blocks
         .iter()
         .filter(|b| b.kind == BlockKind::Table)

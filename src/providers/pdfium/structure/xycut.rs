@@ -458,7 +458,7 @@ impl Cut<'_> {
     /// Finds a table starting at `rows[start]`; returns the end of its rows and the table.
     ///
     /// The run of rows grows while the page shows them as the table's (docs/tables.md § 4):
-    /// each row a row of cells (or a lone short cell between two), in the font size of the
+    /// each row a row of cells (or lone short cells between two), in the font size of the
     /// table's first row, at most two row pitches below the row before (the table's own pitch,
     /// the page's line pitch for its first step), and not running across the gutters of the
     /// rows below the first as prose.
@@ -488,7 +488,8 @@ impl Cut<'_> {
             let pitch = extent::pitch(steps).unwrap_or(self.pitch);
             step <= 2.0 * pitch
                 && extent::in_sizes(self.spans, &rows[k], &sizes_of(end))
-                && !extent::runs_across(self.spans, &rows[k], &gutters_of(end))
+                && (!extent::runs_across(self.spans, &rows[k], &gutters_of(end))
+                    || self.under_cell(&rows[start..k], &rows[k]))
         };
         let mut end = start + 1;
         while end < rows.len() {
@@ -511,16 +512,35 @@ impl Cut<'_> {
                 end += 1;
                 continue;
             }
-            // A lone short cell between cell rows (a row label, a wrapped cell).
-            let lone = rows[end].len() == 1
-                && self.spans[rows[end][0]].text.chars().count() <= MAX_CELL
-                && end + 1 < rows.len()
-                && self.cell_row(&rows[end + 1])
-                && follows(end + 1, end, &steps);
+            // Lone short cells between cell rows (a row label, the lines of a wrapped cell),
+            // each as the table's rows are (size, pitch, gutters), and a cell row after them.
+            let short = |k: usize| {
+                rows[k].len() == 1 && self.spans[rows[k][0]].text.chars().count() <= MAX_CELL
+            };
+            let mut k = end;
+            while k < rows.len() && short(k) && (k == end || follows(k, end, &steps)) {
+                k += 1;
+            }
+            // Several lone lines are a wrapped cell's only where none is a number: numbers do
+            // not wrap (a chart's axis labels stand one under another); else one, as a label.
+            if k > end + 1 && (end..k).any(|i| numeric(&self.spans[rows[i][0]].text)) {
+                k = end + 1;
+            }
+            let lone =
+                k > end && k < rows.len() && self.cell_row(&rows[k]) && follows(k, end, &steps);
             if !lone {
+                tracing::trace!(
+                    target: "corpus::tables",
+                    "run from {:?} stops at lone rows {:?}",
+                    self.spans[rows[start][0]].text,
+                    rows[end..k.min(rows.len() - 1) + 1]
+                        .iter()
+                        .map(|r| r.iter().map(|&i| self.spans[i].text.as_str()).collect::<Vec<_>>())
+                        .collect::<Vec<_>>()
+                );
                 break;
             }
-            end += 1;
+            end = k;
         }
         let run = &rows[start..end];
         if run.len() < 2 {
@@ -563,6 +583,20 @@ impl Cut<'_> {
             return Some((end, b));
         }
         self.aligned_table(run, &gutters, bbox).map(|b| (end, b))
+    }
+
+    /// Whether a lone span sits under one cell of the nearest row of cells above it (`rows`,
+    /// top to bottom): it starts within that cell's width and stops before the next cell on
+    /// its right. A wrapped cell's next line, read before the table's gutters are known.
+    fn under_cell(&self, rows: &[Vec<usize>], row: &[usize]) -> bool {
+        let [i] = row else { return false };
+        let Some(above) = rows.iter().rev().find(|r| r.len() >= 2) else { return false };
+        let b = &self.spans[*i].bbox;
+        above.iter().enumerate().any(|(j, &a)| {
+            let a = &self.spans[a].bbox;
+            let next = above.get(j + 1).map_or(f32::MAX, |&n| self.spans[n].bbox.x0);
+            b.x0 >= a.x0 - 0.5 * self.em && b.x0 < a.x1 && b.x1 < next
+        })
     }
 
     /// Whether a run of cell rows is a table (docs/tables.md § 4, acceptance): short cells,
@@ -746,6 +780,16 @@ impl Cut<'_> {
         let lead_bold = self.spans[row[0]].lead_bold;
         self.out.push(Item::Line(Line { page: self.page, bbox, col, text, size, bold, lead_bold }));
     }
+}
+
+/// Whether a span's text is a number: it starts with a digit, a sign or a currency sign and
+/// holds a digit (as docs/tables.md § 3a reads a cell).
+fn numeric(t: &str) -> bool {
+    let t = t.trim_start();
+    t.chars().any(|c| c.is_ascii_digit())
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_digit() || "+-.$€£\u{2013}\u{2212}".contains(c))
 }
 
 #[cfg(test)]

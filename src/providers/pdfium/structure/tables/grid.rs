@@ -3,10 +3,8 @@
 //! Column boundaries are the region's vertical rules and, between them, the gutters that the
 //! text leaves: x ranges that no segment (words closer than [`SEG_GAP`] ems) of the table's
 //! *regular* lines (those with the most segments) covers. Row boundaries are the horizontal
-//! rules and, between them, the text lines; a line joins the row above when it only fills
-//! columns that row leaves empty and sits less than a row pitch below it (a label centred
-//! between two rows), or when it continues some of that row's cells (a wrapped cell: fewer
-//! columns, set tighter than the rows or starting in lower case). When most bands between
+//! rules and, between them, bands of text lines ([`rows`]: a row is a band of lines, decided
+//! by the key column, the table's line pitch and the wrapped text). When most bands between
 //! horizontal rules hold one line, the rules alone make the rows (a fully ruled table, whose
 //! multi-line cells are one row).
 //!
@@ -15,6 +13,8 @@
 //! side is empty (a lattice's merged cell), and downwards where a cell's text stands centred
 //! between its row and the next, whose slot is empty (`\multirow`). Empty rows and columns are
 //! dropped.
+
+mod rows;
 
 use super::rules::Rules;
 use super::Word;
@@ -171,7 +171,17 @@ pub(crate) fn build(words: &[Word], rules: &Rules, region: BBox, em: f32) -> Opt
     // A lattice: most column boundaries are drawn.
     let ruled = cols.iter().take(ncols.saturating_sub(1)).filter(|c| c.ruled_right).count();
     let lattice = ncols >= 2 && ruled * 2 >= ncols - 1;
-    let rows = rows_of(&lines, &segs, &seg_cols, &occs, &bands, hy.len() + 1, lattice, em);
+    let size = rows::median_size(words, em);
+    let input = rows::Input {
+        lines: &lines,
+        segs: &segs,
+        seg_cols: &seg_cols,
+        occs: &occs,
+        bands: &bands,
+        cols: &cols,
+        size,
+    };
+    let rows = rows::rows_of(&input, hy.len() + 1, lattice);
     if rows.len() < 2 {
         return None;
     }
@@ -702,132 +712,4 @@ fn columns(lines: &[Line], segs: &[Seg], vx: &[f32], region: BBox, em: f32) -> V
         }
     }
     cols
-}
-
-/// Groups lines into rows (see the module doc); returns each row's lines, top to bottom.
-#[allow(clippy::too_many_arguments)]
-fn rows_of(
-    lines: &[Line],
-    segs: &[Seg],
-    seg_cols: &[(usize, usize)],
-    occs: &[Vec<bool>],
-    bands: &[usize],
-    nbands: usize,
-    lattice: bool,
-    em: f32,
-) -> Vec<Vec<usize>> {
-    // One line per band in most bands: the rules make the rows.
-    let mut per_band = vec![0usize; nbands];
-    for &b in bands {
-        per_band[b] += 1;
-    }
-    let text_bands: Vec<usize> = per_band.iter().copied().filter(|&n| n > 0).collect();
-    let single = text_bands.iter().filter(|&&n| n == 1).count();
-    let count = |o: &[bool]| o.iter().filter(|&&x| x).count();
-    let text = text_rows(lines, segs, seg_cols, occs, bands, em);
-    if lattice && text_bands.len() >= 3 && single * 2 > text_bands.len() {
-        // A band is one row, unless two of its lines are rows of their own: each with a row
-        // label (the first column) and more.
-        let mut row_like = vec![0usize; nbands];
-        for (l, &b) in bands.iter().enumerate() {
-            row_like[b] += usize::from(occs[l].first() == Some(&true) && count(&occs[l]) >= 2);
-        }
-        let mut rows: Vec<Vec<usize>> = vec![Vec::new(); nbands];
-        for (l, &b) in bands.iter().enumerate() {
-            if row_like[b] < 2 {
-                rows[b].push(l);
-            }
-        }
-        rows.extend(text.into_iter().filter(|r| row_like[bands[r[0]]] >= 2));
-        rows.retain(|r| !r.is_empty());
-        rows.sort_by_key(|r| r[0]);
-        return rows;
-    }
-    text
-}
-
-/// Groups lines into rows by text alone (within bands), top to bottom.
-fn text_rows(
-    lines: &[Line],
-    segs: &[Seg],
-    seg_cols: &[(usize, usize)],
-    occs: &[Vec<bool>],
-    bands: &[usize],
-    em: f32,
-) -> Vec<Vec<usize>> {
-    let count = |o: &[bool]| o.iter().filter(|&&x| x).count();
-    // The pitch between lines that are rows of their own (two columns or more).
-    let mut pitches: Vec<f32> = Vec::new();
-    for i in 1..lines.len() {
-        if count(&occs[i]) >= 2 && count(&occs[i - 1]) >= 2 && bands[i] == bands[i - 1] {
-            pitches.push(lines[i].cy() - lines[i - 1].cy());
-        }
-    }
-    if pitches.is_empty() {
-        pitches = (1..lines.len()).map(|i| lines[i].cy() - lines[i - 1].cy()).collect();
-    }
-    pitches.sort_by(f32::total_cmp);
-    let pitch = pitches.get(pitches.len() / 2).copied().unwrap_or(em);
-
-    let mut rows: Vec<Vec<usize>> = Vec::new();
-    let mut row_occ: Vec<bool> = Vec::new();
-    for l in 0..lines.len() {
-        let joins = rows.last().is_some_and(|row| {
-            let last = *row.last().expect("rows are non-empty");
-            if bands[last] != bands[l] {
-                return false;
-            }
-            let main = row.iter().copied().max_by_key(|&i| count(&occs[i])).unwrap_or(last);
-            let off = lines[l].cy() - lines[main].cy();
-            let step = lines[l].cy() - lines[last].cy();
-            let disjoint = !occs[l].iter().zip(&row_occ).any(|(a, b)| *a && *b);
-            if disjoint && off < 0.75 * pitch {
-                return true;
-            }
-            // A header cell wrapped onto the line above the rest of its row (bottom-aligned
-            // headers): a first line filling at most half the columns of this one, each of
-            // its segments over a one-column segment here, set tight.
-            if row.len() == 1 && step < 0.8 * pitch {
-                let sup = row_occ.iter().zip(&occs[l]).all(|(a, b)| !*a || *b);
-                let over = lines[last].segs.iter().all(|&s| {
-                    lines[l]
-                        .segs
-                        .iter()
-                        .any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
-                });
-                if sup && count(&row_occ) * 2 <= count(&occs[l]) && over {
-                    return true;
-                }
-            }
-            // A wrapped cell: a line filling at most half the row's columns, each of its
-            // segments under a one-column segment of the line above.
-            let subset = occs[l].iter().zip(&row_occ).all(|(a, b)| !*a || *b);
-            if !subset || count(&occs[l]) * 2 > count(&row_occ) || lines[l].segs.len() > 2 {
-                return false;
-            }
-            let under = lines[l].segs.iter().all(|&s| {
-                lines[last]
-                    .segs
-                    .iter()
-                    .any(|&o| seg_cols[o] == seg_cols[s] && seg_cols[o].0 == seg_cols[o].1)
-            });
-            if !under {
-                return false;
-            }
-            let first = lines[l].segs.first().map(|&s| segs[s].text.as_str()).unwrap_or("");
-            let lower = first.chars().next().is_some_and(char::is_lowercase);
-            step < 0.8 * pitch || lower && step < 1.2 * pitch
-        });
-        if joins {
-            let row = rows.last_mut().expect("checked");
-            row.push(l);
-            for (a, b) in row_occ.iter_mut().zip(&occs[l]) {
-                *a |= *b;
-            }
-        } else {
-            rows.push(vec![l]);
-            row_occ = occs[l].clone();
-        }
-    }
-    rows
 }
