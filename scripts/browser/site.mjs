@@ -34,6 +34,19 @@ async function visit(ctx, url) {
     for (let y = 0; y < document.body.scrollHeight; y += 600) { window.scrollTo(0, y); await new Promise((r) => setTimeout(r, 10)); }
   });
   await page.waitForLoadState('networkidle');
+  // Then every image to its end, loaded or failed (a loaded machine may still be decoding
+  // when the scroll has passed; 20 s at most): what is checked is whether it loads.
+  await page.evaluate(async () => {
+    const settled = (i) => (i.complete ? Promise.resolve() : new Promise((r) => {
+      i.addEventListener('load', r, { once: true });
+      i.addEventListener('error', r, { once: true });
+    }));
+    for (const i of document.images) i.loading = 'eager';
+    await Promise.race([
+      Promise.all([...document.images].map(settled)),
+      new Promise((r) => setTimeout(r, 20000)),
+    ]);
+  });
   return { page, seen };
 }
 
