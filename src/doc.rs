@@ -83,56 +83,41 @@ pub struct Page {
     pub height: f32,
 }
 
-/// What a block is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BlockKind {
-    /// The document title.
-    Title,
-    /// A section heading (with `level`).
-    Heading,
-    /// Body prose.
-    Paragraph,
-    /// One item of a list.
-    ListItem,
-    /// A figure or table caption (`Table 1: ...`).
-    Caption,
-    /// A table (with `table`).
-    Table,
-    /// A display formula (text, and `latex` where known).
-    Formula,
-    /// A picture.
-    Figure,
-    /// Running header at the top of a page.
-    PageHeader,
-    /// Running footer or page number at the bottom of a page.
-    PageFooter,
-    /// A footnote.
-    Footnote,
-    /// One entry of the reference list.
-    Reference,
-    /// Program code.
-    Code,
+listed_enum! {
+    /// What a block is.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum BlockKind {
+        /// The document title.
+        Title,
+        /// A section heading (with `level`).
+        Heading,
+        /// Body prose.
+        Paragraph,
+        /// One item of a list.
+        ListItem,
+        /// A figure or table caption (`Table 1: ...`).
+        Caption,
+        /// A table (with `table`).
+        Table,
+        /// A display formula (text, and `latex` where known).
+        Formula,
+        /// A picture.
+        Figure,
+        /// Running header at the top of a page.
+        PageHeader,
+        /// Running footer or page number at the bottom of a page.
+        PageFooter,
+        /// A footnote.
+        Footnote,
+        /// One entry of the reference list.
+        Reference,
+        /// Program code.
+        Code,
+    }
 }
 
 impl BlockKind {
-    /// Every kind, in a fixed order.
-    pub const ALL: [BlockKind; 13] = [
-        BlockKind::Title,
-        BlockKind::Heading,
-        BlockKind::Paragraph,
-        BlockKind::ListItem,
-        BlockKind::Caption,
-        BlockKind::Table,
-        BlockKind::Formula,
-        BlockKind::Figure,
-        BlockKind::PageHeader,
-        BlockKind::PageFooter,
-        BlockKind::Footnote,
-        BlockKind::Reference,
-        BlockKind::Code,
-    ];
-
     /// Returns the kind's name as stored in JSON (`page_header`, ...).
     pub fn as_str(self) -> &'static str {
         match self {

@@ -44,6 +44,8 @@ pub mod sample;
 pub mod store;
 pub mod suites;
 pub mod synth;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod truth;
 pub mod walk;
 

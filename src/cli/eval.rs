@@ -556,12 +556,10 @@ impl Render for olmocr::EvalSummary {
                 sum.counts.cached,
                 sum.counts.suite,
                 sum.counts.suite_version,
-                match sum.counts.suite {
-                    olmocr::SUITE =>
-                        "KaTeX in Chromium, as the runner (MathML, then glyph positions)",
-                    olmocr::SUITE_MATHML => "KaTeX without a browser (MathML containment only)",
-                    _ => "exact matches only",
-                }
+                olmocr::MATH_RULES
+                    .iter()
+                    .find(|(name, _)| *name == sum.counts.suite)
+                    .map_or("(not recorded)", |(_, rule)| rule)
             );
             for c in sum.candidates.iter().filter(|c| !c.missing.is_empty()) {
                 eprintln!(

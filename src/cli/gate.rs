@@ -7,9 +7,10 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::Args;
 use corpus::report::gate::{gate, overall, to_json, to_junit, GateMetric, Outcome};
-use corpus::report::{self, Selector};
+use corpus::report::{self, ReportFormat, Selector};
 use corpus::store::{ScoreFilter, Store};
 
+use super::output::report_formats;
 use super::GlobalArgs;
 
 /// Arguments of `corpus gate`.
@@ -43,8 +44,8 @@ pub struct GateArgs {
     #[arg(long)]
     since: Option<String>,
     /// Output: text (one line per metric, then the documents that lost most), json or junit
-    #[arg(long, default_value = "text", value_parser = ["text", "json", "junit"])]
-    format: String,
+    #[arg(long, default_value = "text", value_parser = report_formats(&ReportFormat::GATE))]
+    format: ReportFormat,
     /// Write to this file instead of stdout
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -113,14 +114,14 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
     let ci = report::Ci { resamples: a.resamples as usize, seed: a.seed, ..report::Ci::DEFAULT };
     let results = gate(&rows, &metrics, a.alpha, &ci)?;
     let (base, cand) = (a.baseline.label(), a.candidate.label());
-    let text = match a.format.as_str() {
-        "json" => {
+    let text = match a.format {
+        ReportFormat::Json => {
             let mut s = serde_json::to_string_pretty(&to_json(&results, a.alpha, &base, &cand))?;
             s.push('\n');
             s
         }
-        "junit" => to_junit(&results, &base, &cand, a.limit),
-        _ => {
+        ReportFormat::Junit => to_junit(&results, &base, &cand, a.limit),
+        ReportFormat::Text => {
             let mut s = String::new();
             for r in &results {
                 let tag = match r.outcome {
@@ -140,6 +141,14 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
                 }
             }
             s
+        }
+        other @ (ReportFormat::Table
+        | ReportFormat::Markdown
+        | ReportFormat::Csv
+        | ReportFormat::Ndjson
+        | ReportFormat::Parquet
+        | ReportFormat::Html) => {
+            usage_bail!("corpus gate writes text, json or junit, not {}", other.name())
         }
     };
     match &a.output {

@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, ValueEnum};
+use corpus::report::ReportFormat;
 
 /// How tabular results are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -20,6 +21,18 @@ pub struct OutputArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+}
+
+/// The `--format` parser of a command that writes `among` ([`ReportFormat`]'s lists): the
+/// names `--help` shows with their meaning, and the format each names.
+pub fn report_formats(
+    among: &'static [ReportFormat],
+) -> impl clap::builder::TypedValueParser<Value = ReportFormat> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(among.iter().map(|f| PossibleValue::new(f.name()).help(f.help())))
+        .map(move |s| {
+            ReportFormat::parse_among(&s, among).expect("clap offered only these formats' names")
+        })
 }
 
 /// Prints rows as aligned columns; numeric-looking cells are right-aligned.

@@ -10,6 +10,7 @@ use clap::Args;
 use corpus::report::{self, render, By, Rendered, ReportFormat, Selector, Since};
 use corpus::store::{ScoreFilter, Store};
 
+use super::output::report_formats;
 use super::GlobalArgs;
 
 /// Arguments of `corpus report`.
@@ -61,8 +62,8 @@ pub struct ReportArgs {
     /// Output format: table, markdown, csv, json, ndjson, parquet, or html (a static site in
     /// the folder -o names: an index with leaderboard, breakdowns, history and --compare,
     /// and one page per document with its pages, boxes, differences and traces; needs --suite)
-    #[arg(long, default_value = "table", value_parser = OutFormat::parse)]
-    format: OutFormat,
+    #[arg(long, default_value = "table", value_parser = report_formats(&ReportFormat::REPORT))]
+    format: ReportFormat,
     /// Write to this file instead of stdout (required for parquet); for html, the site's folder
     #[arg(long, short = 'o')]
     output: Option<PathBuf>,
@@ -141,22 +142,6 @@ impl ReportArgs {
             level: report::Ci::DEFAULT.level,
             seed: self.seed,
         })
-    }
-}
-
-/// A report format: one of the frame renderers', or the HTML site.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum OutFormat {
-    Frame(ReportFormat),
-    Html,
-}
-
-impl OutFormat {
-    fn parse(s: &str) -> Result<OutFormat, String> {
-        if s == "html" {
-            return Ok(OutFormat::Html);
-        }
-        ReportFormat::parse(s).map(OutFormat::Frame).map_err(|e| format!("{e}, html"))
     }
 }
 
@@ -508,10 +493,10 @@ fn write_robustness(
 
 /// Runs `corpus report`.
 pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
-    let format = match a.format {
-        OutFormat::Frame(f) => f,
-        OutFormat::Html => return html(g, a),
-    };
+    let format = a.format;
+    if format == ReportFormat::Html {
+        return html(g, a);
+    }
     if format == ReportFormat::Parquet && a.output.is_none() {
         usage_bail!("--format parquet writes a binary file: give --output FILE");
     }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use corpus::doc::Doc;
 use corpus::store::{DocumentRow, Store};
+use corpus::suites::Suite;
 
 use super::GlobalArgs;
 
@@ -105,16 +106,16 @@ pub fn write_text(out: &mut impl Write, doc_json: &[u8]) -> anyhow::Result<()> {
 /// Runs `corpus show`.
 pub fn run(g: &GlobalArgs, a: &ShowArgs) -> anyhow::Result<ExitCode> {
     let store = Store::open_read_only(&g.db)?;
-    let olmocr = [
-        corpus::suites::olmocr::SUITE,
-        corpus::suites::olmocr::SUITE_EXACT,
-        corpus::suites::olmocr::SUITE_MATHML,
-    ];
-    if a.suite.as_deref().is_some_and(|s| olmocr.contains(&s)) && a.metric.is_none() {
-        return show_olmocr(&store, a);
-    }
-    if a.suite.as_deref() == Some(corpus::suites::parsebench::SUITE) && a.metric.is_none() {
-        return show_parsebench(&store, a);
+    // olmOCR-bench and ParseBench show their tests; the other suites their scores, below.
+    if a.metric.is_none() {
+        match a.suite.as_deref().and_then(Suite::of_stored) {
+            Some(Suite::Olmocr) => return show_olmocr(&store, a),
+            Some(Suite::Parsebench) => return show_parsebench(&store, a),
+            Some(
+                Suite::Paper | Suite::Omnidoc | Suite::Table | Suite::Formula | Suite::Detection,
+            )
+            | None => {}
+        }
     }
     let doc = resolve(&store, &a.doc, a.dataset.as_deref())?;
     if a.metric.is_some() || a.suite.is_some() {

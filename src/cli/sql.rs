@@ -4,31 +4,14 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use corpus::store::{QueryResult, Store};
 
 use anyhow::Context;
 use corpus::report::ReportFormat;
 
-use super::output::render_table;
+use super::output::{render_table, report_formats};
 use super::GlobalArgs;
-
-/// How query results are printed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum SqlFormat {
-    /// Aligned columns
-    Table,
-    /// One JSON array of objects
-    Json,
-    /// One JSON object per line
-    Ndjson,
-    /// Comma-separated values with a header line
-    Csv,
-    /// A Markdown table
-    Markdown,
-    /// Apache Parquet (needs --output)
-    Parquet,
-}
 
 /// Arguments of `corpus sql`.
 #[derive(Args, Debug)]
@@ -42,8 +25,8 @@ pub struct SqlArgs {
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
     /// Output format
-    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
-    format: SqlFormat,
+    #[arg(long, default_value = "table", value_parser = report_formats(&ReportFormat::SQL))]
+    format: ReportFormat,
     /// Write to this file instead of stdout (required for parquet)
     #[arg(long, short = 'o')]
     output: Option<std::path::PathBuf>,
@@ -61,8 +44,8 @@ pub struct RunsArgs {
     #[arg(long, default_value_t = 50)]
     limit: u32,
     /// Output format
-    #[arg(long, value_enum, default_value_t = SqlFormat::Table)]
-    format: SqlFormat,
+    #[arg(long, default_value = "table", value_parser = report_formats(&ReportFormat::RUNS))]
+    format: ReportFormat,
 }
 
 /// Runs `corpus sql`.
@@ -72,31 +55,27 @@ pub fn run(g: &GlobalArgs, a: &SqlArgs) -> anyhow::Result<ExitCode> {
     if !a.timeout.is_finite() || a.timeout <= 0.0 {
         usage_bail!("--timeout must be a positive number of seconds");
     }
-    if a.format == SqlFormat::Parquet && a.output.is_none() {
+    if a.format == ReportFormat::Parquet && a.output.is_none() {
         usage_bail!("--format parquet writes a binary file: give --output FILE");
     }
     let r = Store::query_read_only(&g.db, &sql, &a.params, Duration::from_secs_f64(a.timeout))?;
-    let via_report = match a.format {
-        SqlFormat::Markdown => Some(ReportFormat::Markdown),
-        SqlFormat::Parquet => Some(ReportFormat::Parquet),
-        _ if a.output.is_some() => None,
-        _ => {
-            print(&r, a.format, &mut std::io::stdout().lock())?;
-            return Ok(ExitCode::SUCCESS);
-        }
-    };
+    // Markdown and Parquet are the report renderers'; the others are printed from the rows.
+    let via_report = matches!(a.format, ReportFormat::Markdown | ReportFormat::Parquet);
+    if !via_report && a.output.is_none() {
+        print(&r, a.format, &mut std::io::stdout().lock())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut out: Box<dyn Write> = match &a.output {
         Some(p) => {
             Box::new(std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?)
         }
         None => Box::new(std::io::stdout().lock()),
     };
-    match via_report {
-        Some(f) => {
-            let df = corpus::report::render::frame_from_rows(&r.columns, &r.rows)?;
-            corpus::report::render::write(&corpus::report::render(&df, f)?, &mut out)?;
-        }
-        None => print(&r, a.format, &mut out)?,
+    if via_report {
+        let df = corpus::report::render::frame_from_rows(&r.columns, &r.rows)?;
+        corpus::report::render::write(&corpus::report::render(&df, a.format)?, &mut out)?;
+    } else {
+        print(&r, a.format, &mut out)?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -104,26 +83,12 @@ pub fn run(g: &GlobalArgs, a: &SqlArgs) -> anyhow::Result<ExitCode> {
 
 /// Runs `corpus runs`.
 pub fn runs(g: &GlobalArgs, a: &RunsArgs) -> anyhow::Result<ExitCode> {
-    let sql = "SELECT run, command, started_at, finished_at,
-                      CASE WHEN finished_at IS NULL THEN 'unfinished'
-                           ELSE printf('%.1f', (julianday(finished_at) - julianday(started_at)) * 86400) END
-                        AS seconds,
-                      errors, host,
-                      CASE WHEN scheduler IS NULL THEN NULL
-                           ELSE scheduler || coalesce(' ' || job_id, '')
-                                || coalesce(' task ' || array_task_id, '') END AS job,
-                      shard, merged_by, counts, corpus_version
-               FROM v_runs ORDER BY run DESC LIMIT :limit";
-    let params = [("limit".to_string(), a.limit.to_string())];
-    let r = Store::query_read_only(&g.db, sql, &params, Duration::from_secs(30))?;
-    if matches!(a.format, SqlFormat::Markdown | SqlFormat::Parquet) {
-        usage_bail!("corpus runs prints table, json, ndjson or csv; use corpus sql for more");
-    }
+    let r = Store::runs_listing(&g.db, a.limit)?;
     print(&r, a.format, &mut std::io::stdout().lock())?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn print(r: &QueryResult, format: SqlFormat, out: &mut dyn Write) -> anyhow::Result<()> {
+fn print(r: &QueryResult, format: ReportFormat, out: &mut dyn Write) -> anyhow::Result<()> {
     let text = |v: &serde_json::Value| match v {
         serde_json::Value::Null => String::new(),
         serde_json::Value::String(s) => s.clone(),
@@ -133,7 +98,7 @@ fn print(r: &QueryResult, format: SqlFormat, out: &mut dyn Write) -> anyhow::Res
         serde_json::Value::Object(r.columns.iter().cloned().zip(row.iter().cloned()).collect())
     };
     match format {
-        SqlFormat::Table => {
+        ReportFormat::Table => {
             let rows: Vec<Vec<String>> = r
                 .rows
                 .iter()
@@ -146,18 +111,24 @@ fn print(r: &QueryResult, format: SqlFormat, out: &mut dyn Write) -> anyhow::Res
             let headers: Vec<&str> = r.columns.iter().map(String::as_str).collect();
             out.write_all(render_table(&headers, &rows).as_bytes())?;
         }
-        SqlFormat::Json => {
+        ReportFormat::Json => {
             let all: Vec<_> = r.rows.iter().map(|row| object(row)).collect();
             serde_json::to_writer_pretty(&mut *out, &all)?;
             writeln!(out)?;
         }
-        SqlFormat::Ndjson => {
+        ReportFormat::Ndjson => {
             for row in &r.rows {
                 writeln!(out, "{}", object(row))?;
             }
         }
-        SqlFormat::Markdown | SqlFormat::Parquet => unreachable!("rendered through report"),
-        SqlFormat::Csv => {
+        ReportFormat::Markdown
+        | ReportFormat::Parquet
+        | ReportFormat::Html
+        | ReportFormat::Text
+        | ReportFormat::Junit => {
+            anyhow::bail!("corpus sql does not print {} from rows", format.name())
+        }
+        ReportFormat::Csv => {
             let line = |cells: Vec<String>| {
                 cells.into_iter().map(|c| csv_field(&c)).collect::<Vec<_>>().join(",")
             };

@@ -339,7 +339,7 @@ mod tests {
     fn a_boxs_content_is_where_its_moved_box_says_on_the_twin() {
         let _lock = pdfium::test_lock();
         let Ok(lib) = pdfium::bind() else {
-            eprintln!("skipping: libpdfium is not installed (scripts/setup.sh)");
+            crate::test_support::skip_or_fail("libpdfium is not installed (scripts/setup.sh)");
             return;
         };
         let src = page_with_a_box();
@@ -402,7 +402,7 @@ mod tests {
     fn a_page_images_twin_is_its_pixels_at_the_profiles_dpi() {
         let _lock = pdfium::test_lock();
         let Ok(lib) = pdfium::bind() else {
-            eprintln!("skipping: libpdfium is not installed (scripts/setup.sh)");
+            crate::test_support::skip_or_fail("libpdfium is not installed (scripts/setup.sh)");
             return;
         };
         // A 600 × 900 pixel page image: at scan's 300 dpi its twin is 144 × 216 points, and

@@ -8,48 +8,37 @@ use super::geometry::Homography;
 use super::ops::{self, Img};
 use crate::metrics::stats::Rng;
 
-/// The profiles, each a recipe ([`Profile::recipe`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A flatbed scan: 300 dpi, grey, a slight rotation, paper noise, a little blur, and an
-    /// uneven black-and-white threshold.
-    Scan,
-    /// A fax: 200 × 100 dpi, black and white.
-    Fax,
-    /// A phone photo: the page seen in perspective on a grey table, an uneven light, blur,
-    /// sensor noise, stored as a JPEG.
-    Photo,
-    /// A skewed page: a rotation of 2° to 5° either way.
-    Skew,
-    /// JPEG compression at a quality (`jpeg-Q`).
-    Jpeg,
-    /// A resolution (`Ndpi`): the page rendered at N dots per inch.
-    Dpi,
-    /// A Gaussian blur.
-    Blur,
-    /// Gaussian noise.
-    Noise,
-    /// Ink: bled (strokes thickened) and/or faded.
-    Ink,
+listed_enum! {
+    /// The profiles, each a recipe ([`Profile::recipe`]).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Kind {
+        /// A flatbed scan: 300 dpi, grey, a slight rotation, paper noise, a little blur, and an
+        /// uneven black-and-white threshold.
+        Scan,
+        /// A fax: 200 × 100 dpi, black and white.
+        Fax,
+        /// A phone photo: the page seen in perspective on a grey table, an uneven light, blur,
+        /// sensor noise, stored as a JPEG.
+        Photo,
+        /// A skewed page: a rotation of 2° to 5° either way.
+        Skew,
+        /// JPEG compression at a quality (`jpeg-Q`).
+        Jpeg,
+        /// A resolution (`Ndpi`): the page rendered at N dots per inch.
+        Dpi,
+        /// A Gaussian blur.
+        Blur,
+        /// Gaussian noise.
+        Noise,
+        /// Ink: bled (strokes thickened) and/or faded.
+        Ink,
+    }
 }
 
 /// One parameter of a profile: its key, default, smallest and largest value, and meaning.
 type Param = (&'static str, f64, f64, f64, &'static str);
 
 impl Kind {
-    /// Every profile, in the order `--help` lists them.
-    pub const ALL: [Kind; 9] = [
-        Kind::Scan,
-        Kind::Fax,
-        Kind::Photo,
-        Kind::Skew,
-        Kind::Jpeg,
-        Kind::Dpi,
-        Kind::Blur,
-        Kind::Noise,
-        Kind::Ink,
-    ];
-
     /// The name as written (`jpeg` and `dpi` take their number in the name: `jpeg-30`,
     /// `150dpi`).
     pub fn name(self) -> &'static str {

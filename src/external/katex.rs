@@ -214,7 +214,7 @@ mod tests {
         match KatexRenderer::start(&KatexRenderer::default_dir()) {
             Ok(r) => Some(r),
             Err(e) => {
-                eprintln!("skipping: {e}");
+                crate::test_support::skip_or_fail(&e.to_string());
                 None
             }
         }
@@ -289,7 +289,7 @@ mod tests {
         );
         match err {
             Err(KatexError::NodeMissing(_)) => {}
-            Err(KatexError::KatexMissing(why)) => eprintln!("skipping node-missing check: {why}"),
+            Err(KatexError::KatexMissing(why)) => crate::test_support::skip_or_fail(&why),
             other => panic!("unexpected: {other:?}"),
         }
     }

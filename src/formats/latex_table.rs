@@ -899,14 +899,11 @@ mod tests {
 
     #[test]
     fn pdf_parse_bench_ground_truth_parses() {
-        let dir = std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/data/pdf-parse-bench/tables/ground_truth"
-        ));
-        let Ok(entries) = std::fs::read_dir(dir) else {
-            eprintln!("skipped: {} is absent", dir.display());
+        let Some(dir) = crate::test_support::shared_data("pdf-parse-bench/tables/ground_truth")
+        else {
             return;
         };
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
         let mut paths: Vec<_> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
         paths.sort();
         let mut n = 0;

@@ -476,35 +476,37 @@ impl TruthFormat {
     }
 }
 
-/// A format `corpus import` (and the `command` provider) reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ImportFormat {
-    /// DoclingDocument JSON.
-    DoclingJson,
-    /// Markdown (with pipe and HTML tables, math).
-    Markdown,
-    /// GROBID output TEI XML.
-    GrobidTei,
-    /// PeerRead / science-parse JSON.
-    PeerRead,
-    /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
-    Text,
-    /// ALTO XML (`pdfalto`, OCR engines): one paragraph per text block, with boxes.
-    Alto,
-    /// Unstructured's element list JSON (`partition_pdf` + `elements_to_json`).
-    UnstructuredJson,
-    /// opendataloader-pdf's JSON.
-    OpenDataLoaderJson,
-    /// MinerU's `<name>_content_list.json` or `<name>_middle.json` ([`mineru`]).
-    MinerU,
-    /// PaddleOCR's PP-StructureV3 / PaddleOCR-VL `save_to_json` result, `<name>_res.json` or a
-    /// PDF's `<name>_<page>_res.json` ([`paddle`]).
-    PaddleJson,
-    /// Marker's JSON block tree, `<name>/<name>.json` ([`marker`]).
-    MarkerJson,
-    /// olmOCR's pipeline results, `output_<hash>.jsonl`: one document per line, each the
-    /// output of the PDF its Source-File names ([`olmocr_jsonl`]).
-    OlmocrJsonl,
+listed_enum! {
+    /// A format `corpus import` (and the `command` provider) reads.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum ImportFormat {
+        /// DoclingDocument JSON.
+        DoclingJson,
+        /// Markdown (with pipe and HTML tables, math).
+        Markdown,
+        /// GROBID output TEI XML.
+        GrobidTei,
+        /// PeerRead / science-parse JSON.
+        PeerRead,
+        /// Plain text: paragraphs split on blank lines, pages on form feeds (`pdftotext`).
+        Text,
+        /// ALTO XML (`pdfalto`, OCR engines): one paragraph per text block, with boxes.
+        Alto,
+        /// Unstructured's element list JSON (`partition_pdf` + `elements_to_json`).
+        UnstructuredJson,
+        /// opendataloader-pdf's JSON.
+        OpenDataLoaderJson,
+        /// MinerU's `<name>_content_list.json` or `<name>_middle.json` ([`mineru`]).
+        MinerU,
+        /// PaddleOCR's PP-StructureV3 / PaddleOCR-VL `save_to_json` result, `<name>_res.json` or a
+        /// PDF's `<name>_<page>_res.json` ([`paddle`]).
+        PaddleJson,
+        /// Marker's JSON block tree, `<name>/<name>.json` ([`marker`]).
+        MarkerJson,
+        /// olmOCR's pipeline results, `output_<hash>.jsonl`: one document per line, each the
+        /// output of the PDF its Source-File names ([`olmocr_jsonl`]).
+        OlmocrJsonl,
+    }
 }
 
 /// A file read into a Doc.
@@ -517,22 +519,6 @@ pub struct Parsed {
 }
 
 impl ImportFormat {
-    /// Every format.
-    pub const ALL: [ImportFormat; 12] = [
-        ImportFormat::DoclingJson,
-        ImportFormat::Markdown,
-        ImportFormat::GrobidTei,
-        ImportFormat::PeerRead,
-        ImportFormat::Text,
-        ImportFormat::Alto,
-        ImportFormat::UnstructuredJson,
-        ImportFormat::OpenDataLoaderJson,
-        ImportFormat::MinerU,
-        ImportFormat::PaddleJson,
-        ImportFormat::MarkerJson,
-        ImportFormat::OlmocrJsonl,
-    ];
-
     /// Returns the outside format.
     pub fn format(self) -> Format {
         match self {

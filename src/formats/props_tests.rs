@@ -586,13 +586,7 @@ fn every_shared_and_sample_truth_scores_one() {
         );
         assert_one(TruthFormat::Jats, &[("", p.jats_xml.as_bytes())], &p.name, &mut raw_fails);
     }
-    let root = std::env::var_os("CORPUS_SHARED_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    if !root.is_dir() {
-        println!("skipped shared data: {} absent", root.display());
-        return;
-    }
+    let Some(root) = crate::test_support::shared_data("") else { return };
     let read = |p: &std::path::Path| std::fs::read(p).unwrap();
     let mut n = 0;
     for (dir, ext, format) in [

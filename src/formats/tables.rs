@@ -10,22 +10,20 @@
 
 use crate::doc::{BlockKind, Table};
 
-/// A table notation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TableFormat {
-    /// HTML `<table>`, with `rowspan`/`colspan` and `th` header cells.
-    Html,
-    /// Markdown pipe tables (HTML tables inside Markdown are read too).
-    Markdown,
-    /// LaTeX `tabular` and its siblings, `\multicolumn`/`\multirow` spans.
-    Latex,
+listed_enum! {
+    /// A table notation.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum TableFormat {
+        /// HTML `<table>`, with `rowspan`/`colspan` and `th` header cells.
+        Html,
+        /// Markdown pipe tables (HTML tables inside Markdown are read too).
+        Markdown,
+        /// LaTeX `tabular` and its siblings, `\multicolumn`/`\multirow` spans.
+        Latex,
+    }
 }
 
 impl TableFormat {
-    /// Every notation, in `--help` order.
-    pub const ALL: [TableFormat; 3] =
-        [TableFormat::Html, TableFormat::Markdown, TableFormat::Latex];
-
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {

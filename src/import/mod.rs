@@ -341,7 +341,17 @@ pub fn entries(
             out.into_iter().map(|(_, e)| e).collect()
         }
         ImportFormat::PaddleJson => join_pages(out.into_iter().map(|(_, e)| e).collect(), errors),
-        _ => out.into_iter().map(|(_, e)| e).collect(),
+        // One file per document.
+        ImportFormat::DoclingJson
+        | ImportFormat::Markdown
+        | ImportFormat::GrobidTei
+        | ImportFormat::PeerRead
+        | ImportFormat::Text
+        | ImportFormat::Alto
+        | ImportFormat::UnstructuredJson
+        | ImportFormat::OpenDataLoaderJson
+        | ImportFormat::MarkerJson
+        | ImportFormat::OlmocrJsonl => out.into_iter().map(|(_, e)| e).collect(),
     }
 }
 

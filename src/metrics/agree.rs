@@ -63,24 +63,23 @@ impl PageView {
     }
 }
 
-/// The four measures, in report order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Measure {
-    /// Page text edit similarity.
-    Text,
-    /// TEDS of paired tables.
-    Table,
-    /// Edit similarity of paired display formulas.
-    Formula,
-    /// Order of paired text blocks.
-    Order,
+listed_enum! {
+    /// The four measures, in report order.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Measure {
+        /// Page text edit similarity.
+        Text,
+        /// TEDS of paired tables.
+        Table,
+        /// Edit similarity of paired display formulas.
+        Formula,
+        /// Order of paired text blocks.
+        Order,
+    }
 }
 
 impl Measure {
-    /// Every measure, in report order.
-    pub const ALL: [Measure; 4] = [Measure::Text, Measure::Table, Measure::Formula, Measure::Order];
-
     /// The measure's name in the output.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -17,23 +17,22 @@ use serde_json::{json, Value};
 
 use super::{grits, levenshtein, teds};
 
-/// A metric `corpus score` can compute per pair.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Metric {
-    /// TEDS on HTML tables (structure and cell text).
-    Teds,
-    /// TEDS-S: structure only.
-    TedsS,
-    /// GriTS-Top and GriTS-Con; the score is GriTS-Con F.
-    Grits,
-    /// OmniDocBench's normalised edit distance (lower is better).
-    Edit,
+listed_enum! {
+    /// A metric `corpus score` can compute per pair.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Metric {
+        /// TEDS on HTML tables (structure and cell text).
+        Teds,
+        /// TEDS-S: structure only.
+        TedsS,
+        /// GriTS-Top and GriTS-Con; the score is GriTS-Con F.
+        Grits,
+        /// OmniDocBench's normalised edit distance (lower is better).
+        Edit,
+    }
 }
 
 impl Metric {
-    /// Every metric, in the order `--help` lists them.
-    pub const ALL: [Metric; 4] = [Metric::Teds, Metric::TedsS, Metric::Grits, Metric::Edit];
-
     /// The id on the command line and in the output.
     pub fn id(self) -> &'static str {
         match self {

@@ -373,15 +373,7 @@ fn pylkkanen_is_repaired_on_the_prediction_side() {
 }
 
 fn shared_data() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("CORPUS_SHARED_DATA")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: shared data not found at {} (set CORPUS_SHARED_DATA)", dir.display());
-        None
-    }
+    crate::test_support::shared_data("")
 }
 
 #[test]
@@ -389,7 +381,7 @@ fn grobid_gold_papers_score_one_against_themselves() {
     let Some(data) = shared_data() else { return };
     let dir = data.join("grobid-gold/tei");
     let Ok(entries) = std::fs::read_dir(&dir) else {
-        println!("skipped: {} absent", dir.display());
+        crate::test_support::skip_or_fail(&format!("{} is absent", dir.display()));
         return;
     };
     let names: Vec<String> =
@@ -430,7 +422,7 @@ fn s2orc_paper_reads_from_tei_and_json() {
         std::fs::read(data.join("s2orc/N18-3011.tei.xml")),
         std::fs::read(data.join("s2orc/N18-3011.json")),
     ) else {
-        println!("skipped: s2orc files absent");
+        crate::test_support::skip_or_fail("the shared s2orc files are absent");
         return;
     };
     let t = read_grobid_tei(&tei).unwrap();
@@ -664,7 +656,7 @@ fn jats_counts(xml: &str) -> JatsCounts {
 fn pmc_jats_files_read_as_their_xml_says_and_score_one_against_themselves() {
     let Some(data) = shared_data() else { return };
     let Ok(entries) = std::fs::read_dir(data.join("jats")) else {
-        println!("skipped: jats files absent");
+        crate::test_support::skip_or_fail("the shared JATS files are absent");
         return;
     };
     let mut files: Vec<_> = entries

@@ -173,7 +173,7 @@ pub fn cache_path(m: &Manifest) -> std::path::PathBuf {
         .file_name()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let cache = super::pdfium::cache_dir().unwrap_or_else(|| PathBuf::from(".corpus-cache"));
+    let cache = crate::paths::cache_dir().unwrap_or_else(|| PathBuf::from(".corpus-cache"));
     let v = &m.source.package_version;
     match m.task.as_str() {
         "text-layer" => cache.join("native").join(format!("pdfium-{v}")).join(base),

@@ -375,8 +375,14 @@ fn render(
                          its rules alone do not make a document)"
                 .into()),
         },
-        // Paper formats returned above.
-        _ => Err(format!("{} is not a truth format the provider renders", g.format.as_str())),
+        // Returned above.
+        TruthFormat::PeerRead
+        | TruthFormat::GrobidTei
+        | TruthFormat::S2orc
+        | TruthFormat::Jats
+        | TruthFormat::Docling => {
+            Err(format!("{} is rendered as a paper or a Docling document", g.format.as_str()))
+        }
     })
 }
 
@@ -411,10 +417,22 @@ pub(crate) fn pdf_parse_bench_doc(
     format: TruthFormat,
 ) -> std::result::Result<Doc, String> {
     let tables: Vec<GtTable> = match format {
-        TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes),
-        _ => pdf_parse_bench::read_tables(bytes),
-    }
-    .map_err(|e| e.to_string())?;
+        TruthFormat::LatexTables => pdf_parse_bench::read_truth(bytes).map_err(|e| e.to_string()),
+        TruthFormat::PdfParseBench => {
+            pdf_parse_bench::read_tables(bytes).map_err(|e| e.to_string())
+        }
+        other @ (TruthFormat::PeerRead
+        | TruthFormat::GrobidTei
+        | TruthFormat::S2orc
+        | TruthFormat::Jats
+        | TruthFormat::Docling
+        | TruthFormat::OmniDocBench
+        | TruthFormat::OlmocrBench
+        | TruthFormat::Icdar2013
+        | TruthFormat::ParseBench
+        | TruthFormat::LabelStudio
+        | TruthFormat::Coco) => Err(format!("{} is not a pdf-parse-bench truth", other.as_str())),
+    }?;
     // A latex-tables truth is read for its tables only: items of other types are left out.
     let items = match pdf_parse_bench::read_items(bytes) {
         Ok(items) => items,
@@ -692,8 +710,21 @@ pub(crate) fn page_truths_doc(
     let mut blocks = Vec::new();
     for (part, bytes) in parts {
         let page = match format {
-            TruthFormat::LabelStudio => crate::formats::label_studio::read_page(bytes),
-            _ => odb::read_page(bytes),
+            TruthFormat::LabelStudio => {
+                crate::formats::label_studio::read_page(bytes).map_err(|e| e.to_string())
+            }
+            TruthFormat::OmniDocBench => odb::read_page(bytes).map_err(|e| e.to_string()),
+            other @ (TruthFormat::PeerRead
+            | TruthFormat::GrobidTei
+            | TruthFormat::S2orc
+            | TruthFormat::Jats
+            | TruthFormat::Docling
+            | TruthFormat::OlmocrBench
+            | TruthFormat::LatexTables
+            | TruthFormat::PdfParseBench
+            | TruthFormat::Icdar2013
+            | TruthFormat::ParseBench
+            | TruthFormat::Coco) => Err(format!("{} has no page truths", other.as_str())),
         }
         .map_err(|e| format!("part {part}: {e}"))?;
         let Some(src) = page.page_info.corpus_source.clone() else {

@@ -122,9 +122,20 @@ pub fn report_columns(
             crate::metrics::fields::metric_ids().iter().copied().collect();
         cols.retain_metrics(|m| !f.contains(m));
     }
-    let preferred: Vec<&str> = match filter.suite {
-        Some("paper") | None => crate::metrics::paper::metric_ids().to_vec(),
-        _ => Vec::new(),
+    // Without a suite, the paper metrics (the store's first suite) lead.
+    let preferred: Vec<&str> = match filter.suite.map(crate::suites::Suite::of_stored) {
+        None | Some(Some(crate::suites::Suite::Paper)) => {
+            crate::metrics::paper::metric_ids().to_vec()
+        }
+        Some(Some(
+            crate::suites::Suite::Omnidoc
+            | crate::suites::Suite::Olmocr
+            | crate::suites::Suite::Table
+            | crate::suites::Suite::Formula
+            | crate::suites::Suite::Parsebench
+            | crate::suites::Suite::Detection,
+        ))
+        | Some(None) => Vec::new(),
     };
     let metrics = metric_order(&cols, &preferred);
     Ok((cols, metrics))

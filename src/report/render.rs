@@ -6,38 +6,109 @@ use std::io::Write;
 use polars::prelude::*;
 use polars_io::prelude::{CsvWriter, ParquetWriter, SerWriter};
 
-/// How a report is written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReportFormat {
-    /// Aligned columns for a terminal.
-    Table,
-    /// A Markdown (GFM) table.
-    Markdown,
-    /// CSV with a header row; nulls are empty fields.
-    Csv,
-    /// One JSON array of objects; nulls are `null`.
-    Json,
-    /// One JSON object per line.
-    Ndjson,
-    /// Apache Parquet (to a file).
-    Parquet,
+listed_enum! {
+    /// How a report is written: the one format type of `report`, `sql`, `runs` and `gate`,
+    /// each offering the formats it writes ([`ReportFormat::REPORT`], [`ReportFormat::SQL`],
+    /// [`ReportFormat::RUNS`], [`ReportFormat::GATE`]). [`render`] writes the frame formats
+    /// ([`ReportFormat::is_frame`]); the HTML site and the gate's text and JUnit are written
+    /// by their commands.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum ReportFormat {
+        /// Aligned columns for a terminal.
+        Table,
+        /// A Markdown (GFM) table.
+        Markdown,
+        /// CSV with a header row; nulls are empty fields.
+        Csv,
+        /// One JSON array of objects; nulls are `null`.
+        Json,
+        /// One JSON object per line.
+        Ndjson,
+        /// Apache Parquet (to a file).
+        Parquet,
+        /// A static HTML site (to a folder).
+        Html,
+        /// Lines for a person to read (`gate`'s verdicts).
+        Text,
+        /// JUnit XML, for a CI server (`gate`).
+        Junit,
+    }
 }
 
 impl ReportFormat {
-    /// Every format, as typed.
-    pub const NAMES: [(&'static str, ReportFormat); 6] = [
-        ("table", ReportFormat::Table),
-        ("markdown", ReportFormat::Markdown),
-        ("csv", ReportFormat::Csv),
-        ("json", ReportFormat::Json),
-        ("ndjson", ReportFormat::Ndjson),
-        ("parquet", ReportFormat::Parquet),
+    /// What `report` writes.
+    pub const REPORT: [ReportFormat; 7] = [
+        ReportFormat::Table,
+        ReportFormat::Markdown,
+        ReportFormat::Csv,
+        ReportFormat::Json,
+        ReportFormat::Ndjson,
+        ReportFormat::Parquet,
+        ReportFormat::Html,
     ];
+    /// What `sql` writes.
+    pub const SQL: [ReportFormat; 6] = [
+        ReportFormat::Table,
+        ReportFormat::Json,
+        ReportFormat::Ndjson,
+        ReportFormat::Csv,
+        ReportFormat::Markdown,
+        ReportFormat::Parquet,
+    ];
+    /// What `runs` writes.
+    pub const RUNS: [ReportFormat; 4] =
+        [ReportFormat::Table, ReportFormat::Json, ReportFormat::Ndjson, ReportFormat::Csv];
+    /// What `gate` writes.
+    pub const GATE: [ReportFormat; 3] =
+        [ReportFormat::Text, ReportFormat::Json, ReportFormat::Junit];
 
-    /// Parses a format name.
-    pub fn parse(s: &str) -> Result<ReportFormat, String> {
-        ReportFormat::NAMES.iter().find(|(n, _)| *n == s).map(|(_, f)| *f).ok_or_else(|| {
-            let names: Vec<&str> = ReportFormat::NAMES.iter().map(|(n, _)| *n).collect();
+    /// The name as typed.
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportFormat::Table => "table",
+            ReportFormat::Markdown => "markdown",
+            ReportFormat::Csv => "csv",
+            ReportFormat::Json => "json",
+            ReportFormat::Ndjson => "ndjson",
+            ReportFormat::Parquet => "parquet",
+            ReportFormat::Html => "html",
+            ReportFormat::Text => "text",
+            ReportFormat::Junit => "junit",
+        }
+    }
+
+    /// One line for `--help`.
+    pub fn help(self) -> &'static str {
+        match self {
+            ReportFormat::Table => "aligned columns",
+            ReportFormat::Markdown => "a Markdown table",
+            ReportFormat::Csv => "comma-separated values with a header line",
+            ReportFormat::Json => "one JSON document",
+            ReportFormat::Ndjson => "one JSON object per line",
+            ReportFormat::Parquet => "Apache Parquet (needs --output)",
+            ReportFormat::Html => "a static site in the folder --output names",
+            ReportFormat::Text => "lines for a person to read",
+            ReportFormat::Junit => "JUnit XML for a CI server",
+        }
+    }
+
+    /// Whether [`render`] writes it (a frame's rows and columns).
+    pub fn is_frame(self) -> bool {
+        match self {
+            ReportFormat::Table
+            | ReportFormat::Markdown
+            | ReportFormat::Csv
+            | ReportFormat::Json
+            | ReportFormat::Ndjson
+            | ReportFormat::Parquet => true,
+            ReportFormat::Html | ReportFormat::Text | ReportFormat::Junit => false,
+        }
+    }
+
+    /// The format named `s` among those a command writes.
+    pub fn parse_among(s: &str, among: &[ReportFormat]) -> Result<ReportFormat, String> {
+        among.iter().copied().find(|f| f.name() == s).ok_or_else(|| {
+            let names: Vec<&str> = among.iter().map(|f| f.name()).collect();
             format!("unknown format {s:?}; known: {}", names.join(", "))
         })
     }
@@ -178,6 +249,11 @@ pub fn render(df: &DataFrame, format: ReportFormat) -> PolarsResult<Rendered> {
             let mut df = df.clone();
             ParquetWriter::new(&mut buf).finish(&mut df)?;
             Ok(Rendered::Bytes(buf))
+        }
+        ReportFormat::Html | ReportFormat::Text | ReportFormat::Junit => {
+            Err(PolarsError::InvalidOperation(
+                format!("{} is not a table's format: its command writes it", format.name()).into(),
+            ))
         }
     }
 }

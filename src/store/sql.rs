@@ -18,6 +18,23 @@ pub struct QueryResult {
 }
 
 impl Store {
+    /// The newest `limit` runs as `corpus runs` lists them (from `v_runs`: seconds taken or
+    /// `unfinished`, the scheduler's job, the shard, what merged it, the counts).
+    pub fn runs_listing(path: &Path, limit: u32) -> Result<QueryResult> {
+        let sql = "SELECT run, command, started_at, finished_at,
+                          CASE WHEN finished_at IS NULL THEN 'unfinished'
+                               ELSE printf('%.1f', (julianday(finished_at) - julianday(started_at)) * 86400) END
+                            AS seconds,
+                          errors, host,
+                          CASE WHEN scheduler IS NULL THEN NULL
+                               ELSE scheduler || coalesce(' ' || job_id, '')
+                                    || coalesce(' task ' || array_task_id, '') END AS job,
+                          shard, merged_by, counts, corpus_version
+                   FROM v_runs ORDER BY run DESC LIMIT :limit";
+        let params = [("limit".to_string(), limit.to_string())];
+        Store::query_read_only(path, sql, &params, Duration::from_secs(30))
+    }
+
     /// Runs one read-only statement with named parameters (`:name`, `@name` or `$name`, given
     /// without the sigil) and stops it after `timeout`.
     pub fn query_read_only(

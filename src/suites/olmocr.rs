@@ -54,6 +54,13 @@ pub const SUITE_EXACT: &str = "olmocr-exact";
 /// runner does.
 pub const SUITE_MATHML: &str = "olmocr-mathml";
 
+/// How math tests are decided under each name the suite stores its scores under.
+pub const MATH_RULES: [(&str, &str); 3] = [
+    (SUITE, "KaTeX in Chromium, as the runner (MathML, then glyph positions)"),
+    (SUITE_MATHML, "KaTeX without a browser (MathML containment only)"),
+    (SUITE_EXACT, "exact matches only"),
+];
+
 /// Bump when a value the suite stores for the same inputs changes (2: math decided by the
 /// positional glyph comparison in Chromium under [`SUITE`]).
 pub const OLMOCR_SUITE_VERSION: u32 = 2;

@@ -294,12 +294,24 @@ pub(crate) fn load_truth(
                 .map(|tables| GtDoc { tables, regions: None }),
             None => Err("no truth file".into()),
         },
-        _ => match part("") {
+        TruthFormat::LatexTables => match part("") {
             Some(b) => read_truth(b)
                 .map_err(|e| e.to_string())
                 .map(|tables| GtDoc { tables, regions: None }),
             None => Err("no truth file".into()),
         },
+        TruthFormat::PeerRead
+        | TruthFormat::GrobidTei
+        | TruthFormat::S2orc
+        | TruthFormat::Jats
+        | TruthFormat::Docling
+        | TruthFormat::OmniDocBench
+        | TruthFormat::OlmocrBench
+        | TruthFormat::ParseBench
+        | TruthFormat::LabelStudio
+        | TruthFormat::Coco => {
+            Err(format!("{} is not a truth the table suite reads", t.format.as_str()))
+        }
     })
 }
 

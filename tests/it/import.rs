@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use crate::util::{corpus, json, run, sample_dir, shared_data, tiny_pdf};
+use crate::util::{corpus, json, run, sample_dir, shared_data, skip_or_fail, tiny_pdf};
 
 fn sql(db: &std::path::Path, q: &str) -> serde_json::Value {
     let out = run(corpus(db).args(["sql", "--format", "json", q]));
@@ -223,7 +223,7 @@ fn docling_files_match_by_recorded_pdf_hash_when_names_differ() {
 #[test]
 fn command_provider_runs_pdftotext_caches_and_records_failures() {
     if std::process::Command::new("pdftotext").arg("-v").output().is_err() {
-        eprintln!("skipping: pdftotext (Debian's poppler-utils) is not installed");
+        skip_or_fail("pdftotext (Debian's poppler-utils) is not installed");
         return;
     }
     let d = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! `notebooks/history.ipynb`, executed headless on the sample corpus.
 
-use crate::util::{corpus, run, sample_dir};
+use crate::util::{corpus, run, sample_dir, skip_or_fail};
 
 const EXECUTE: &str = r#"
 import sys, nbformat, nbclient
@@ -12,7 +12,7 @@ nbformat.write(nb, sys.argv[2])
 #[test]
 fn history_notebook_runs_on_the_sample_corpus_and_draws_its_figures() {
     let Some(python) = std::env::var_os("CORPUS_NOTEBOOK_PYTHON") else {
-        eprintln!("skipping: CORPUS_NOTEBOOK_PYTHON is not set (scripts/test.sh sets it)");
+        skip_or_fail("CORPUS_NOTEBOOK_PYTHON is not set (scripts/test.sh sets it)");
         return;
     };
     let ok = std::process::Command::new(&python)
@@ -20,7 +20,7 @@ fn history_notebook_runs_on_the_sample_corpus_and_draws_its_figures() {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("skipping: {python:?} lacks nbclient, polars, matplotlib or ipykernel");
+        skip_or_fail(&format!("{python:?} lacks nbclient, polars, matplotlib or ipykernel"));
         return;
     }
     let d = tempfile::tempdir().unwrap();

@@ -130,12 +130,16 @@ fn runs_and_scores(id: &str, data: Data) {
 }
 
 macro_rules! preset_tests {
-    ($($name:ident: $id:literal on $data:ident,)*) => {$(
-        #[test]
-        fn $name() {
-            runs_and_scores($id, Data::$data);
-        }
-    )*};
+    ($($name:ident: $id:literal on $data:ident,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                runs_and_scores($id, Data::$data);
+            }
+        )*
+        /// The presets a test above installs and runs.
+        const RUN_HERE: &[&str] = &[$($id),*];
+    };
 }
 
 preset_tests! {
@@ -155,6 +159,65 @@ preset_tests! {
     pdftotext_runs: "pdftotext" on Papers,
     mutool_runs: "mutool" on Papers,
     tesseract_runs: "tesseract" on Papers,
+}
+
+/// The presets this file does not install and run, each with the reason; the endpoint
+/// presets run in `endpoints.rs` against the local model server.
+const NOT_RUN_HERE: [(&str, &str); 4] = [
+    (
+        "docling",
+        "its environment pulls torch (several GB): a benchmark's, not CI's; its output is \
+         read by `import.rs`'s docling-json tests",
+    ),
+    (
+        "mineru",
+        "its models come from a model hub (mineru-models-download), outside the package \
+         registries; its output files are read by `import_pipelines.rs`",
+    ),
+    (
+        "rapidocr",
+        "its environment (onnxruntime, OpenCV) is a benchmark's: the degrade and audit benches \
+         run it",
+    ),
+    (
+        "unstructured",
+        "partition_pdf needs NLTK data its installer fetches from outside the package \
+         registries; its element JSON is read by `formats::unstructured`'s tests",
+    ),
+];
+
+/// Every preset in `presets/` is either installed and run by a test here, run by
+/// `endpoints.rs` (an `[endpoint]` preset), or listed in [`NOT_RUN_HERE`] with its reason;
+/// none is in two places, and no list names a preset that does not exist.
+#[test]
+fn every_preset_is_run_by_a_test_or_listed_with_its_reason() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("presets");
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let v: toml::Value = toml::from_str(&text).unwrap();
+            let id = v["id"].as_str().unwrap().to_string();
+            all.push((id, v.get("endpoint").is_some()));
+        }
+    }
+    assert!(all.len() >= 20, "{all:?}");
+    let not_run: Vec<&str> = NOT_RUN_HERE.iter().map(|(id, _)| *id).collect();
+    for (id, endpoint) in &all {
+        let places = [RUN_HERE.contains(&id.as_str()), *endpoint, not_run.contains(&id.as_str())];
+        assert_eq!(
+            places.iter().filter(|p| **p).count(),
+            1,
+            "preset {id}: run here {}, endpoint {}, listed as not run {}",
+            places[0],
+            places[1],
+            places[2]
+        );
+    }
+    for id in RUN_HERE.iter().chain(&not_run) {
+        assert!(all.iter().any(|(a, _)| a == id), "{id} is named but is no preset");
+    }
 }
 
 #[test]

@@ -38,7 +38,8 @@ pub fn sample_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/papers")
 }
 
-/// Returns `../shared/data/<sub>` (or `$CORPUS_SHARED_DATA/<sub>`) if it exists.
+/// Returns `../shared/data/<sub>` (or `$CORPUS_SHARED_DATA/<sub>`) if it exists; else a skip
+/// ([`skip_or_fail`]: a failure under `CI=true`) and `None`.
 pub fn shared_data(sub: &str) -> Option<PathBuf> {
     let root = std::env::var_os("CORPUS_SHARED_DATA")
         .map(PathBuf::from)
@@ -47,7 +48,7 @@ pub fn shared_data(sub: &str) -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("skipping: {} is absent", p.display());
+        skip_or_fail(&format!("{} is absent (set CORPUS_SHARED_DATA)", p.display()));
         None
     }
 }

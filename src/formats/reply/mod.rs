@@ -30,35 +30,27 @@ use serde::{Deserialize, Serialize};
 use super::{Format, FormatError};
 use crate::doc::{BBox, Block, BlockKind, Page};
 
-/// A reply format: how one model's answer for one page is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ReplyFormat {
-    /// Markdown with pipe or HTML tables and `$`/`\[` math.
-    Markdown,
-    /// olmOCR's YAML front matter, then Markdown.
-    OlmocrMarkdown,
-    /// dots.ocr's JSON list of layout cells.
-    DotsOcrJson,
-    /// DeepSeek-OCR's `<|ref|>…<|/ref|><|det|>[[…]]<|/det|>` grounding markup.
-    DeepseekGrounding,
-    /// Chandra's HTML, one `div` with `data-bbox` and `data-label` per block.
-    ChandraHtml,
-    /// DocTags (granite-docling).
-    Doctags,
+listed_enum! {
+    /// A reply format: how one model's answer for one page is read.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+    #[serde(rename_all = "kebab-case")]
+    pub enum ReplyFormat {
+        /// Markdown with pipe or HTML tables and `$`/`\[` math.
+        Markdown,
+        /// olmOCR's YAML front matter, then Markdown.
+        OlmocrMarkdown,
+        /// dots.ocr's JSON list of layout cells.
+        DotsOcrJson,
+        /// DeepSeek-OCR's `<|ref|>…<|/ref|><|det|>[[…]]<|/det|>` grounding markup.
+        DeepseekGrounding,
+        /// Chandra's HTML, one `div` with `data-bbox` and `data-label` per block.
+        ChandraHtml,
+        /// DocTags (granite-docling).
+        Doctags,
+    }
 }
 
 impl ReplyFormat {
-    /// Every reply format.
-    pub const ALL: [ReplyFormat; 6] = [
-        ReplyFormat::Markdown,
-        ReplyFormat::OlmocrMarkdown,
-        ReplyFormat::DotsOcrJson,
-        ReplyFormat::DeepseekGrounding,
-        ReplyFormat::ChandraHtml,
-        ReplyFormat::Doctags,
-    ];
-
     /// The outside format it is.
     pub fn format(self) -> Format {
         match self {

@@ -168,7 +168,7 @@ fn candidate_paths() -> Vec<PathBuf> {
         let p = PathBuf::from(p);
         out.push(if p.is_dir() { p.join(&lib) } else { p });
     }
-    if let Some(cache) = cache_dir() {
+    if let Some(cache) = crate::paths::cache_dir() {
         out.push(cache.join("native").join(PDFIUM_DIR).join(&lib));
     }
     if let Some(dir) = std::env::current_exe().ok().as_deref().and_then(Path::parent) {
@@ -176,8 +176,6 @@ fn candidate_paths() -> Vec<PathBuf> {
     }
     out
 }
-
-pub(crate) use crate::paths::cache_dir;
 
 /// Returns the number of pages.
 ///

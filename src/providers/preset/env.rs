@@ -104,7 +104,7 @@ fn ask_python_version() -> Result<String> {
 
 /// The folder environments live in.
 pub fn root() -> PathBuf {
-    crate::providers::pdfium::cache_dir()
+    crate::paths::cache_dir()
         .unwrap_or_else(|| PathBuf::from(".corpus-cache"))
         .join("envs")
 }

@@ -37,6 +37,7 @@ use crate::doc::{BlockKind, Doc};
 use crate::error::{Error, Result};
 use crate::progress::Progress;
 use crate::store::{ScoreColumns, ScoreFilter, Store};
+use crate::suites::Suite;
 
 /// What to write and where.
 #[derive(Debug, Clone)]
@@ -281,11 +282,19 @@ pub fn write_site(
     let mut summary = SiteSummary::default();
     let mut imgs = opts.image_cache.clone().map(|d| PageImages::new(d, opts.image_width));
     // The truths a page shows beside the predictions: papers, and the table suite's tables.
-    let shown_truth: Option<fn(crate::formats::TruthFormat) -> bool> = match opts.suite.as_str() {
-        crate::suites::paper::SUITE => Some(crate::formats::TruthFormat::is_paper),
-        crate::suites::table::SUITE => Some(|f| crate::suites::table::FORMATS.contains(&f)),
-        _ => None,
-    };
+    let shown_truth: Option<fn(crate::formats::TruthFormat) -> bool> =
+        match crate::suites::Suite::of_stored(&opts.suite) {
+            Some(Suite::Paper) => Some(crate::formats::TruthFormat::is_paper),
+            Some(Suite::Table) => Some(|f| crate::suites::table::FORMATS.contains(&f)),
+            Some(
+                Suite::Omnidoc
+                | Suite::Olmocr
+                | Suite::Formula
+                | Suite::Parsebench
+                | Suite::Detection,
+            )
+            | None => None,
+        };
     let mut truths: HashMap<i64, Vec<crate::truth::TruthGroup>> = HashMap::new();
     if let Some(which) = shown_truth {
         for g in crate::truth::truth_groups(store, filter.dataset, which)? {
@@ -427,7 +436,7 @@ impl DocPage<'_> {
         let scores = self.scores(&wanted)?;
         let (columns, metric_rows) = self.scores_section(&mut s, &scores);
         let (figures, drawn) = self.pages_section(&mut s, imgs, img_dir, &shown);
-        if crate::suites::Suite::of_stored(self.suite) == Some(crate::suites::Suite::Detection) {
+        if Suite::of_stored(self.suite) == Some(Suite::Detection) {
             s.push_str(&detection::matches_section(&scores, self.max_pages));
         }
         // Everything could be drawn: every output read as a Doc and every page image made.
@@ -435,7 +444,7 @@ impl DocPage<'_> {
 
         // Truth and prediction side by side.
         s.push_str(r#"<h2 id="text">Truth and prediction</h2>"#);
-        if self.suite == crate::suites::table::SUITE {
+        if Suite::of_stored(self.suite) == Some(Suite::Table) {
             s.push_str(&self.table_pairs(&shown, &scores)?);
         } else {
             self.truth_beside(&mut s, &shown, &scores);

@@ -639,15 +639,9 @@ mod tests {
     /// The demo data against the official v1.5 output (skipped when the data is absent).
     #[test]
     fn demo_matches_reference_v15() {
-        let dir = std::path::Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/data/omnidocbench"
-        ));
+        let Some(dir) = crate::test_support::shared_data("omnidocbench") else { return };
         let gt = dir.join("demo_data/omnidocbench_demo/OmniDocBench_demo.json");
-        let Ok(gt) = std::fs::read_to_string(&gt) else {
-            eprintln!("skipping demo_matches_reference_v15: {} not found", gt.display());
-            return;
-        };
+        let gt = std::fs::read_to_string(&gt).unwrap_or_else(|e| panic!("{}: {e}", gt.display()));
         let mut preds = BTreeMap::new();
         for e in std::fs::read_dir(dir.join("demo_data/end2end")).unwrap() {
             let p = e.unwrap().path();
@@ -691,15 +685,9 @@ mod tests {
     /// The demo's pages and predictions, and the reference CDM run, when the data is there
     /// (`../shared/data`, or `CORPUS_SHARED_DATA` as the integration tests read it).
     fn demo() -> Option<Demo> {
-        let root = std::env::var_os("CORPUS_SHARED_DATA")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/data").into());
-        let dir = root.join("omnidocbench");
+        let dir = crate::test_support::shared_data("omnidocbench")?;
         let gt = dir.join("demo_data/omnidocbench_demo/OmniDocBench_demo.json");
-        let Ok(gt) = std::fs::read_to_string(&gt) else {
-            eprintln!("skipping: {} not found", gt.display());
-            return None;
-        };
+        let gt = std::fs::read_to_string(&gt).unwrap_or_else(|e| panic!("{}: {e}", gt.display()));
         let mut preds = BTreeMap::new();
         for e in std::fs::read_dir(dir.join("demo_data/end2end")).unwrap() {
             let p = e.unwrap().path();
@@ -792,8 +780,7 @@ mod tests {
         let missing = crate::external::cdm::render::missing_tools(variant);
         if !missing.is_empty() {
             let why = format!("CDM needs {} (scripts/test.sh installs them)", missing.join(", "));
-            assert!(std::env::var("CI").map_or(true, |v| v != "true"), "under CI=true: {why}");
-            eprintln!("skipping: {why}");
+            crate::test_support::skip_or_fail(&why);
             return;
         }
         let engine = crate::external::cdm::CdmEngine::new(variant, None);
