@@ -105,6 +105,12 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
     let run = store.start_run("eval", &argv())?;
     let store = &mut store;
     let bar = super::progress::Bar::new("eval", g.quiet);
+    // `--provider truth`: every suite renders the truths it reads first (what `ocr --provider
+    // truth` stores), so each truth is scored against itself in one command.
+    if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
+        let keep = |f| suite.formats().contains(&f);
+        corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
+    }
     let code = match suite {
         Suite::Omnidoc => {
             let provider = a.provider.as_deref().expect("checked before the run");
@@ -119,11 +125,6 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         Suite::Formula => {
             let provider = a.provider.as_deref().expect("checked before the run");
-            if provider == corpus::providers::truth::ID {
-                let formats = formula::FORMATS;
-                let keep = |f| formats.contains(&f);
-                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
-            }
             let opts =
                 formula::FormulaOptions { provider, dataset, variant: a.cdm, run: Some(run) };
             let sum = formula::eval(store, &opts, &bar)?;
@@ -137,20 +138,12 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
         }
         Suite::Parsebench => {
             let provider = a.provider.as_deref().expect("checked before the run");
-            if provider == corpus::providers::truth::ID {
-                let keep = |f| parsebench::FORMATS.contains(&f);
-                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
-            }
             let opts = parsebench::ParsebenchOptions { provider, dataset, run: Some(run) };
             let sum = parsebench::eval(store, &opts, &bar)?;
             finish(g, a, store, run, &sum)
         }
         Suite::Detection => {
             let provider = a.provider.as_deref().expect("checked before the run");
-            if provider == corpus::providers::truth::ID {
-                let keep = |f| detection::FORMATS.contains(&f);
-                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
-            }
             let opts = detection::DetectionOptions {
                 provider,
                 dataset,
@@ -161,10 +154,6 @@ pub fn run(g: &GlobalArgs, a: &EvalArgs) -> anyhow::Result<ExitCode> {
             finish(g, a, store, run, &sum)
         }
         Suite::Paper => {
-            if a.provider.as_deref() == Some(corpus::providers::truth::ID) {
-                let keep = corpus::formats::TruthFormat::is_paper;
-                corpus::providers::truth::materialize_where(store, dataset, Some(run), keep)?;
-            }
             let opts =
                 paper::EvalOptions { provider: a.provider.as_deref(), dataset, run: Some(run) };
             let sum = paper::eval(store, &opts, &bar)?;

@@ -146,8 +146,9 @@ mod tests {
     use super::*;
 
     /// Every suite has its rule document, which names it and its metrics; its truth formats
-    /// are named there too; the HTML leaderboard has headlines for it; and the GT-vs-GT test
-    /// runs it. A suite added to the registry fails here until all of that is written.
+    /// are named there too; the HTML leaderboard has headlines for it. Its GT-vs-GT case is
+    /// `tests/it/gt_vs_gt.rs`'s `case_of`, an exhaustive match (a new suite does not compile
+    /// there without one); the name check below only points there early.
     #[test]
     fn every_suite_is_documented_rendered_and_checked() {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -183,6 +184,22 @@ mod tests {
                 assert_eq!(Suite::of_stored(n), Some(s));
             }
             assert_eq!(Suite::parse(s.name()), Some(s));
+        }
+    }
+
+    /// Every truth format is scored by a suite; every name olmOCR-bench's scores are stored
+    /// under says how its math tests were decided.
+    #[test]
+    fn every_truth_format_is_scored_and_every_stored_name_explained() {
+        for f in crate::formats::TruthFormat::ALL {
+            assert!(
+                Suite::ALL.iter().any(|s| s.formats().contains(&f)),
+                "no suite scores truth format {}",
+                f.as_str()
+            );
+        }
+        for n in Suite::Olmocr.stored_names() {
+            assert!(olmocr::MATH_RULES.iter().any(|(m, _)| m == n), "{n}: no math rule");
         }
     }
 }

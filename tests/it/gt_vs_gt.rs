@@ -10,11 +10,34 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use corpus::suites::Suite;
 use serde_json::Value;
 
 use crate::util::{corpus, json, run, sample_dir, shared_data};
 
 const EPS: f64 = 1e-9;
+
+/// Each suite's GT-vs-GT case below: an exhaustive match, so a suite added to the registry
+/// does not compile here until it has one (with `every_suite_has_its_own_case`).
+fn case_of(suite: Suite) -> fn() {
+    match suite {
+        Suite::Paper => paper_truths_score_one,
+        Suite::Omnidoc => omnidoc_truths_score_best,
+        Suite::Olmocr => olmocr_truths_pass_every_test_they_render,
+        Suite::Table => table_truths_score_one,
+        Suite::Formula => formula_truths_score_one,
+        Suite::Parsebench => parsebench_truths_pass_every_rule,
+        Suite::Detection => detection_truths_score_one,
+    }
+}
+
+/// Every suite has a case of its own (the cases run as the tests they are).
+#[test]
+fn every_suite_has_its_own_case() {
+    let cases: Vec<usize> = Suite::ALL.iter().map(|s| case_of(*s) as usize).collect();
+    let distinct: BTreeSet<usize> = cases.iter().copied().collect();
+    assert_eq!(distinct.len(), Suite::ALL.len(), "two suites share a case");
+}
 
 /// `ocr --provider truth` on the whole store: it succeeds, renders every truth it has (none
 /// failed), and returns its JSON summary.

@@ -104,9 +104,7 @@ fn ask_python_version() -> Result<String> {
 
 /// The folder environments live in.
 pub fn root() -> PathBuf {
-    crate::paths::cache_dir()
-        .unwrap_or_else(|| PathBuf::from(".corpus-cache"))
-        .join("envs")
+    crate::paths::cache_dir().unwrap_or_else(|| PathBuf::from(".corpus-cache")).join("envs")
 }
 
 /// The folder of the environment for these requirements under this Python.

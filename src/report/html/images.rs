@@ -64,7 +64,7 @@ impl PageImages {
     pub fn default_dir() -> Option<PathBuf> {
         match std::env::var_os("CORPUS_PAGE_IMAGES").filter(|v| !v.is_empty()) {
             Some(d) => Some(PathBuf::from(d)),
-            None => pdf::cache_dir().map(|d| d.join("page-images")),
+            None => crate::paths::cache_dir().map(|d| d.join("page-images")),
         }
     }
 
