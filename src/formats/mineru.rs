@@ -54,7 +54,7 @@ use crate::doc::{BBox, Block, BlockKind, Doc, Page};
 use crate::normalize::{collapse_ws, is_cjk, latex_to_plain};
 
 /// The format this file reads.
-const FORMAT: Format = Format::Mineru;
+const FORMAT: Format = Format::MinerU;
 
 /// Reads a content list or a middle file (told apart by shape). `page` (zero-based) is where
 /// content items without `page_idx` go; `sizes` are the PDF's page sizes in points where the

@@ -87,7 +87,7 @@ pub enum Format {
     /// opendataloader-pdf's JSON ([`opendataloader`]).
     OpenDataLoaderJson,
     /// MinerU's `content_list.json` or `middle.json` ([`mineru`]).
-    Mineru,
+    MinerU,
     /// PaddleOCR's PP-StructureV3 / PaddleOCR-VL result JSON ([`paddle`]).
     PaddleJson,
     /// Marker's JSON block tree ([`marker`]).
@@ -105,7 +105,7 @@ pub enum Format {
     /// DocTags, as granite-docling and SmolDocling answer ([`reply::doctags`]).
     DocTags,
     /// MinerU2.5's layout reply: boxed, labelled regions ([`reply::mineru_vlm`]).
-    MineruLayout,
+    MinerULayout,
     /// Label Studio's JSON export of a corpus labelling project ([`label_studio`]).
     LabelStudio,
     /// COCO detection JSON whose images are one PDF's pages ([`coco`]).
@@ -135,7 +135,7 @@ fn name_and_media(f: Format) -> (&'static str, &'static str) {
         Format::Alto => ("alto", "application/xml"),
         Format::UnstructuredJson => ("unstructured-json", "application/json"),
         Format::OpenDataLoaderJson => ("opendataloader-json", "application/json"),
-        Format::Mineru => ("mineru", "application/json"),
+        Format::MinerU => ("mineru", "application/json"),
         Format::PaddleJson => ("paddleocr-json", "application/json"),
         Format::MarkerJson => ("marker-json", "application/json"),
         Format::OlmocrJsonl => ("olmocr-jsonl", "application/jsonl"),
@@ -144,7 +144,7 @@ fn name_and_media(f: Format) -> (&'static str, &'static str) {
         Format::OlmocrMarkdown => ("olmocr-markdown", "text/markdown"),
         Format::ChandraHtml => ("chandra-html", "text/html"),
         Format::DocTags => ("doctags", "text/plain"),
-        Format::MineruLayout => ("mineru-layout", "text/plain"),
+        Format::MinerULayout => ("mineru-layout", "text/plain"),
         Format::LabelStudio => ("label-studio", "application/json"),
         Format::Coco => ("coco", "application/json"),
     }
@@ -530,7 +530,7 @@ impl ImportFormat {
             ImportFormat::Alto => Format::Alto,
             ImportFormat::UnstructuredJson => Format::UnstructuredJson,
             ImportFormat::OpenDataLoaderJson => Format::OpenDataLoaderJson,
-            ImportFormat::MinerU => Format::Mineru,
+            ImportFormat::MinerU => Format::MinerU,
             ImportFormat::PaddleJson => Format::PaddleJson,
             ImportFormat::MarkerJson => Format::MarkerJson,
             ImportFormat::OlmocrJsonl => Format::OlmocrJsonl,

@@ -257,7 +257,7 @@ impl BenchTruths {
         files: &mut Vec<(PathBuf, String)>,
         summary: &mut IngestSummary,
     ) -> Result<()> {
-        let Some(layout) = olmocr::BenchLayout::find(path) else {
+        let Some(layout) = olmocr::BenchFolders::find(path) else {
             return Err(Error::Usage(format!(
                 "{}: not an olmOCR-bench folder (expected a pdfs/ folder beside *.jsonl test files)",
                 path.display()

@@ -12,23 +12,23 @@ use crate::metrics::olmocr::load_test;
 
 /// Where a bench folder keeps its PDFs and its tests.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BenchLayout {
+pub struct BenchFolders {
     /// The folder the PDFs are named relative to (`bench/pdfs`).
     pub pdfs: PathBuf,
     /// The folder holding the `*.jsonl` files (`bench`).
     pub tests: PathBuf,
 }
 
-impl BenchLayout {
+impl BenchFolders {
     /// Reads an ingest path as a bench folder: `DIR` with a `pdfs/` subfolder, or the `pdfs/`
     /// folder itself (tests in its parent). `None` for anything else.
-    pub fn find(path: &Path) -> Option<BenchLayout> {
+    pub fn find(path: &Path) -> Option<BenchFolders> {
         if path.join("pdfs").is_dir() {
-            return Some(BenchLayout { pdfs: path.join("pdfs"), tests: path.to_path_buf() });
+            return Some(BenchFolders { pdfs: path.join("pdfs"), tests: path.to_path_buf() });
         }
         let parent = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         (path.is_dir() && !jsonl_files(parent).is_empty())
-            .then(|| BenchLayout { pdfs: path.to_path_buf(), tests: parent.to_path_buf() })
+            .then(|| BenchFolders { pdfs: path.to_path_buf(), tests: parent.to_path_buf() })
     }
 }
 
@@ -176,9 +176,9 @@ mod tests {
             r#"{"pdf":"sub/x.pdf","page":1,"id":"t3","type":"baseline"}"#,
         )
         .unwrap();
-        let layout = BenchLayout::find(d.path()).unwrap();
+        let layout = BenchFolders::find(d.path()).unwrap();
         assert_eq!(layout.pdfs, d.path().join("pdfs"));
-        assert_eq!(BenchLayout::find(&d.path().join("pdfs")).unwrap().tests, d.path());
+        assert_eq!(BenchFolders::find(&d.path().join("pdfs")).unwrap().tests, d.path());
         let t = load(d.path());
         assert_eq!(t.errors.len(), 2, "{:?}", t.errors);
         assert!(t.errors[0].path.ends_with("a.jsonl:3"), "{:?}", t.errors);

@@ -9,8 +9,8 @@
 //! its TeX as alternatives, the acknowledgments in `back/ack`, and the references in `ref-list`:
 //! journal articles as `element-citation`, the others as `mixed-citation`.
 
+use super::peerread::{all_cite_forms, sentence_citations};
 use super::source::{clean, split_name, Item, Reference, Source, TableSource};
-use super::truth::{all_cite_forms, sentence_citations};
 
 /// Returns the JATS XML of `src`, with a final newline.
 pub(crate) fn jats_xml(src: &Source) -> String {

@@ -17,9 +17,9 @@ mod jats;
 pub mod large;
 mod papers;
 pub mod pdf;
+mod peerread;
 mod source;
 mod styled;
-mod truth;
 mod typeset;
 
 /// One generated sample paper.
@@ -85,7 +85,7 @@ fn generate(sources: &[source::Source]) -> Vec<SamplePaper> {
             SamplePaper {
                 name: src.name.to_string(),
                 pdf: set.pdf,
-                truth_json: truth::peerread_json(src, &set.line_numbers),
+                truth_json: peerread::peerread_json(src, &set.line_numbers),
                 jats_xml: jats::jats_xml(src),
                 doc: set.doc,
             }

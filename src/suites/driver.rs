@@ -2,10 +2,10 @@
 //! when a pair counts as already scored, how a failure is reported, what is written and in
 //! how many transactions) is the same whichever suite computes it.
 //!
-//! A suite says what it scores ([`Suite::items`]: its truths, each with the output(s) that
-//! answer it), how one item is read ([`Suite::open`]: which (output, truth) pair its rows go
-//! on), how it is scored ([`Suite::score`]: metric rows with traces) and what the whole run
-//! adds up to ([`Suite::summarise`]). [`run`] does the rest: per item, the document's name,
+//! A suite says what it scores ([`Scoring::items`]: its truths, each with the output(s) that
+//! answer it), how one item is read ([`Scoring::open`]: which (output, truth) pair its rows go
+//! on), how it is scored ([`Scoring::score`]: metric rows with traces) and what the whole run
+//! adds up to ([`Scoring::summarise`]). [`run`] does the rest: per item, the document's name,
 //! the stored rows of this suite version (reused where the suite can rebuild its result from
 //! them), the score, the rows written in one transaction, the progress, and every failure as
 //! an [`EvalFailure`] the CLI reports the same way for every suite (exit code 3).
@@ -43,10 +43,10 @@ pub enum Opening<U> {
 /// One item scored: what the summary keeps of it and the rows to store.
 #[derive(Debug)]
 pub struct Scored<S> {
-    /// What [`Suite::summarise`] needs of the item.
+    /// What [`Scoring::summarise`] needs of the item.
     pub kept: S,
     /// The rows, stored in one transaction unless this suite version stored them before.
-    /// Empty for a suite that scores the run as a whole ([`Suite::score_run`]).
+    /// Empty for a suite that scores the run as a whole ([`Scoring::score_run`]).
     pub rows: Vec<Row>,
 }
 
@@ -96,7 +96,7 @@ pub struct PairCounts {
 
 impl PairCounts {
     /// The counts of a run of `suite`.
-    pub fn new(suite: &impl Suite, tally: Tally) -> PairCounts {
+    pub fn new(suite: &impl Scoring, tally: Tally) -> PairCounts {
         PairCounts {
             suite: suite.id(),
             suite_version: suite.version(),
@@ -127,8 +127,8 @@ pub struct About<'a> {
     pub provider: &'a str,
 }
 
-/// A metric suite as the driver runs it.
-pub trait Suite {
+/// How a suite scores, as the driver runs it (the registry of suites is [`super::Suite`]).
+pub trait Scoring {
     /// One unit of work: a document's truth and the output(s) that answer it.
     type Item;
     /// An item read: what scoring needs.
@@ -207,7 +207,7 @@ pub trait Summary: Serialize {
 
 /// Runs a suite: every item opened, scored (or its stored rows reused) and stored, then the
 /// whole-run rows and figures.
-pub fn run<S: Suite>(
+pub fn run<S: Scoring>(
     store: &mut Store,
     mut suite: S,
     run: Option<RunId>,
@@ -280,7 +280,7 @@ pub fn run<S: Suite>(
 }
 
 /// Stores one pair's rows in one transaction; returns the number written.
-fn put<S: Suite>(
+fn put<S: Scoring>(
     store: &mut Store,
     suite: &S,
     run: Option<RunId>,
@@ -320,7 +320,7 @@ mod tests {
     /// `bad` cannot be read, `bad-output` fails when scored.
     struct Fake;
 
-    impl Suite for Fake {
+    impl Scoring for Fake {
         type Item = (TruthRow, i64);
         type Unit = ();
         type Kept = String;

@@ -23,7 +23,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
+use super::driver::{self, usable_doc, About, Opening, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -490,7 +490,7 @@ impl FormulaSuite<'_> {
     }
 }
 
-impl Suite for FormulaSuite<'_> {
+impl Scoring for FormulaSuite<'_> {
     type Item = TruthGroup;
     type Unit = (Vec<GtFormula>, OutputRow);
     type Kept = (DocRow, DocResult);

@@ -26,7 +26,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, About, Opening, PairCounts, Row, Scored, Suite, Summary, Tally};
+use super::driver::{self, About, Opening, PairCounts, Row, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -297,7 +297,7 @@ impl<R> OlmocrSuite<'_, R> {
     }
 }
 
-impl<R: MathRenderer> Suite for OlmocrSuite<'_, R> {
+impl<R: MathRenderer> Scoring for OlmocrSuite<'_, R> {
     type Item = OlmocrItem;
     type Unit = (i64, Tests);
     type Kept = DocScore;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::driver::{self, About, Opening, PairCounts, Scored, Suite, Summary, Tally};
+use super::driver::{self, About, Opening, PairCounts, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -142,7 +142,7 @@ impl PaperSuite<'_> {
     }
 }
 
-impl Suite for PaperSuite<'_> {
+impl Scoring for PaperSuite<'_> {
     type Item = PaperItem;
     type Unit = ();
     type Kept = PaperRow;

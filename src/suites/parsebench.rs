@@ -24,7 +24,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
+use super::driver::{self, usable_doc, About, Opening, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::Doc;
 use crate::error::Result;
@@ -232,7 +232,7 @@ struct ParsebenchSuite<'a> {
     opts: &'a ParsebenchOptions<'a>,
 }
 
-impl Suite for ParsebenchSuite<'_> {
+impl Scoring for ParsebenchSuite<'_> {
     type Item = TruthGroup;
     type Unit = (Truth, OutputRow);
     type Kept = DocScore;

@@ -34,7 +34,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
+use super::driver::{self, usable_doc, About, Opening, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::doc::{BlockKind, Doc, Table};
 use crate::error::Result;
@@ -398,7 +398,7 @@ struct TableSuite<'a> {
     opts: &'a TableOptions<'a>,
 }
 
-impl Suite for TableSuite<'_> {
+impl Scoring for TableSuite<'_> {
     type Item = TruthGroup;
     type Unit = (GtDoc, OutputRow);
     type Kept = (DocRow, DocResult);

@@ -36,7 +36,7 @@ use super::Region;
 use crate::doc::{BBox, BlockKind};
 
 /// The format this file reads.
-const FORMAT: Format = Format::MineruLayout;
+const FORMAT: Format = Format::MinerULayout;
 
 const BOX: &str = "<|box_start|>";
 const BOX_END: &str = "<|box_end|>";
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn garbage_and_unknown_types_are_errors() {
         let e = read_layout("# A page\n\nSome Markdown instead of a layout.").unwrap_err();
-        assert_eq!(e.format, Format::MineruLayout);
+        assert_eq!(e.format, Format::MinerULayout);
         assert!(e.to_string().contains("<|box_start|>"), "{e}");
         let e = read_layout("<|box_start|>1 2 3 4<|box_end|><|ref_start|>sidebar<|ref_end|>")
             .unwrap_err();

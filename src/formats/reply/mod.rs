@@ -46,7 +46,7 @@ listed_enum! {
         /// Chandra's HTML, one `div` with `data-bbox` and `data-label` per block.
         ChandraHtml,
         /// DocTags (granite-docling).
-        Doctags,
+        DocTags,
     }
 }
 
@@ -59,7 +59,7 @@ impl ReplyFormat {
             ReplyFormat::DotsOcrJson => Format::DotsOcrJson,
             ReplyFormat::DeepseekGrounding => Format::DeepseekGrounding,
             ReplyFormat::ChandraHtml => Format::ChandraHtml,
-            ReplyFormat::Doctags => Format::DocTags,
+            ReplyFormat::DocTags => Format::DocTags,
         }
     }
 
@@ -75,7 +75,7 @@ impl ReplyFormat {
             ReplyFormat::DotsOcrJson
             | ReplyFormat::DeepseekGrounding
             | ReplyFormat::ChandraHtml
-            | ReplyFormat::Doctags => true,
+            | ReplyFormat::DocTags => true,
         }
     }
 }
@@ -199,7 +199,7 @@ pub fn read_page(
         ReplyFormat::DotsOcrJson => dots::read(&text, page)?,
         ReplyFormat::DeepseekGrounding => deepseek::read(&text, page)?,
         ReplyFormat::ChandraHtml => chandra::read(&text, page)?,
-        ReplyFormat::Doctags => doctags::read(&text, page)?,
+        ReplyFormat::DocTags => doctags::read(&text, page)?,
     };
     for mut b in blocks {
         if let Some(frame) = frame {

@@ -38,7 +38,7 @@ use serde_json::{json, Value};
 
 use super::key::{canonical_json, CacheKey, PageSelection};
 use super::preset::{
-    ImageSpec, LayoutSource, Price, PromptOrder, SamplingSpec, TableReply, TwoStage,
+    ImageSpec, Price, PromptOrder, RegionSource, SamplingSpec, TableReply, TwoStage,
 };
 use super::raster::Bgr;
 use super::runner::{plan, record, KeyParts, OcrSummary, Plan, Usage};
@@ -390,7 +390,7 @@ pub fn run_endpoint(
     let Plan { mut summary, todo } = plan(store, &parts, opts.dataset, opts.retry_errors)?;
     let pdfium = super::pdfium::bind().map_err(|e| crate::error::Error::Native(e.to_string()))?;
     let mut detector = match ep.two_stage.as_ref().map(|t| t.layout) {
-        Some(LayoutSource::CorpusLayout) if !todo.is_empty() => {
+        Some(RegionSource::CorpusLayout) if !todo.is_empty() => {
             Some(super::layout::Pipeline::new(super::layout::runtime::Device::Cpu)?)
         }
         _ => None,
@@ -547,7 +547,7 @@ fn first_round(
             None => return Ok(Vec::new()),
         },
         Some(ts) => match (ts.layout, &ts.layout_prompt) {
-            (LayoutSource::Model, Some(p)) => {
+            (RegionSource::Model, Some(p)) => {
                 (p.as_str(), ts.layout_image.unwrap_or(ep.image), "layout")
             }
             _ => return Ok(Vec::new()),

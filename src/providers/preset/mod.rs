@@ -273,7 +273,7 @@ pub struct Price {
 #[serde(deny_unknown_fields)]
 pub struct TwoStage {
     /// Where the regions come from.
-    pub layout: LayoutSource,
+    pub layout: RegionSource,
     /// The layout stage's prompt, verbatim (`layout = "model"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub layout_prompt: Option<String>,
@@ -300,7 +300,7 @@ pub struct TwoStage {
 /// Where a two-stage model's regions come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum LayoutSource {
+pub enum RegionSource {
     /// The model itself, asked with `layout_prompt` (MinerU2.5).
     Model,
     /// corpus's own `layout` detector (where the model's layout detector ships in no
@@ -517,14 +517,14 @@ fn check_endpoint(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(
         (Some(_), None) => {}
         (None, Some(ts)) => {
             match ts.layout {
-                LayoutSource::Model => {
+                RegionSource::Model => {
                     if ts.layout_prompt.as_deref().is_none_or(|p| p.trim().is_empty()) {
                         return Err(
                             "[endpoint.two_stage] layout = \"model\" needs layout_prompt".into()
                         );
                     }
                 }
-                LayoutSource::CorpusLayout => {
+                RegionSource::CorpusLayout => {
                     if ts.layout_note.as_deref().is_none_or(|p| p.trim().is_empty()) {
                         return Err("[endpoint.two_stage] layout = \"corpus-layout\" needs a layout_note saying why".into());
                     }
@@ -588,8 +588,8 @@ fn check_budget(ep: &EndpointRun, reply: ReplyFormat) -> std::result::Result<(),
             ));
         }
     }
-    let layout_in_tokens = ep.two_stage.as_ref().is_some_and(|t| t.layout == LayoutSource::Model);
-    let boxes_in_tokens = matches!(reply, ReplyFormat::DeepseekGrounding | ReplyFormat::Doctags);
+    let layout_in_tokens = ep.two_stage.as_ref().is_some_and(|t| t.layout == RegionSource::Model);
+    let boxes_in_tokens = matches!(reply, ReplyFormat::DeepseekGrounding | ReplyFormat::DocTags);
     if (layout_in_tokens || boxes_in_tokens) && ep.skip_special_tokens != Some(false) {
         return Err(format!(
             "{} replies are written in special tokens: set skip_special_tokens = false",

@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, usable_doc, About, Opening, Scored, Suite, Summary, Tally};
+use super::driver::{self, usable_doc, About, Opening, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::error::Result;
 use crate::formats::TruthFormat;
@@ -243,7 +243,7 @@ fn doc_row(name: &str, set: &PageSet, values: Vec<(String, Option<f64>)>) -> Doc
     }
 }
 
-impl Suite for DetectionSuite<'_> {
+impl Scoring for DetectionSuite<'_> {
     type Item = TruthGroup;
     type Unit = (truth::RawTruth, OutputRow);
     type Kept = Kept;

@@ -28,7 +28,7 @@ use std::collections::{BTreeMap, HashMap};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::driver::{self, usable_doc, About, Opening, PairRows, Scored, Suite, Summary, Tally};
+use super::driver::{self, usable_doc, About, Opening, PairRows, Scored, Scoring, Summary, Tally};
 use super::EvalFailure;
 use crate::error::Result;
 use crate::formats::omnidocbench as gt;
@@ -171,7 +171,7 @@ struct OmnidocSuite<'a> {
     report: Option<metrics::Report>,
 }
 
-impl Suite for OmnidocSuite<'_> {
+impl Scoring for OmnidocSuite<'_> {
     type Item = TruthRow;
     type Unit = (gt::Page, OutputRow);
     type Kept = ();
