@@ -15,7 +15,7 @@ pub struct Doc {
     pub blocks: Vec<Block>,
     /// The Markdown the Doc was read from, verbatim, where the provider's output was Markdown
     /// (the Markdown importer sets it). Suites that score Markdown itself (olmOCR-bench's unit
-    /// tests) read this; for other outputs they render the blocks with [`Doc::to_markdown`].
+    /// tests) read this; for other outputs they render the blocks with `Doc::to_markdown`.
     /// Absent from the JSON when `None`, so Docs stored before it existed read unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub markdown: Option<String>,
@@ -377,7 +377,7 @@ impl Table {
 
 impl Doc {
     /// Returns the Markdown a Markdown-reading suite scores: the imported file verbatim where
-    /// there is one, else the blocks rendered by [`Doc::to_markdown`].
+    /// there is one, else the blocks rendered by `Doc::to_markdown`.
     pub fn markdown(&self) -> String {
         self.markdown.clone().unwrap_or_else(|| self.to_markdown())
     }
@@ -413,7 +413,7 @@ impl Doc {
         self.render_markdown(|_| true)
     }
 
-    /// [`Doc::to_markdown`] of the blocks on one page (zero-based).
+    /// `Doc::to_markdown` of the blocks on one page (zero-based).
     pub fn page_markdown(&self, page: u32) -> String {
         self.render_markdown(|b| b.page == page)
     }

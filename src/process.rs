@@ -1,5 +1,5 @@
 //! Child processes under a time limit: a worker spoken to one line at a time
-//! ([`WorkerProc`], a limit per request) and a program run once to its end ([`run_limited`]).
+//! ([`WorkerProc`], a limit per request) and a program run once to its end (`run_limited`).
 //!
 //! The worker is used by the provider runner, ingest's page counter and the node helpers of
 //! [`crate::external`], so that native code that hangs or crashes on one PDF (or one formula)
@@ -158,7 +158,7 @@ fn describe_exit(s: &std::process::ExitStatus) -> String {
     format!("exited with {s}")
 }
 
-/// How a program run by [`run_limited`] ended.
+/// How a program run by `run_limited` ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Finished {
     /// It exited by itself (with this status).

@@ -9,7 +9,7 @@ use super::ops::{self, Img};
 use crate::metrics::stats::Rng;
 
 listed_enum! {
-    /// The profiles, each a recipe ([`Profile::recipe`]).
+    /// The profiles, each a recipe ([`Profile::apply`]).
     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
     pub enum Kind {
         /// A flatbed scan: 300 dpi, grey, a slight rotation, paper noise, a little blur, and an

@@ -12,7 +12,7 @@
 //! `corpus ingest DIR/draft.json --truth omnidocbench` reads it as it is.
 //!
 //! Blocks without a box (Markdown imports) are placed by finding their text in the page's text
-//! layer (pdfium's extraction, [`place`]); where it is not found they are region-less
+//! layer (pdfium's extraction, `place`); where it is not found they are region-less
 //! transcriptions (`poly` empty). Each block says which in `corpus_placement`, and the summary
 //! counts them. With a Label Studio folder, the same pages are written as Label Studio tasks
 //! with the labelling configuration ([`crate::formats::label_studio`]).

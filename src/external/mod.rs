@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use crate::process::{run_limited, Finished, WorkerProc};
 
-/// Runs `cmd` to its end within `limit` (see [`run_limited`]). `Err` names `name` when it
+/// Runs `cmd` to its end within `limit` (see `run_limited`). `Err` names `name` when it
 /// cannot be started (followed by `hint`, what installs it) or ran past the limit; an exit
 /// status is the caller's to judge, from the files the program wrote.
 pub fn run(cmd: &mut Command, limit: Duration, name: &str, hint: &str) -> Result<(), String> {

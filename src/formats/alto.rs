@@ -32,7 +32,7 @@
 //!   `<name>_metadata.xml` and `<name>.xml_data/` beside the ALTO file.
 //!
 //! Well-formed XML whose root is not `<alto>` (such as `pdfalto`'s `_metadata.xml`) fails with
-//! [`NOT_ALTO`], which an import counts as another kind of file ([`is_not_alto`]), not as a
+//! [`NOT_ALTO`], which an import counts as another kind of file (`is_not_alto`), not as a
 //! broken one.
 
 use roxmltree::Node;

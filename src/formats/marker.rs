@@ -34,7 +34,7 @@
 //!
 //! JSON that is no Marker document at all (an object with neither `block_type` nor
 //! `children`, such as the `<stem>_meta.json` Marker writes beside it) fails with
-//! [`NOT_MARKER`], which an import counts as another kind of file ([`is_not_marker`]).
+//! [`NOT_MARKER`], which an import counts as another kind of file (`is_not_marker`).
 
 use scraper::{ElementRef, Html, Node, Selector};
 use serde_json::{Map, Value};

@@ -578,7 +578,7 @@ impl ImportFormat {
     }
 
     /// Reads one file; `page` (zero-based) is where page-less formats put their blocks.
-    /// The PDF's page sizes are not known: see [`ImportFormat::read_sized`].
+    /// The PDF's page sizes are not known: see `ImportFormat::read_sized`.
     pub fn read(self, bytes: &[u8], page: u32) -> Result<Parsed, FormatError> {
         self.read_sized(bytes, page, &[])
     }

@@ -8,10 +8,10 @@
 //!   `start` and `end` count characters (Unicode code points, as Python indexes strings), not
 //!   bytes. The pipeline joins pages with a newline (two in some versions), which stays
 //!   with the page before.
-//! - **Blocks**: each page's text is read as Markdown by [`markdown::read_markdown`] on its
+//! - **Blocks**: each page's text is read as Markdown by `markdown::read_markdown` on its
 //!   page (headings, paragraphs, lists, pipe and HTML tables, `$$`/`\[` formulas with their
 //!   LaTeX; olmOCR leaves out running headers and footers, so there are none), the title rule
-//!   holding across pages as in [`markdown::read_markdown_pages`]. There are no boxes and no
+//!   holding across pages as in `markdown::read_markdown_pages`. There are no boxes and no
 //!   page sizes. [`Doc::markdown`] keeps `text` verbatim.
 //! - Left alone: `id`, `source`, `added`, `created`, the token and fallback counts,
 //!   `olmocr-version`, `attributes` other than `pdf_page_numbers` (`primary_language`, …).

@@ -14,7 +14,7 @@
 //!   abstract, authors and keywords; the fulltext
 //!   model (`head`, `p`, `formula`, `figure`, `list/item`) only sections; the
 //!   reference-segmenter model (`listBibl/bibl`) only references. Combine them with
-//!   [`merge`](crate::paper::merge) after grouping the file names with [`group_tei_files`].
+//!   [`merge`](crate::paper::merge) after grouping the file names with `group_tei_files`.
 
 use roxmltree::Node;
 
@@ -433,7 +433,7 @@ fn training_body(n: Node, body: &mut Body) {
 // ---------------------------------------------------------------------------------------------
 // File names
 
-/// The TEI files of one paper, by model, as found by [`group_tei_files`].
+/// The TEI files of one paper, by model, as found by `group_tei_files`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TeiFiles {
     /// The paper's id (`0807.3577`).

@@ -10,7 +10,7 @@
 //!   normalised edit distance, on the one Levenshtein core [`crate::metrics::levenshtein`]);
 //!   undefined when both are empty, 0 when one is.
 //! * **table**: the tables paired as the table suite pairs a prediction with a truth
-//!   ([`crate::metrics::table::match_tables`]); a pair scores its TEDS, a table left unpaired
+//!   (`crate::metrics::table::match_tables`); a pair scores its TEDS, a table left unpaired
 //!   on either side 0; the mean over pairs and unpaired tables. Undefined when neither has a
 //!   table.
 //! * **formula**: the display formulas paired by the Hungarian assignment of least total

@@ -198,7 +198,7 @@ const LATEX_DROPPED: [&str; 22] = [
 ];
 
 /// Tokens of a LaTeX formula: `\command`s and single characters, without whitespace, braces,
-/// `$` and the spacing and font commands of [`LATEX_DROPPED`].
+/// `$` and the spacing and font commands of `LATEX_DROPPED`.
 pub fn latex_tokens(s: &str) -> Vec<String> {
     let chars: Vec<char> = s.chars().collect();
     let mut out = Vec::new();

@@ -40,7 +40,7 @@ pub struct Match {
 
 /// Compares two sequences the way `difflib.SequenceMatcher(None, a, b, autojunk)` does.
 ///
-/// Like CPython, the index over `b` is built once; [`SequenceMatcher::set_seq1`] swaps `a` and
+/// Like CPython, the index over `b` is built once; `SequenceMatcher::set_seq1` swaps `a` and
 /// keeps it, so one `b` can be compared against many `a` cheaply.
 #[derive(Debug, Clone)]
 pub struct SequenceMatcher<'s, T> {
@@ -51,7 +51,7 @@ pub struct SequenceMatcher<'s, T> {
     b2j: Option<HashMap<&'s T, Vec<usize>>>,
 }
 
-/// Reusable working memory for [`SequenceMatcher::matched_with`]: the rows of the
+/// Reusable working memory for `SequenceMatcher::matched_with`: the rows of the
 /// longest-match DP and the queue of sub-ranges, so that scoring many pairs allocates once.
 #[derive(Debug, Default)]
 pub struct Scratch {

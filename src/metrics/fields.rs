@@ -3,10 +3,10 @@
 //! counted as GROBID's end-to-end evaluation counts them so that results can be held next to
 //! its published tables.
 //!
-//! * Values are normalized by [`basic_normalization`] (trim, line breaks and tabs to spaces,
+//! * Values are normalized by `basic_normalization` (trim, line breaks and tabs to spaces,
 //!   runs of spaces collapsed, `&apos;` to `'`, lowercase); multi-valued fields (authors,
 //!   keywords) are their values joined by spaces.
-//! * Matchings: `strict` (equal), `soft` (equal after [`remove_full_punct`], for textual
+//! * Matchings: `strict` (equal), `soft` (equal after `remove_full_punct`, for textual
 //!   fields), `lev` (`(max len − Levenshtein) / max len ≥ 0.8`) and `ro` (Ratcliff/Obershelp
 //!   similarity ≥ 0.95); non-textual fields (date, volume, issue, page) are compared strictly
 //!   under every matching. Lengths are in UTF-16 code units, as Java counts them.

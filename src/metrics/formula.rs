@@ -1,6 +1,6 @@
 //! The `formula` suite's pure half (rules in `docs/formula-suite.md`): finding the formulas of
-//! a prediction's Markdown ([`segment_math`]), pairing each ground-truth formula with the
-//! predicted formula it corresponds to ([`match_formulas`]), and the string metrics of a pair
+//! a prediction's Markdown (`segment_math`), pairing each ground-truth formula with the
+//! predicted formula it corresponds to (`match_formulas`), and the string metrics of a pair
 //! ([`normalize`], [`edit_sim`], [`exact`]). CDM, which renders, is in `crate::external::cdm`.
 //!
 //! Pairing, in two passes:
@@ -291,7 +291,7 @@ pub(crate) fn match_key(latex: &str) -> String {
 /// Where a GT formula's prediction was found.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Found {
-    /// The `index`-th math span of [`segment_math`].
+    /// The `index`-th math span of `segment_math`.
     Math {
         /// Index among the spans.
         index: usize,

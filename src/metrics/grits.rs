@@ -3,14 +3,14 @@
 //!
 //! A table becomes a grid with one entry per row × column slot, a spanning cell repeated at
 //! every slot it covers (`cells_to_grid`, `cells_to_relspan_grid`):
-//! * Con: the cell's text; reward = [`lcs_similarity`], i.e. `2·M / (|a| + |b|)` with `M` the
+//! * Con: the cell's text; reward = `lcs_similarity`, i.e. `2·M / (|a| + |b|)` with `M` the
 //!   size of `difflib.SequenceMatcher(None, a, b).get_matching_blocks()` (Ratcliff/Obershelp
 //!   with autojunk, see [`crate::metrics::difflib`]; not a true LCS), 1 when both are empty;
 //! * Top: the slot's *relative span box* `[min_col − j, min_row − i, max_col + 1 − j,
 //!   max_row + 1 − i]`; reward = [`iou`];
 //! * Loc: the cell's bounding box; reward = [`iou`].
 //!
-//! [`factored_2dmss`] ("factored two-dimensional most-similar substructures") aligns the true
+//! `factored_2dmss` ("factored two-dimensional most-similar substructures") aligns the true
 //! and predicted rows with a DP whose match reward for a row pair is the best monotone
 //! alignment score of the two rows' slots (`align_1d`), then the columns the same way on the
 //! transposed grids (`align_2d_outer`); ties prefer the diagonal, then skipping a true row or
@@ -213,7 +213,7 @@ pub(crate) fn factored_2dmss<A, B>(
     factored_2dmss_aligned(true_grid, pred_grid, reward).0
 }
 
-/// The rows and columns that [`factored_2dmss`] aligns: (true index, predicted index) pairs in
+/// The rows and columns that `factored_2dmss` aligns: (true index, predicted index) pairs in
 /// increasing order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Alignment {
@@ -398,7 +398,7 @@ pub fn grits_loc(
     Some(factored_2dmss(&bbox_grid(gt, gt_boxes)?, &bbox_grid(pred, pred_boxes)?, iou))
 }
 
-/// GriTS_Con: factored 2D-MSS of the text grids under [`lcs_similarity`].
+/// GriTS_Con: factored 2D-MSS of the text grids under `lcs_similarity`.
 ///
 /// Each distinct (true text, predicted text) pair is scored once.
 pub fn grits_con(gt: &Table, pred: &Table) -> Grits {

@@ -32,7 +32,7 @@
 //! that `katex.render` builds. Step 1 exactly, for both the lxml case ([`Normalization::Xml`])
 //! and the lxml-less fallback ([`Normalization::RawHtml`]): the KaTeX markup is parsed
 //! ([`parse_markup`]) and re-serialized the way Chromium's `outerHTML`, and then lxml plus
-//! BeautifulSoup, would ([`mathml_key`]). That includes three quirks: KaTeX's markup writes a
+//! BeautifulSoup, would (`mathml_key`). That includes three quirks: KaTeX's markup writes a
 //! `SpaceNode` (`\,`, `\;`, ...) as `<mtext>`, but its DOM (what the page holds) as a bare text
 //! node; BeautifulSoup's lxml builder writes attributes sorted by name; and lxml (6.1.3, libxml2
 //! 2.14.6) drops `&nbsp;` and, once it has met one, every later entity in text (`&amp;` `&lt;`
@@ -45,7 +45,7 @@
 //! without glyphs (for example a KaTeX error) matches any hypothesis, and a reference glyph
 //! multiset that is not contained in the hypothesis's cannot match. When the multiset is
 //! contained and no boxes are there, [`compare`] reports [`Comparison::NeedsLayout`]:
-//! [`MathRenderer::matches`] counts it as no match and [`MathRenderer::decide`] says it is
+//! `MathRenderer::matches` counts it as no match and [`crate::metrics::olmocr::MathRenderer::decide`] says it is
 //! undecided, so a suite can say which tests were decided without the browser.
 //!
 //! Pure: the renders come from `crate::external::katex::KatexRenderer` (KaTeX under node) or
@@ -382,9 +382,9 @@ pub(crate) fn positional_chars(glyphs: &[String]) -> Vec<char> {
 /// A render as `compare_rendered_equations` sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct KatexRender {
-    /// The normalized MathML inner ([`mathml_key`] or [`error_key`]).
+    /// The normalized MathML inner (`mathml_key` or `error_key`).
     pub key: String,
-    /// The positional glyphs ([`positional_chars`]); empty for an error.
+    /// The positional glyphs (`positional_chars`); empty for an error.
     pub chars: Vec<char>,
     /// KaTeX's error message, if it rejected the formula.
     pub error: Option<String>,
@@ -481,7 +481,7 @@ fn neighbors(glyphs: &[GlyphBox]) -> Vec<[Option<usize>; 4]> {
         .collect()
 }
 
-/// Step 2 of `compare_rendered_equations` on laid-out spans: after [`expand_spans`], is there an
+/// Step 2 of `compare_rendered_equations` on laid-out spans: after `expand_spans`, is there an
 /// injective assignment of every reference glyph to a hypothesis glyph with the same character
 /// such that, in each direction where the reference glyph has a neighbour, the hypothesis glyph
 /// has one too, and it is the image of the reference neighbour when that neighbour comes earlier

@@ -12,7 +12,7 @@
 //!   between the whole pattern and the whole text in `n · ⌈m/64⌉` block steps, with no set-up
 //!   per text. For many comparisons of short sequences against one pattern: TEDS's cells, the
 //!   matcher's cost matrices.
-//! * **semi-global** ([`Peq::semi_global`]): `D(0, j) = 0`, so the value at column `j` is the
+//! * **semi-global** (`Peq::semi_global`): `D(0, j) = 0`, so the value at column `j` is the
 //!   smallest distance between the pattern and any substring of the text ending at `j`
 //!   (approximate search). For the window test of OmniDocBench's matcher.
 //! * **banded** ([`Peq::banded`]): global, exact, but only the blocks inside an Ukkonen band

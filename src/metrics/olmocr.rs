@@ -496,7 +496,7 @@ impl Test {
     }
 
     /// Run the test on one page's Markdown: `(passed, explanation)`, the explanation empty on a
-    /// pass. `math` tests only use the exact-match short-circuit here (see [`Test::run_with`]).
+    /// pass. `math` tests only use the exact-match short-circuit here (see `Test::run_with`).
     pub fn run(&self, md: &str) -> (bool, String) {
         self.run_with(md, &ExactMathOnly)
     }

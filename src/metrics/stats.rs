@@ -1,9 +1,9 @@
 //! Resampling statistics for comparing providers on the same documents (issue 35): percentile
 //! bootstrap intervals of means, stratified and batched over many series with one set of draws
-//! ([`bootstrap_means`]); a weighted bootstrap for headlines that are not plain means
-//! ([`bootstrap_statistic`]); a paired comparison with a bootstrap interval and a sign-flip
-//! permutation p-value ([`paired`]); Holm's correction ([`holm`]); bootstrap distributions of
-//! ranks ([`rank_bootstrap`]).
+//! (`bootstrap_means`); a weighted bootstrap for headlines that are not plain means
+//! (`bootstrap_statistic`); a paired comparison with a bootstrap interval and a sign-flip
+//! permutation p-value ([`paired`]); Holm's correction (`holm`); bootstrap distributions of
+//! ranks (`rank_bootstrap`).
 //!
 //! Pure functions over slices, `std` only, no IO. Every random quantity comes from [`Rng`] seeded
 //! by the caller, so a report's intervals and p-values are reproduced from its recorded seed. The
@@ -30,7 +30,7 @@ pub const EXACT_MAX_PAIRS: usize = 20;
 /// Relative tolerance under which two statistics count as equal: SciPy's `permutation_test`
 /// uses `100 * eps` so that a null statistic equal in theory to the observed one, but computed
 /// in another order, is counted as reaching it. Also the tolerance for tied means in
-/// [`rank_bootstrap`].
+/// `rank_bootstrap`.
 pub const REL_TOL: f64 = 100.0 * f64::EPSILON;
 
 /// Offset of the seed for [`paired`]'s random sign flips, so they are not the stream its
@@ -656,7 +656,7 @@ pub(crate) fn holm(p: &[f64]) -> Vec<f64> {
     adjusted
 }
 
-/// Providers' ranks on the full data and their bootstrap distribution (see [`rank_bootstrap`]).
+/// Providers' ranks on the full data and their bootstrap distribution (see `rank_bootstrap`).
 /// Places count from 1 (the best); tied providers share the average of the places they span.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ranks {

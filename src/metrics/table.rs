@@ -1,22 +1,22 @@
 //! Table-suite metrics: pairing ground-truth and predicted tables by content, and per-pair
 //! scores (TEDS, TEDS-S, GriTS-Top, GriTS-Con, value accuracy, SCORE). Pure functions, no IO.
 //!
-//! **Matching** ([`match_tables`]). Tables are never paired by index. For every (GT, predicted)
+//! **Matching** (`match_tables`). Tables are never paired by index. For every (GT, predicted)
 //! pair, [`similarity`] computes
 //! * `overlap`: the Dice coefficient of the two multisets of non-empty cell keys
 //!   (`2·|A ∩ B| / (|A| + |B|)`), a cell key being its text NFKC-normalized, lowercased, with
 //!   every whitespace removed and `− – —` read as `-`;
 //! * `edit`: `1 − levenshtein / max(len)` of the two tables' flattened text
-//!   ([`Table::flat_text`], whitespace collapsed).
+//!   (`Table::flat_text`, whitespace collapsed).
 //!
 //! The pair's weight is `overlap + 0.001 · edit` (overlap first, edit similarity breaks ties),
 //! and the assignment maximizing the total weight is found with the Hungarian solver (`lsap`).
 //! A pair the solver returns is kept only if it is plausible: `overlap ≥ 0.1` or `edit ≥ 0.5`;
 //! otherwise the GT table counts as missed and the prediction as a false positive.
 //!
-//! **Value accuracy** ([`value_accuracy`]). A *numeric cell* is a GT cell whose text contains
+//! **Value accuracy** (`value_accuracy`). A *numeric cell* is a GT cell whose text contains
 //! an ASCII digit and no alphabetic character (`0.89`, `+2.8`, `98.87±0.00`, `12,345`, `(3.1)`,
-//! `45%`; not `Qwen2.5-7B`, not `τ`). Its *values* are its number tokens ([`number_tokens`]):
+//! `45%`; not `Qwen2.5-7B`, not `τ`). Its *values* are its number tokens (`number_tokens`):
 //! maximal runs of digits with inner `.` or `,` between digits, with a leading `-` when a minus
 //! sign (`- − – —`) directly precedes the digits and does not follow a digit (a `+` sign is
 //! dropped: `+2.8` and `2.8` are the same value). Its *matched cell* is found through the row

@@ -46,7 +46,7 @@ pub(crate) fn loose(text: &str) -> String {
     out
 }
 
-/// Returns `squash(text)`: [`loose`] with all white space removed.
+/// Returns `squash(text)`: `loose` with all white space removed.
 pub fn squash(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for line in text.lines() {
@@ -120,11 +120,11 @@ pub(crate) fn is_cjk(c: char) -> bool {
 /// What the line rules (`docs/paper-suite.md` §3, §4.1) say about one line, in one pass.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LineInfo<'a> {
-    /// The line is a junk line (see [`is_junk_line`]).
+    /// The line is a junk line (see `is_junk_line`).
     pub junk: bool,
-    /// The line is a table line (see [`is_table_line`]).
+    /// The line is a table line (see `is_table_line`).
     pub table: bool,
-    /// The line's data values (see [`data_values`]).
+    /// The line's data values (see `data_values`).
     pub values: Vec<&'a str>,
 }
 

@@ -7,7 +7,7 @@
 //! header-only truth has `sections: None`, and the metrics that need sections are then null
 //! rather than zero.
 //!
-//! Mentions are never taken from a file: [`Paper::rebuild_mentions`] derives them from the text
+//! Mentions are never taken from a file: `Paper::rebuild_mentions` derives them from the text
 //! and the references with the one extractor in [`mentions`], on every side alike.
 
 pub mod linearize;
@@ -31,7 +31,7 @@ pub struct Paper {
     pub sections: Option<Vec<Section>>,
     /// The reference list, or `None` where the source has none.
     pub references: Option<Vec<Reference>>,
-    /// Citation mentions, rebuilt by [`Paper::rebuild_mentions`], in order of appearance.
+    /// Citation mentions, rebuilt by `Paper::rebuild_mentions`, in order of appearance.
     pub mentions: Vec<Mention>,
     /// The flattened tables, each also a line of some section's text; `None` where the source
     /// does not mark its tables (PeerRead text), in which case the suite finds table lines with

@@ -5,7 +5,7 @@
 //! (`[1] A. Smith and B. Jones. Title. Venue, 2014.`) are read with the same pieces, the year
 //! then being the last one in the entry. A venue's tail gives volume, issue and first page
 //! (`Journal, 14(2):33-51`, `Proc. of X, pages 12-20`, `vol. 5, no. 2, pp. 7-9`;
-//! [`split_venue`]), and a DOI anywhere in an entry is its DOI ([`find_doi`]).
+//! `split_venue`), and a DOI anywhere in an entry is its DOI (`find_doi`).
 
 use std::sync::OnceLock;
 

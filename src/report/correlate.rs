@@ -24,7 +24,7 @@
 //! one human score and a non-empty table, named `<gt_id>/<parser>`. Judges come in as in the
 //! formula study, only the scores whose `prompt_variant` is the one asked (`tuned` by default;
 //! a score without a variant is kept: the file then has one prompt). corpus adds the table
-//! suite's own scores of each pair ([`table_columns`]): the GT's LaTeX and the extraction
+//! suite's own scores of each pair (`table_columns`): the GT's LaTeX and the extraction
 //! read by the suite's readers ([`crate::formats::tables`]) and scored as the suite scores a
 //! matched pair (`teds`, `teds_s`, `grits_top`, `grits_con` as F, `score_index`,
 //! `score_content`, `value_acc`); an extraction in which no table can be read scores as the

@@ -357,7 +357,7 @@ pub fn compare_note(ci: &Ci) -> String {
 
 /// A suite headline that is not a plain mean of per-document values, recomputed in a report
 /// the suite's own way from the group's per-document (per-page) scores, and bootstrapped by
-/// resampling those documents ([`crate::metrics::stats::bootstrap_statistic`]).
+/// resampling those documents (`crate::metrics::stats::bootstrap_statistic`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Headline {
     /// OmniDocBench v1.5's `overall`: `((1 − text_edit)·100 + CDM·100 + TEDS·100) / 3` from
@@ -454,7 +454,7 @@ fn row_key(cols: &[StringChunked], i: usize) -> String {
 
 /// [`summary`] with each mean's interval beside it: after each metric column `m`, `m_lo` and
 /// `m_hi` (null where the group has no value, and on `--by document`'s document rows: only
-/// its AVG rows are means). The intervals come from [`crate::metrics::stats::bootstrap_means`]
+/// its AVG rows are means). The intervals come from `crate::metrics::stats::bootstrap_means`
 /// over the frame's documents, stratified by dataset, one set of draws for every group and
 /// metric (a group's mean on a resample is over its documents drawn);
 /// where a group's value of a metric is one stored score that carries its suite's own interval

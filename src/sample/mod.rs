@@ -2,7 +2,7 @@
 //! truth.
 //!
 //! Each paper is written once, as structured data (`papers.rs`); a small layout engine
-//! ([`typeset`]) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
+//! (`typeset`) typesets it into a PDF with a hand-written PDF writer ([`pdf`]), and the
 //! PeerRead JSON (`truth.rs`) and the JATS XML (`jats.rs`) are derived from the same data, so
 //! PDF and truths agree by construction. Nothing here comes from third-party data or code.
 //!

@@ -3,7 +3,7 @@
 //!
 //! Just enough to typeset the sample papers, hand-written so that the fixtures owe nothing to a
 //! third-party library. The fonts are the standard-14 Courier family, referenced as Type1 fonts
-//! without embedding: every Courier glyph is 600/1000 em wide, so [`text_width`] is exact and no
+//! without embedding: every Courier glyph is 600/1000 em wide, so `text_width` is exact and no
 //! width table is needed. Strings are WinAnsi-encoded; a char that WinAnsi lacks becomes `?`.
 //!
 //! The output is deterministic (no dates, no `/ID`, nothing compressed), so writing the same

@@ -370,7 +370,7 @@ impl Store {
     /// Opens the store for one task of a sharded run: `main` as an immutable snapshot (never
     /// written), `shard_file` (created if needed) for everything the task writes. The handle
     /// sees only the documents of `spec` in [`Store::documents`], [`Store::truths`],
-    /// [`Store::scorable_outputs`] and [`Store::page_outputs`]; cached outputs and scores are
+    /// [`Store::scorable_outputs`] and `Store::page_outputs`; cached outputs and scores are
     /// looked up in both files.
     pub fn open_shard_task(main: &Path, shard_file: &Path, spec: ShardSpec) -> Result<Store> {
         let conn = open_snapshot(main)?;

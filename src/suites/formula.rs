@@ -3,7 +3,7 @@
 //! items with LaTeX truth). Rules in `docs/formula-suite.md`.
 //!
 //! Per document, each GT formula is paired with the predicted formula it corresponds to
-//! ([`crate::metrics::formula::match_formulas`] over the prediction's Markdown: the imported
+//! (`crate::metrics::formula::match_formulas` over the prediction's Markdown: the imported
 //! Markdown itself where there is one, else the Doc rendered as Markdown, formula blocks as
 //! `$$…$$`) and scored: `cdm` (CDM F1, OmniDocBench's variant unless the suite is
 //! `formula-unimernet`), `cdm_exprate` (1 when F1 = 1), `edit_sim` (1 − normalised edit
@@ -394,7 +394,7 @@ pub struct FormulaOptions<'a> {
     pub provider: &'a str,
     /// Only truths of this dataset.
     pub dataset: Option<&'a str>,
-    /// The CDM variant (which also names the suite: [`suite_id`]).
+    /// The CDM variant (which also names the suite: `suite_id`).
     pub variant: Variant,
     /// The run the rows belong to.
     pub run: Option<RunId>,

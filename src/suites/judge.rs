@@ -485,7 +485,7 @@ pub struct FormulaJudgeOptions<'a> {
 }
 
 /// Judges the provider's formulas of every document with a formula truth: the formula suite's
-/// pairs ([`formula::pair_formulas`]: each GT formula with the predicted formula it
+/// pairs (`formula::pair_formulas`: each GT formula with the predicted formula it
 /// corresponds to), one call per pair, both sides as written (GT with its `$` delimiters, a
 /// predicted math span in `$…$` / `$$…$$`, text as found); a GT formula without a prediction
 /// scores 0 without a call. Stores one row per document (`judge:<model>@<version>`, the mean

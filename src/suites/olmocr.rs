@@ -7,7 +7,7 @@
 //!   outputs for that page (`pages = "N"`, or `all`) that differ in `repeat`; of two outputs
 //!   with the same repeat (a re-import of a changed file) the newer counts.
 //! - **What a test sees.** The Markdown the output was read from ([`Doc::markdown`]), else the
-//!   Doc rendered with [`Doc::to_markdown`] (only the tested page's blocks when a whole-document
+//!   Doc rendered with `Doc::to_markdown` (only the tested page's blocks when a whole-document
 //!   output of a multi-page PDF is tested).
 //! - **Values.** A test's value is the fraction of repeats passing; it passes when that is
 //!   above 0.5. A `baseline` test is added for every PDF that has none (group `baseline`). A

@@ -3,7 +3,7 @@
 //! `docs/parsebench.md`.
 //!
 //! - **What the rules see.** The Markdown the output was read from ([`Doc::markdown`]), else
-//!   the Doc rendered with [`Doc::to_markdown`]: the whole document, as ParseBench runs its
+//!   the Doc rendered with `Doc::to_markdown`: the whole document, as ParseBench runs its
 //!   rules on the document's Markdown. An output that failed counts as empty Markdown (every
 //!   rule fails), as ParseBench counts a failed inference 0 on every score. The `layout`
 //!   rules read the Doc's blocks (kind, box, page size) and `is_header`/`is_footer` its page

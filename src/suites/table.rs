@@ -5,7 +5,7 @@
 //! Per document, the GT tables (each item of type `table` of the truth file, parsed by
 //! [`crate::formats::latex_table`]) are paired with the provider's predicted tables (the
 //! output's blocks of kind `table` that carry cells) by content, with the Hungarian solver,
-//! never by index ([`crate::metrics::table::match_tables`]). Every GT table gets scores:
+//! never by index (`crate::metrics::table::match_tables`). Every GT table gets scores:
 //! `teds`, `teds_s`, `grits_top_p|r|f`, `grits_con_p|r|f`, `value_acc` (definitions in
 //! [`crate::metrics::table`]), and SCORE's `score_index` (structure), `score_content` and their
 //! mean `score_avg` ([`crate::metrics::score`]); a GT table without a match scores 0 on each and is a detection

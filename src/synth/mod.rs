@@ -2,7 +2,7 @@
 //!
 //! Items (tables, formulas) come from the user's LaTeX sources ([`source`]) or from seeded
 //! grammars ([`generate`]); each is compiled on its own to check it and measure it; pages
-//! are laid out by a seeded sampler ([`layout`]) with filler text between items and compiled
+//! are laid out by a seeded sampler ([`preamble`]) with filler text between items and compiled
 //! with `pdflatex` ([`tex`]), in parallel and reproducibly. The truth is the LaTeX that was
 //! typeset, in pdf-parse-bench's format, written beside the PDFs and ingested with them.
 //! How a page is filled and why its truth is exact: `docs/synth.md`.

@@ -13,7 +13,7 @@
 //! → paragraph, or one list item per entry when its Markdown is a list; `table` → table;
 //! `table_caption`, `table_footnote`, `image_caption`, `image_footnote` → caption; `image` →
 //! figure; `equation` → formula; `header` → page header; `footer`, `page_number` → page
-//! footer; `footnote` → footnote; `code` → code. Any other label is read by [`super::kind_of`] (`figure`,
+//! footer; `footnote` → footnote; `code` → code. Any other label is read by `super::kind_of` (`figure`,
 //! `formula`, `code`, `reference`, …); a label it does not know either is a [`FormatError`]
 //! naming it (the answer to another prompt, `<|grounding|>OCR this image.`, puts the text
 //! itself in `<|ref|>`).
@@ -28,10 +28,11 @@
 //! through ([`super::read_page`] clips them).
 //!
 //! **Quirks and failures.** The model often tags a table, then its caption, and writes the
-//! caption's text before the table's HTML (`<|ref|>table…<|ref|>table_caption…Table 1 …
-//! <table>…`): an empty table followed by a caption holding a `<table>` gets that table back.
+//! caption's text before the table's HTML (`<|ref|>table…<|ref|>table_caption…Table 1 …`
+//! then `<table>…`): an empty table followed by a caption holding a `<table>` gets that table
+//! back.
 //! Content before the first tag is read as paragraphs without a box; a reply without any tag
-//! is read as plain Markdown ([`markdown::read_markdown`]), blocks without boxes. A reply cut
+//! is read as plain Markdown (`markdown::read_markdown`), blocks without boxes. A reply cut
 //! at the token limit keeps every block whose tag is complete (the last one with the content
 //! it got); a tag cut before its `<|/det|>` is dropped. An empty reply is an empty page.
 //! Block content is read as [`super::dots`] reads dots.ocr's (`content_blocks`): figures

@@ -1,5 +1,5 @@
 //! DocTags, as granite-docling and SmolDocling answer for a page image, into blocks; and
-//! OTSL tables ([`otsl_table`]), which two-stage models (MinerU2.5, PaddleOCR-VL) also answer
+//! OTSL tables (`otsl_table`), which two-stage models (MinerU2.5, PaddleOCR-VL) also answer
 //! for a table region.
 //!
 //! **The format.** `<doctag>` holds one element per block in reading order, each
@@ -37,7 +37,7 @@
 //! ignored. Entities are left as the model wrote them (as docling-core's reader leaves them).
 //! Blocks left without text are dropped, tables and figures excepted.
 //!
-//! **OTSL** ([`otsl_table`]): `<fcel>` (a cell with text), `<ecel>` (empty), `<ched>`
+//! **OTSL** (`otsl_table`): `<fcel>` (a cell with text), `<ecel>` (empty), `<ched>`
 //! (column header), `<rhed>` (row header), `<srow>` (section row) each start a grid slot with
 //! the text after them; `<lcel>` merges a slot into the cell on its left, `<ucel>` into the
 //! one above, `<xcel>` both ways; `<nl>` ends a row. A cell spans right over the `lcel`/`xcel`

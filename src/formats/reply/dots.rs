@@ -1,6 +1,6 @@
 //! dots.ocr's layout reply (prompt `prompt_layout_all_en`) into blocks; and the helpers every
 //! reply reader here shares to turn one box's content (Markdown, HTML table, LaTeX) into
-//! blocks ([`content_blocks`], [`formula_block`], [`table_block`]).
+//! blocks (`content_blocks`, `formula_block`, `table_block`).
 //!
 //! **The format.** A JSON list of layout cells in reading order, each
 //! `{"bbox": [x1, y1, x2, y2], "category": …, "text": …}`: the text is Markdown for text
@@ -30,8 +30,8 @@
 //! An empty reply or `[]` is an empty page. A reply with no JSON list in it is an error.
 //! Text around the list (a code fence, a sentence) is ignored.
 //!
-//! **Content** ([`content_blocks`]): a paragraph or list item whose Markdown is a list becomes
-//! one list item per entry (markers dropped, as [`markdown::read_markdown`] drops them);
+//! **Content** (`content_blocks`): a paragraph or list item whose Markdown is a list becomes
+//! one list item per entry (markers dropped, as `markdown::read_markdown` drops them);
 //! other text is Markdown read inline: emphasis, links and inline math rendered as text, `#`
 //! marks stripped, and a line-leading `1.` or `-` kept as text (a heading `1. Introduction`
 //! keeps its number). Tables are read from HTML with spans ([`html::tables`]), else from a

@@ -18,7 +18,7 @@
 //!
 //! `list` and `equation_block` are containers: the lines and equations inside them come as
 //! regions of their own, and MinerU reads neither (nor `image`) in its second stage
-//! ([`is_container`]; `skip_list` in `prepare_for_extract`).
+//! (`is_container`; `skip_list` in `prepare_for_extract`).
 //!
 //! **Boxes** are `0..=1000` on each axis of the page image (MinerU resizes it to 1036 × 1036
 //! for this stage and divides by 1000), left unscaled ([`super::BoxFrame::Normalized`]`(1000.0)`).

@@ -105,7 +105,7 @@ pub struct Seen {
 /// A region of a page found by a layout stage, in page points.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Region {
-    /// Where it is (in the frame of the reader that gave it, until [`to_page`]).
+    /// Where it is (in the frame of the reader that gave it, until `to_page`).
     pub bbox: BBox,
     /// What block it becomes.
     pub kind: BlockKind,
@@ -175,7 +175,7 @@ pub(crate) fn to_page(b: BBox, frame: BoxFrame, seen: &Seen) -> (BBox, bool) {
 }
 
 /// Reads one page's reply: `finish_reason` is the server's (`length` when the token limit
-/// cut the reply, whose repeated tail is then dropped: see [`trim_repetition`]).
+/// cut the reply, whose repeated tail is then dropped: see `trim_repetition`).
 pub fn read_page(
     format: ReplyFormat,
     text: &str,

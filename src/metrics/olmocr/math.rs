@@ -12,7 +12,7 @@ use super::*;
 /// non-whitespace text, with its trimmed text and `getBoundingClientRect()` box. A KaTeX error
 /// gives a render with `error` set, the message as its MathML and no spans; it is not `None`,
 /// so the test is not rejected at load time and a failing hypothesis is still compared (a
-/// reference with no spans then matches any hypothesis, see [`super::katex`]; a renderer that
+/// reference with no spans then matches any hypothesis, see `super::katex`; a renderer that
 /// returns `None` here instead fails the test, or skips the hypothesis). Hypotheses are tried in
 /// descending `fuzz.ratio` to the reference. `compare_rendered_equations(reference, hypothesis)`
 /// is true when
@@ -29,7 +29,7 @@ use super::*;
 /// (font metrics, glyph boxes) on which step (2) depends. `crate::external::katex::KatexRenderer` runs
 /// the `katex` npm package under node and reproduces (1) and the layout-free part of (2);
 /// `crate::external::chromium::BrowserKatex` renders in headless Chromium as the runner does, and (2) is
-/// then decided exactly ([`super::katex::positional_match`]).
+/// then decided exactly ([`crate::metrics::katex::positional_match`]).
 pub trait MathRenderer {
     /// A rendered formula.
     type Rendered;

@@ -16,7 +16,7 @@ const KEEP_TOP_K: usize = 100;
 /// Candidates NMS considers per class, by score.
 const CANDIDATES: usize = 200;
 
-/// One detected region, in pixels of the image given to [`preprocess`].
+/// One detected region, in pixels of the image given to `preprocess`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Detection {
     /// Class index into the model's labels.

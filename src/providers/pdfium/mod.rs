@@ -1,7 +1,7 @@
 //! The `pdfium` provider: the PDF's own text layer, laid out into blocks in reading order.
 //!
-//! [`extract`] reads every character with its box, font size and weight through
-//! pdfium-render; [`layout`] (pure, no pdfium types) turns those glyphs into lines, columns
+//! `extract` reads every character with its box, font size and weight through
+//! pdfium-render; [`structure`] (pure, no pdfium types) turns those glyphs into lines, columns
 //! and typed blocks. pdfium is not thread-safe: bind one [`Pdfium`] per process and run one
 //! document at a time on it; parallelism comes from worker processes.
 

@@ -1,13 +1,13 @@
 //! Layout analysis: glyphs with boxes and fonts → spans → lines in reading order → blocks.
 //!
 //! Pure: no pdfium types, so every rule is tested on hand-made glyph lists. The stages:
-//! 1. [`spans`]: consecutive glyphs on one baseline with no gap wider than
-//!    [`SPAN_GAP`] body ems (a column gutter always splits);
+//! 1. `spans`: consecutive glyphs on one baseline with no gap wider than
+//!    `SPAN_GAP` body ems (a column gutter always splits);
 //! 2. line-number columns of review copies are dropped, running heads and page numbers found
 //!    by position and repetition across pages;
-//! 3. [`xycut`] orders each page's spans by recursive XY-cut into columns and bands, finds
+//! 3. `xycut` orders each page's spans by recursive XY-cut into columns and bands, finds
 //!    tables and builds lines;
-//! 4. [`blocks`] groups lines into typed blocks (title, headings, captions, references, ...).
+//! 4. `blocks` groups lines into typed blocks (title, headings, captions, references, ...).
 //!
 //! Every threshold is relative to the document's body font size or the page size.
 

@@ -3,7 +3,7 @@
 //! file and no code. The format is documented in `docs/presets.md`.
 //!
 //! A preset is either a Python parser, run in a persistent worker inside its own pinned
-//! virtual environment ([`env`], [`run`]), or an external command such as poppler's
+//! virtual environment ([`mod@env`], [`run`]), or an external command such as poppler's
 //! `pdftotext`, run once per PDF by the `command` machinery. Presets come from `presets/` in
 //! the repository (compiled in, [`BUILTIN`]) and from the user's folders
 //! (`CORPUS_PRESETS`, else `${XDG_CONFIG_HOME:-~/.config}/corpus/presets`).

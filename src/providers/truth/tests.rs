@@ -3,6 +3,7 @@
 use super::*;
 use crate::formats::icdar2013::tests::{REG, STR};
 use crate::formats::pdf_parse_bench::tests::TRUTH;
+use crate::metrics::olmocr::Test;
 use crate::suites::table::{predicted_tables, score_document, METRIC_IDS};
 
 /// Every document-level table metric the suite defines is 1.

@@ -166,7 +166,7 @@ pub struct DisagreedPage {
 
 /// The pages of the documents in scope ranked by disagreement, most disagreed first (what
 /// `truth draft --most-disagreed` annotates first). Pages where no two providers have text
-/// are left out. Errors as [`agree`] does: fewer than two providers, or no document.
+/// are left out. Errors as [`fn@agree`] does: fewer than two providers, or no document.
 pub fn most_disagreed_pages(
     store: &Store,
     opts: &AgreeOptions<'_>,

@@ -3,7 +3,7 @@
 //! the edit, the providers, and, where the truth's document is a page image and the element
 //! has a box, the crop of the page that shows it. The crop is the page image itself (copied
 //! once into `DIR/pages/`, named by its hash) shown through a window the size of the box, so
-//! no image is decoded or re-encoded. Every outside string goes through [`esc`].
+//! no image is decoded or re-encoded. Every outside string goes through `esc`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

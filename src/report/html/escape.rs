@@ -1,6 +1,6 @@
 //! The one HTML escaping function of the HTML report. Every string that did not come from
 //! this crate's own code (document names, PDF text, truths, outputs, traces, provider ids,
-//! metric ids) goes through [`esc`] before it is written, in text and in attribute values
+//! metric ids) goes through `esc` before it is written, in text and in attribute values
 //! alike (`docs/html-report.md`, "Escaping").
 
 use std::fmt::Write as _;

@@ -319,7 +319,7 @@ pub struct ElementResult {
 /// One display-formula pair's CDM.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CdmOutcome {
-    /// The GT as fed to CDM ([`cdm_input`]).
+    /// The GT as fed to CDM (`cdm_input`).
     pub gt: String,
     /// The prediction as fed to CDM.
     pub pred: String,
@@ -374,7 +374,7 @@ pub fn overall(text_page_avg: f64, cdm_page: Option<f64>, teds_page: Option<f64>
     Some(((1.0 - round3(text_page_avg)) * 100.0 + round3(cdm * 100.0) + round3(teds * 100.0)) / 3.0)
 }
 
-/// CDM callback: scores (gt, pred) pairs as [`cdm_input`] prepares them.
+/// CDM callback: scores (gt, pred) pairs as `cdm_input` prepares them.
 pub type CdmFn<'a> =
     &'a dyn Fn(&[(String, String)]) -> Vec<Result<crate::external::cdm::CdmScore, String>>;
 

@@ -12,7 +12,7 @@
 //!   and returns the whole-run figures, which are what OmniDocBench's leaderboard reports
 //!   (they are kept in the run's record too: `v_runs.counts`).
 //! - Display formulas are scored by CDM too (OmniDocBench's variant, [`crate::external::cdm`]), each
-//!   matched pair prepared as v1.5 does ([`metrics::cdm_input`]): per page `formula_cdm` and
+//!   matched pair prepared as v1.5 does (`metrics::cdm_input`): per page `formula_cdm` and
 //!   `formula_exprate`, over the run the pair mean, ExpRate@CDM and the page-level mean; and
 //!   `overall`, v1.5's `((1 − text_edit)·100 + CDM + TEDS) / 3` from page-level averages as
 //!   OmniDocBench's own table script computes it ([`metrics::overall`]). A pair CDM cannot

@@ -1,8 +1,8 @@
 //! LaTeX to coloured tokens, as the official CDM prepares a formula before rendering it
 //! (`latex2bbox_color.py` up to the TeX run): the im2markup-style normalization the official
-//! code runs through a patched KaTeX under node ([`katex`], with the node scripts' own line
+//! code runs through a patched KaTeX under node (`katex`, with the node scripts' own line
 //! edits here), the Python post-processing of `tokenize_latex.py`, `normalize_latex`
-//! ([`normalize`]) and one colour per token ([`color`]). Byte for byte the official output on
+//! (`normalize`) and one colour per token ([`color`]). Byte for byte the official output on
 //! the study's and OmniDocBench's formulas (`bench/cdm_tokens_reference.sh`); the rules are in
 //! `docs/cdm.md` ("Tokens and colours").
 

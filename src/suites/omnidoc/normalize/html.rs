@@ -347,7 +347,7 @@ const NAMED: &[(&str, &str)] = &[
     ("pound", "\u{a3}"),
 ];
 
-/// `html.unescape` for numeric references and the named entities in [`NAMED`] (terminated by
+/// `html.unescape` for numeric references and the named entities in `NAMED` (terminated by
 /// `;`); anything else is left as written.
 pub fn unescape(s: &str) -> String {
     if !s.contains('&') {

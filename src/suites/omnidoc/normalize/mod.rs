@@ -6,7 +6,7 @@
 //! All functions are pure. String lengths and indices follow Python (code points).
 //!
 //! Notes on fidelity:
-//! * `clean_string` keeps Python's Unicode `\w` ([`is_python_word`]) plus U+4E00–U+9FFF.
+//! * `clean_string` keeps Python's Unicode `\w` (`is_python_word`) plus U+4E00–U+9FFF.
 //! * `LatexNodes2Text().latex_to_text` (pylatexenc 3.0a30) is re-implemented in
 //!   [`latex_to_text`]; it agrees with pylatexenc after `clean_string` on all 126 formulas of the
 //!   demo data (the demo figures, `bench/omnidoc_demo.sh`, depend on it; `tools/latex_expect.py`
