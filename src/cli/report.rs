@@ -59,9 +59,9 @@ pub struct ReportArgs {
     /// left out otherwise, as `eval` prints them only with --fields); --metric names one alone
     #[arg(long)]
     fields: bool,
-    /// Output format: table, markdown, csv, json, ndjson, parquet, or html (a static site in
-    /// the folder -o names: an index with leaderboard, breakdowns, history and --compare,
-    /// and one page per document with its pages, boxes, differences and traces; needs --suite)
+    /// Output format; html is a static site in the folder -o names (an index with
+    /// leaderboard, breakdowns, history and --compare, and one page per document with its
+    /// pages, boxes, differences and traces; needs --suite)
     #[arg(long, default_value = "table", value_parser = report_formats(&ReportFormat::REPORT))]
     format: ReportFormat,
     /// Write to this file instead of stdout (required for parquet); for html, the site's folder
