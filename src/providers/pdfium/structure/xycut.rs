@@ -523,7 +523,8 @@ impl Cut<'_> {
             }
             // Several lone lines are a wrapped cell's only where none is a number: numbers do
             // not wrap (a chart's axis labels stand one under another); else one, as a label.
-            if k > end + 1 && (end..k).any(|i| numeric(&self.spans[rows[i][0]].text)) {
+            if k > end + 1 && (end..k).any(|i| tables::grid::numeric(&self.spans[rows[i][0]].text))
+            {
                 k = end + 1;
             }
             let lone =
@@ -780,16 +781,6 @@ impl Cut<'_> {
         let lead_bold = self.spans[row[0]].lead_bold;
         self.out.push(Item::Line(Line { page: self.page, bbox, col, text, size, bold, lead_bold }));
     }
-}
-
-/// Whether a span's text is a number: it starts with a digit, a sign or a currency sign and
-/// holds a digit (as docs/tables.md § 3a reads a cell).
-fn numeric(t: &str) -> bool {
-    let t = t.trim_start();
-    t.chars().any(|c| c.is_ascii_digit())
-        && t.chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_digit() || "+-.$€£\u{2013}\u{2212}".contains(c))
 }
 
 #[cfg(test)]

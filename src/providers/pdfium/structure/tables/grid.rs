@@ -16,6 +16,8 @@
 
 mod rows;
 
+pub(crate) use rows::numeric;
+
 use super::rules::Rules;
 use super::Word;
 use crate::doc::{BBox, Cell, Table};

@@ -372,8 +372,9 @@ fn wrap_shown(x: &Input<'_>, above: usize, s: usize, col: usize, label: bool) ->
 }
 
 /// Whether a cell's text is a number: it starts with a digit, a sign or a currency and holds
-/// a digit (`1,204`, `−0.45°`, `60 Hz`, `$3.1 m`).
-fn numeric(t: &str) -> bool {
+/// a digit (`1,204`, `−0.45°`, `60 Hz`, `$3.1 m`; docs/tables.md § 3a). The stream finder
+/// reads a lone line between rows with it too.
+pub(crate) fn numeric(t: &str) -> bool {
     let t = t.trim_start();
     t.chars().any(|c| c.is_ascii_digit())
         && t.chars()
