@@ -229,6 +229,22 @@ pub fn latex_tokens(s: &str) -> Vec<String> {
     out
 }
 
+/// Whether `text` is, as a whole, one math span: `$$…$$`, `\\[…\\]`, `\\(…\\)` or `$…$`
+/// around a non-empty formula with no other delimiter of its kind inside (so a paragraph with
+/// two inline formulas, `$x$ and $y$`, is none). A matcher may take such a reading for text
+/// (OmniDocBench's extraction leaves some display formulas in their paragraph), but what it
+/// holds is LaTeX, and it compares as LaTeX tokens (`docs/audit.md` §1).
+pub fn is_math_span(text: &str) -> bool {
+    let t = text.trim();
+    for (open, close) in [("$$", "$$"), ("\\[", "\\]"), ("\\(", "\\)"), ("$", "$")] {
+        let Some(inner) = t.strip_prefix(open).and_then(|r| r.strip_suffix(close)) else {
+            continue;
+        };
+        return !inner.trim().is_empty() && !inner.contains(open) && !inner.contains(close);
+    }
+    false
+}
+
 /// Token-level Levenshtein distance.
 pub fn distance(a: &[String], b: &[String]) -> usize {
     let mut prev: Vec<usize> = (0..=b.len()).collect();
@@ -559,6 +575,21 @@ mod tests {
             latex_tokens("\\mathrm{d} x^{2} \\, + \\alpha_1 \\left( y \\right)"),
             ["d", "x", "^", "2", "+", "\\alpha", "_", "1", "(", "y", ")"]
         );
+    }
+
+    #[test]
+    fn a_reading_that_is_one_math_span_is_latex() {
+        assert!(is_math_span("\\[ (\\gamma^U, A_k) = 0. \\]"));
+        assert!(is_math_span("  $$\na + b\n$$ "));
+        assert!(is_math_span("\\( x^2 \\)"));
+        assert!(is_math_span("$x$"));
+        // Text, two inline formulas, an empty span, a lone delimiter: none.
+        assert!(!is_math_span("From (10) and (14) it is evident"));
+        assert!(!is_math_span("$x$ and $y$"));
+        assert!(!is_math_span("\\[ a \\] and \\[ b \\]"));
+        assert!(!is_math_span("$$ $$"));
+        assert!(!is_math_span("$"));
+        assert!(!is_math_span("$$"));
     }
 
     #[test]

@@ -14,7 +14,7 @@ use super::Element;
 use crate::error::Result;
 use crate::formats::omnidocbench::Page;
 use crate::formats::TruthFormat;
-use crate::metrics::audit::text_tokens;
+use crate::metrics::audit::{is_math_span, text_tokens};
 use crate::store::Store;
 use crate::suites::driver::usable_doc;
 use crate::suites::omnidoc::matching::{match_page, MatchEntry, MatchMethod};
@@ -118,8 +118,12 @@ impl PageElements<'_> {
         }
         for e in m.formula.iter().filter(|e| e.pred_idx.is_some()) {
             // A formula matched to a plain-text prediction is scored as text by the suite
-            // (hybrid matching); its LaTeX tokens would not compare.
-            if matches!(e.pred_category_type.as_str(), "equation_inline" | "equation_isolated") {
+            // (hybrid matching); its LaTeX tokens would not compare. A prediction the
+            // suite's extraction left in a paragraph but that is one math span (`\[…\]`) is
+            // LaTeX all the same.
+            let latex =
+                matches!(e.pred_category_type.as_str(), "equation_inline" | "equation_isolated");
+            if latex || is_math_span(&e.pred) {
                 self.add(key("formula", e), "formula", e, provider, formula_tokens);
             }
         }
