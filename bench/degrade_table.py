@@ -14,7 +14,7 @@ NAMES = {
 # The metrics the table shows per data set, where the suite wrote them (lower is better for
 # edit distances, higher for the others).
 HEADLINE = {
-    "papers": ["text_f", "title", "abstract", "headings_f"],
+    "papers": ["text_f", "title_chr", "abstract_r"],
     "tables": ["teds", "text_f"],
     "omnidoc": ["text_edit", "table_teds"],
 }
@@ -48,7 +48,9 @@ def main(out, datasets, providers, cap):
             continue
         rows = [r for t in tables.values() for r in t]
         metrics = sorted({r["metric"] for r in rows})
-        want = [m for m in HEADLINE.get(d, []) if m in metrics] or metrics[:1]
+        # A metric no pair scored (a header-only truth has no full text) is left out.
+        scored = {r["metric"] for r in rows if (num(r["n"]) or 0) > 0}
+        want = [m for m in HEADLINE.get(d, []) if m in scored] or sorted(scored)[:1]
         seen = sorted({r["provider"] for r in rows})
         for p in providers.split(","):
             names = [s for s in seen if s == p or s.startswith(p + "@")]
