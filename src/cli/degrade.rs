@@ -3,11 +3,8 @@
 
 use std::process::ExitCode;
 
-use anyhow::Context;
 use clap::Args;
-use corpus::cluster::{ShardArg, ShardSpec};
 use corpus::degrade::{self, DegradeOptions, Profile};
-use corpus::store::Store;
 
 use super::output::{print_json, print_table, Format, OutputArgs};
 use super::{GlobalArgs, EXIT_SOME_FAILED};
@@ -26,35 +23,24 @@ pub struct DegradeArgs {
     /// Seed of every random draw (rotations, warps, noise); the same seed gives the same bytes
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Only the documents of one shard (K/N: those whose blake3 hash is K modulo N; auto: from
-    /// a Slurm or Kubernetes job array), each task writing its twins into the store
-    #[arg(long, value_parser = ShardArg::parse, value_name = "K/N|auto")]
-    shard: Option<ShardArg>,
-    /// With --shard auto: the number of shards
-    #[arg(long, env = "CORPUS_SHARDS", value_name = "N")]
-    shards: Option<u64>,
+    #[command(flatten)]
+    shard: super::shard::ShardArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
 
 /// Runs `corpus degrade`.
 pub fn run(g: &GlobalArgs, a: &DegradeArgs) -> anyhow::Result<ExitCode> {
-    let shard: Option<ShardSpec> = match &a.shard {
-        None => None,
-        Some(ShardArg::Fixed(s)) => Some(*s),
-        Some(ShardArg::Auto) => match ShardSpec::from_env(a.shards, &|k| std::env::var(k).ok()) {
-            Ok(s) => Some(s),
-            Err(e) => usage_bail!("--shard auto: {e}"),
-        },
-    };
-    let mut store = Store::open(&g.db).with_context(|| format!("opening {}", g.db.display()))?;
-    let opts = DegradeOptions { dataset: &a.dataset, profiles: &a.profile, seed: a.seed, shard };
+    let task = a.shard.task("degrade", &a.dataset)?;
+    let mut store = super::shard::open(g, task.as_ref())?;
+    let opts = DegradeOptions { dataset: &a.dataset, profiles: &a.profile, seed: a.seed };
     let bar = super::progress::Bar::new("degrade", g.quiet);
     // A dataset without documents (or libpdfium missing) is the command line's to fix: exit 2.
     let summaries = match degrade::degrade(&mut store, &opts, &bar) {
         Err(corpus::Error::Usage(m)) => usage_bail!("{m}"),
         r => r?,
     };
+    super::shard::note(g, &store, "twins");
     let failed: u64 = summaries.iter().map(|s| s.failed).sum();
     for s in &summaries {
         for (doc, why) in &s.failures {
@@ -78,7 +64,9 @@ pub fn run(g: &GlobalArgs, a: &DegradeArgs) -> anyhow::Result<ExitCode> {
                 })
                 .collect();
             print_table(&["twin dataset", "new", "unchanged", "failed", "pages", "truths"], &rows)?;
-            if !g.quiet && summaries.iter().all(|s| s.new == 0 && s.failed == 0) {
+            if !g.quiet && summaries.iter().all(|s| s.new + s.unchanged + s.failed == 0) {
+                eprintln!("Nothing to do: this shard holds none of the dataset's documents.");
+            } else if !g.quiet && summaries.iter().all(|s| s.new == 0 && s.failed == 0) {
                 eprintln!(
                     "Nothing new: every twin was in the store already (same profile and seed)."
                 );

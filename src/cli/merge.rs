@@ -15,8 +15,8 @@ use super::{argv, GlobalArgs, EXIT_SOME_FAILED};
 /// Arguments of `corpus merge`.
 #[derive(Args, Debug)]
 pub struct MergeArgs {
-    /// Shard files written by `corpus ocr|eval --shard ... --into`, or folders of them (their
-    /// *.db files, in name order)
+    /// Shard files written by `corpus ocr|eval|degrade --shard ... --into`, or folders of them
+    /// (their *.db files, in name order)
     #[arg(required = true, value_name = "FILE|DIR")]
     files: Vec<PathBuf>,
     #[command(flatten)]
@@ -62,6 +62,9 @@ fn row(c: &MergeCounts) -> Vec<String> {
         c.metrics_new,
         c.metrics_present,
         c.metric_conflicts,
+        c.documents_new,
+        c.documents_present,
+        c.truths_new,
     ]
     .iter()
     .map(|n| n.to_string())
@@ -147,6 +150,9 @@ pub fn run(g: &GlobalArgs, a: &MergeArgs) -> anyhow::Result<ExitCode> {
                     "scores new",
                     "scores present",
                     "score conflicts",
+                    "documents new",
+                    "documents present",
+                    "truths new",
                 ],
                 &rows,
             )?;
@@ -175,13 +181,21 @@ pub fn run(g: &GlobalArgs, a: &MergeArgs) -> anyhow::Result<ExitCode> {
         let mb = total.bytes_new as f64 / 1e6;
         eprintln!(
             "{} file(s) in {secs:.2} s: {} output(s) new ({mb:.1} MB), {} present, {} superseded, \
-             {} conflict(s); {} score row(s) new{}{}",
+             {} conflict(s); {} score row(s) new{}{}{}",
             reports.len(),
             total.new,
             total.present,
             total.superseded,
             total.conflicts + total.metric_conflicts,
             total.metrics_new,
+            if total.documents_new + total.documents_present + total.truths_new > 0 {
+                format!(
+                    "; {} document(s) new, {} present, {} truth file(s) new",
+                    total.documents_new, total.documents_present, total.truths_new
+                )
+            } else {
+                String::new()
+            },
             if refused.is_empty() {
                 String::new()
             } else {

@@ -41,8 +41,6 @@ pub struct DegradeOptions<'a> {
     pub profiles: &'a [Profile],
     /// The seed.
     pub seed: u64,
-    /// Only the documents of this shard (`--shard K/N`: by content hash, as `ocr` shards).
-    pub shard: Option<crate::cluster::ShardSpec>,
 }
 
 /// What one profile did.
@@ -71,22 +69,36 @@ pub fn twin_dataset(dataset: &str, profile: &Profile) -> String {
     format!("{dataset}{SEPARATOR}{}", profile.spec)
 }
 
-/// Makes the twins of every document of the dataset (in the store handle's shard) for every
-/// profile. An empty (or unknown) dataset is a usage error.
+/// Makes the twins of every document of the dataset for every profile. An empty (or unknown)
+/// dataset is a usage error.
+///
+/// A task's handle ([`Store::open_shard_task`], `degrade --shard K/N --into FILE`) sees only the
+/// documents of its shard (by their content hash, as `ocr` shards) and writes the twins into its
+/// shard file, for `corpus merge`; a shard that holds none of the dataset's documents has
+/// nothing to do (every count 0). A twin depends only on its source, the profile and the seed,
+/// so the twins are the same bytes however the dataset is sharded.
 pub fn degrade(
     store: &mut Store,
     opts: &DegradeOptions<'_>,
     progress: &dyn Progress,
 ) -> Result<Vec<ProfileSummary>> {
-    let mut docs = store.documents(Some(opts.dataset))?;
-    if docs.is_empty() {
+    let docs = store.documents(Some(opts.dataset))?;
+    let in_store = || -> Result<bool> {
+        Ok(store.dataset_counts()?.iter().any(|c| c.0 == opts.dataset && c.1 > 0))
+    };
+    if docs.is_empty() && (store.shard().is_none() || !in_store()?) {
         return Err(Error::Usage(format!(
             "dataset {} has no documents; `corpus status` lists the datasets",
             opts.dataset
         )));
     }
-    if let Some(spec) = opts.shard {
-        docs.retain(|d| spec.contains(&d.hash));
+    if docs.is_empty() {
+        let summary = |p: &Profile| ProfileSummary {
+            profile: p.spec.clone(),
+            dataset: twin_dataset(opts.dataset, p),
+            ..Default::default()
+        };
+        return Ok(opts.profiles.iter().map(summary).collect());
     }
     let lib = pdfium::bind().map_err(|e| Error::Usage(e.to_string()))?;
     let truths = store.truths(Some(opts.dataset))?;
@@ -204,15 +216,18 @@ fn one(
         ("degrade_pages".to_string(), serde_json::to_string(&plans)?),
     ];
     let source_path = format!("degrade {} of {}/{name}", profile.spec, opts.dataset);
-    let outcome = store.ingest(&IngestDoc {
-        dataset: twin,
-        name,
-        source_path: &source_path,
-        pdf: PdfData::Bytes(&pdf),
-        pages: moves.len() as u32,
-        truths: &truth_files,
-        attributes: &attributes,
-    })?;
+    let outcome = store.ingest_derived(
+        &IngestDoc {
+            dataset: twin,
+            name,
+            source_path: &source_path,
+            pdf: PdfData::Bytes(&pdf),
+            pages: moves.len() as u32,
+            truths: &truth_files,
+            attributes: &attributes,
+        },
+        hash,
+    )?;
     Ok(Ok((outcome.new_document || outcome.new_name, moves.len() as u32, truth_files.len() as u64)))
 }
 

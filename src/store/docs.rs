@@ -39,6 +39,12 @@ pub enum PdfData<'a> {
         /// Its blake3 (hex).
         hash: &'a str,
     },
+    /// Bytes the store already holds, by their blake3 (hex): a shard file's twin whose bytes
+    /// the main store had ([`Store::merge_shard`]). Refused where the store lacks them.
+    Stored {
+        /// The document's blake3.
+        hash: &'a str,
+    },
 }
 
 /// One ground-truth file to store verbatim.
@@ -141,69 +147,105 @@ impl Store {
     ///
     /// Idempotent: the same bytes under the same name change nothing. A name that already
     /// belongs to other bytes in the dataset is refused, and nothing is written.
+    ///
+    /// A task's handle ([`Store::open_shard_task`]) writes the document into its shard file
+    /// instead, for `corpus merge` to store as this would; its outcome says what is new to the
+    /// main store and the shard file together, and its `document` is the main store's id, or
+    /// 0 for bytes the main store does not hold yet.
     pub fn ingest(&mut self, doc: &IngestDoc<'_>) -> Result<IngestOutcome> {
+        self.ingest_from(doc, None)
+    }
+
+    /// [`Store::ingest`] of a document made from another one of the store (a degraded twin
+    /// from its source, by hash): a task's shard file records the source, and `corpus merge`
+    /// refuses the file in a store that does not hold it (a shard of another store).
+    pub fn ingest_derived(&mut self, doc: &IngestDoc<'_>, source: &str) -> Result<IngestOutcome> {
+        self.ingest_from(doc, Some(source))
+    }
+
+    fn ingest_from(&mut self, doc: &IngestDoc<'_>, source: Option<&str>) -> Result<IngestOutcome> {
+        if let Some(shard) = self.shard.as_mut() {
+            return shard.ingest(&self.conn, doc, source);
+        }
         let tx = self.conn.transaction()?;
-        let dataset = ensure_dataset(&tx, doc.dataset)?;
-        let hash = match doc.pdf {
-            PdfData::Bytes(b) => blake3::hash(b).to_hex().to_string(),
-            PdfData::File { hash, .. } => hash.to_string(),
-        };
-        let existing: Option<i64> = tx
-            .prepare_cached("SELECT id FROM documents WHERE blob = ?1")?
-            .query_row([&hash], |r| r.get(0))
-            .optional()?;
-        let (document, new_document) = match existing {
-            Some(id) => (id, false),
-            None => {
-                match doc.pdf {
-                    PdfData::Bytes(b) => drop(put_blob(&tx, b, document_media_type(b))?),
-                    PdfData::File { path, size, hash } => {
-                        let kind = "application/pdf";
-                        super::blobs::put_file_blob(&tx, path, size, hash, kind, super::CHUNK)?;
-                    }
+        let outcome = ingest_in(&tx, &mut self.truth, doc)?;
+        tx.commit()?;
+        Ok(outcome)
+    }
+}
+
+/// [`Store::ingest`] inside a transaction (shared with `corpus merge`).
+pub(super) fn ingest_in(
+    tx: &Connection,
+    settings: &mut super::truths::TruthSettings,
+    doc: &IngestDoc<'_>,
+) -> Result<IngestOutcome> {
+    let dataset = ensure_dataset(tx, doc.dataset)?;
+    let hash = match doc.pdf {
+        PdfData::Bytes(b) => blake3::hash(b).to_hex().to_string(),
+        PdfData::File { hash, .. } | PdfData::Stored { hash } => hash.to_string(),
+    };
+    let existing: Option<i64> = tx
+        .prepare_cached("SELECT id FROM documents WHERE blob = ?1")?
+        .query_row([&hash], |r| r.get(0))
+        .optional()?;
+    let (document, new_document) = match existing {
+        Some(id) => (id, false),
+        None => {
+            match doc.pdf {
+                PdfData::Bytes(b) => drop(put_blob(tx, b, document_media_type(b))?),
+                PdfData::File { path, size, hash } => {
+                    let kind = "application/pdf";
+                    super::blobs::put_file_blob(tx, path, size, hash, kind, super::CHUNK)?;
                 }
-                tx.prepare_cached(
-                    "INSERT INTO documents (blob, pages, created_at) VALUES (?1, ?2, ?3)",
-                )?
-                .execute(params![hash, doc.pages, now()])?;
-                (tx.last_insert_rowid(), true)
-            }
-        };
-        let owner: Option<(i64, String)> = tx
-            .prepare_cached(
-                "SELECT n.document, d.blob FROM document_names n JOIN documents d ON d.id = n.document
-                 WHERE n.dataset = ?1 AND n.name = ?2",
-            )?
-            .query_row(params![dataset, doc.name], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        let new_name =
-            match owner {
-                Some((id, _)) if id == document => false,
-                Some((_, other)) => {
+                PdfData::Stored { hash } => {
                     return Err(Error::BadInput {
                         path: doc.source_path.into(),
-                        msg: format!(
-                            "dataset {} already has a document named {} with other content \
+                        msg: format!("the store does not hold document {hash}"),
+                    })
+                }
+            }
+            tx.prepare_cached(
+                "INSERT INTO documents (blob, pages, created_at) VALUES (?1, ?2, ?3)",
+            )?
+            .execute(params![hash, doc.pages, now()])?;
+            (tx.last_insert_rowid(), true)
+        }
+    };
+    let owner: Option<(i64, String)> = tx
+        .prepare_cached(
+            "SELECT n.document, d.blob FROM document_names n JOIN documents d ON d.id = n.document
+                 WHERE n.dataset = ?1 AND n.name = ?2",
+        )?
+        .query_row(params![dataset, doc.name], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let new_name = match owner {
+        Some((id, _)) if id == document => false,
+        Some((_, other)) => {
+            return Err(Error::BadInput {
+                path: doc.source_path.into(),
+                msg: format!(
+                    "dataset {} already has a document named {} with other content \
                          (blake3 {}); give this one another name or --dataset",
-                            doc.dataset,
-                            doc.name,
-                            &other[..16]
-                        ),
-                    });
-                }
-                None => {
-                    tx.prepare_cached(
-                    "INSERT INTO document_names (document, dataset, name, source_path, created_at)
+                    doc.dataset,
+                    doc.name,
+                    &other[..16]
+                ),
+            });
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO document_names (document, dataset, name, source_path, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5)",
-                )?
-                .execute(params![document, dataset, doc.name, doc.source_path, now()])?;
-                    true
-                }
-            };
-        let mut new_truths = 0;
-        for t in doc.truths {
-            let blob = put_blob(&tx, t.bytes, crate::formats::media_type_of(t.format))?;
-            let inserted = tx
+            )?
+            .execute(params![document, dataset, doc.name, doc.source_path, now()])?;
+            true
+        }
+    };
+    let mut new_truths = 0;
+    for t in doc.truths {
+        let blob = put_blob(tx, t.bytes, crate::formats::media_type_of(t.format))?;
+        let inserted = tx
                 .prepare_cached(
                     "INSERT INTO truths (document, dataset, format, part, blob, source_path, created_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
@@ -211,28 +253,28 @@ impl Store {
                 )?
                 .execute(params![document, dataset, t.format, t.part, blob, t.source_path, now()])?
                 as u32;
-            new_truths += inserted;
-            let id: i64 = tx
-                .prepare_cached(
-                    "SELECT id FROM truths WHERE document = ?1 AND dataset = ?2 AND format = ?3
+        new_truths += inserted;
+        let id: i64 = tx
+            .prepare_cached(
+                "SELECT id FROM truths WHERE document = ?1 AND dataset = ?2 AND format = ?3
                      AND part = ?4 AND blob = ?5",
-                )?
-                .query_row(params![document, dataset, t.format, t.part, blob], |r| r.get(0))?;
-            // A newer ingest supersedes the truth it replaces (docs/truth-versions.md).
-            Store::link_truth(&tx, &mut self.truth, id, inserted == 1, doc.truths.len())?;
-        }
-        for (name, value) in doc.attributes {
-            tx.prepare_cached(
-                "INSERT INTO document_attributes (document, dataset, name, value)
+            )?
+            .query_row(params![document, dataset, t.format, t.part, blob], |r| r.get(0))?;
+        // A newer ingest supersedes the truth it replaces (docs/truth-versions.md).
+        Store::link_truth(tx, settings, id, inserted == 1, doc.truths.len())?;
+    }
+    for (name, value) in doc.attributes {
+        tx.prepare_cached(
+            "INSERT INTO document_attributes (document, dataset, name, value)
                  VALUES (?1, ?2, ?3, ?4)
                  ON CONFLICT (document, dataset, name) DO UPDATE SET value = excluded.value",
-            )?
-            .execute(params![document, dataset, name, value])?;
-        }
-        tx.commit()?;
-        Ok(IngestOutcome { document, new_document, new_name, new_truths })
+        )?
+        .execute(params![document, dataset, name, value])?;
     }
+    Ok(IngestOutcome { document, new_document, new_name, new_truths })
+}
 
+impl Store {
     /// Attaches truths (each with its document's attributes) to documents already stored,
     /// all in one transaction: every one, or none when one fails. Returns the truth files the
     /// store did not have.
@@ -271,6 +313,9 @@ impl Store {
         path: &str,
         error: &str,
     ) -> Result<()> {
+        if let Some(shard) = &self.shard {
+            return shard.record_ingest_error(path, error);
+        }
         self.conn
             .prepare_cached(
                 "INSERT INTO ingest_errors (run, path, error, created_at) VALUES (?1, ?2, ?3, ?4)",
@@ -391,7 +436,7 @@ impl Store {
 
 /// A document's media type by its first bytes: PDFs, and the page images of image benchmarks
 /// (OmniDocBench).
-fn document_media_type(bytes: &[u8]) -> &'static str {
+pub(super) fn document_media_type(bytes: &[u8]) -> &'static str {
     if bytes.starts_with(b"\x89PNG") {
         "image/png"
     } else if bytes.starts_with(&[0xff, 0xd8, 0xff]) {

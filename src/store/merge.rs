@@ -56,12 +56,26 @@ pub struct MergeCounts {
     pub metric_conflicts: u64,
     /// Bytes of output blobs added.
     pub bytes_new: u64,
+    /// Documents a task made (`degrade --shard`) that the store did not have under their name.
+    pub documents_new: u64,
+    /// Documents a task made that the store had already, under the same name.
+    pub documents_present: u64,
+    /// Truth files of those documents that the store did not have.
+    pub truths_new: u64,
+    /// Failures those tasks recorded, added to the store's ingest errors.
+    pub errors_new: u64,
 }
 
 impl MergeCounts {
     /// Whether the file changed the store.
     pub fn changed(&self) -> bool {
-        self.runs_new + self.new + self.superseded + self.metrics_new > 0
+        self.runs_new
+            + self.new
+            + self.superseded
+            + self.metrics_new
+            + self.documents_new
+            + self.truths_new
+            > 0
     }
 
     /// Adds another file's counts (the file name is kept).
@@ -77,6 +91,10 @@ impl MergeCounts {
         self.metrics_present += o.metrics_present;
         self.metric_conflicts += o.metric_conflicts;
         self.bytes_new += o.bytes_new;
+        self.documents_new += o.documents_new;
+        self.documents_present += o.documents_present;
+        self.truths_new += o.truths_new;
+        self.errors_new += o.errors_new;
     }
 }
 
@@ -228,6 +246,7 @@ impl Store {
 
         let runs = merge_runs(&tx, shard, label, c, &mut ensure_merge_run)?;
         let documents = merge_documents(&tx, shard, path)?;
+        super::shard_ingest::merge_ingests(&tx, shard, path, c, &mut ensure_merge_run)?;
         let output_ids = merge_outputs(&tx, shard, path, label, &runs, &documents, &mut report)?;
         merge_metrics(&tx, shard, path, label, &runs, output_ids, &mut report)?;
         tx.commit()?;

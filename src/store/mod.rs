@@ -21,6 +21,7 @@ mod outputs;
 mod report;
 mod runs;
 pub mod shard;
+mod shard_ingest;
 mod site;
 mod sql;
 mod suite_rows;

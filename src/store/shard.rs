@@ -29,7 +29,12 @@ pub const SHARD_APPLICATION_ID: i32 = 0x4353_4844;
 pub const SHARD_FORMAT_VERSION: i64 = 1;
 const SHARD_SCHEMA: &str = include_str!("../../schema/shard/0001_shard.sql");
 /// The shard schema's additions, applied in order when a shard file is made.
-const SHARD_SCHEMA_ADDED: &[&str] = &[include_str!("../../schema/shard/0002_output_usage.sql")];
+const SHARD_SCHEMA_ADDED: &[&str] = &[
+    include_str!("../../schema/shard/0002_output_usage.sql"),
+    include_str!("../../schema/shard/0003_ingests.sql"),
+];
+/// The documents a task makes (`degrade --shard`): added to a file an older corpus made.
+pub(super) const SHARD_INGESTS: &str = include_str!("../../schema/shard/0003_ingests.sql");
 
 /// The writing side of a task: its shard file and the documents of its shard.
 pub(super) struct ShardSink {
@@ -40,7 +45,7 @@ pub(super) struct ShardSink {
     pub(super) docs: HashSet<i64>,
 }
 
-fn bad(path: &Path, msg: impl Into<String>) -> Error {
+pub(super) fn bad(path: &Path, msg: impl Into<String>) -> Error {
     Error::BadInput { path: path.to_path_buf(), msg: msg.into() }
 }
 
@@ -166,6 +171,9 @@ fn open_for_write(path: &Path, spec: ShardSpec) -> Result<Connection> {
         }
     } else {
         check_header(&tx, path, app)?;
+        if !has_table(&tx, "ingests")? {
+            tx.execute_batch(SHARD_INGESTS)?;
+        }
         let theirs = info_value(&tx, "shard")?.unwrap_or_default();
         if theirs != spec.to_string() {
             return Err(bad(
@@ -232,6 +240,15 @@ fn check_header(conn: &Connection, path: &Path, app: i32) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether the file has this table (a shard file of an older corpus lacks the later ones).
+pub(super) fn has_table(conn: &Connection, name: &str) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        [name],
+        |r| r.get::<_, i64>(0),
+    )? > 0)
 }
 
 fn info_value(conn: &Connection, key: &str) -> Result<Option<String>> {
@@ -333,7 +350,7 @@ fn output_key(main: &Connection, id: i64) -> Result<String> {
         .query_row([id], |r| r.get(0))?)
 }
 
-fn ensure_document(conn: &Connection, hash: &str, pages: u32) -> Result<()> {
+pub(super) fn ensure_document(conn: &Connection, hash: &str, pages: u32) -> Result<()> {
     conn.prepare_cached(
         "INSERT INTO documents (hash, pages) VALUES (?1, ?2) ON CONFLICT (hash) DO NOTHING",
     )?

@@ -228,6 +228,135 @@ fn bad_profiles_empty_datasets_and_unknown_twins_are_said() {
     );
 }
 
+/// The twins, their truths and their attributes of every `own~*` dataset, as rows.
+fn twin_rows(db: &Path) -> [Vec<Vec<String>>; 3] {
+    [
+        rows(
+            db,
+            "SELECT s.name, n.name, d.blob, d.pages FROM document_names n \
+             JOIN documents d ON d.id = n.document JOIN datasets s ON s.id = n.dataset \
+             WHERE s.name LIKE 'own~%' ORDER BY 1, 2",
+        ),
+        rows(
+            db,
+            "SELECT s.name, n.name, t.format, t.part, t.blob, t.source_path FROM truths t \
+             JOIN datasets s ON s.id = t.dataset JOIN document_names n \
+             ON n.document = t.document AND n.dataset = t.dataset \
+             WHERE s.name LIKE 'own~%' ORDER BY 1, 2, 3, 4, 5",
+        ),
+        rows(
+            db,
+            "SELECT s.name, n.name, a.name, a.value FROM document_attributes a \
+             JOIN datasets s ON s.id = a.dataset JOIN document_names n \
+             ON n.document = a.document AND n.dataset = a.dataset \
+             WHERE s.name LIKE 'own~%' ORDER BY 1, 2, 3",
+        ),
+    ]
+}
+
+/// `degrade --shard K/N --into DIR` in two shards, merged, stores exactly what one unsharded
+/// run stores (the same twins by hash, truths and attributes); merging again, or degrading
+/// again sharded, changes nothing; a shard file of another store, or a missing one, is refused
+/// by name.
+#[test]
+fn sharded_twins_merge_into_what_one_run_stores() {
+    let d = tempfile::tempdir().unwrap();
+    let a = store_with_truths(d.path());
+    assert!(run(corpus(&a).args(["checkpoint"])).status.success());
+    let b = d.path().join("b.db");
+    std::fs::copy(&a, &b).unwrap();
+    let profiles = ["--dataset", "own", "--profile", "scan,skew:min=1:max=3", "--seed", "5"];
+    let out = degrade(&a, &profiles);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    let shards = d.path().join("shards");
+    let mut made = 0;
+    for k in ["0/2", "1/2"] {
+        let out = degrade(
+            &b,
+            &[&profiles[..], &["--shard", k, "--into", shards.to_str().unwrap()]].concat(),
+        );
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        made +=
+            json(&out).as_array().unwrap().iter().map(|s| s["new"].as_u64().unwrap()).sum::<u64>();
+    }
+    assert_eq!(made, 4, "2 documents x 2 profiles, each in exactly one shard");
+    assert_eq!(
+        rows(&b, "SELECT count(*) FROM documents"),
+        vec![vec!["2".to_string()]],
+        "tasks never write the store"
+    );
+    let names: Vec<String> = std::fs::read_dir(&shards)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("degrade-own-") && n.ends_with("-of-2.db")),
+        "{names:?}"
+    );
+
+    let merge =
+        |db: &Path, what: &Path| run(corpus(db).args(["merge", "--format", "json"]).arg(what));
+    let out = merge(&b, &shards);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = json(&out);
+    assert_eq!(
+        (m["total"]["documents_new"].as_u64(), m["total"]["truths_new"].as_u64()),
+        (Some(4), Some(6)),
+        "{m}"
+    );
+    let want = twin_rows(&a);
+    assert_eq!(want[0].len(), 4);
+    assert_eq!(want[1].len(), 6);
+    assert_eq!(want[2].len(), 4 * 5, "five degrade_* attributes a twin");
+    assert_eq!(twin_rows(&b), want, "sharded + merged = one run: twins, truths, attributes");
+
+    // Merging again, degrading again (whole or sharded): nothing new.
+    let runs = rows(&b, "SELECT count(*) FROM runs");
+    let out = merge(&b, &shards);
+    assert!(out.status.success());
+    let m = json(&out);
+    assert_eq!(
+        (m["total"]["documents_new"].as_u64(), m["total"]["documents_present"].as_u64()),
+        (Some(0), Some(4)),
+        "{m}"
+    );
+    assert_eq!(m["run"], Value::Null, "{m}");
+    assert_eq!(rows(&b, "SELECT count(*) FROM runs"), runs);
+    let out = degrade(&b, &profiles);
+    let s = json(&out);
+    assert!(s.as_array().unwrap().iter().all(|p| p["new"] == 0 && p["unchanged"] == 2), "{s}");
+    let again = d.path().join("again.db");
+    let out = degrade(
+        &b,
+        &[&profiles[..], &["--shard", "0/1", "--into", again.to_str().unwrap()]].concat(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(json(&out).as_array().unwrap().iter().all(|p| p["new"] == 0), "the store has them");
+    assert_eq!(rows(&again, "SELECT count(*) FROM ingests"), vec![vec!["0".to_string()]]);
+    assert_eq!(twin_rows(&b), want);
+
+    // A shard file merged into another store, and a missing file: refused, by name.
+    let c = d.path().join("foreign.db"); // (a is c.db)
+    std::fs::write(d.path().join("other.pdf"), crate::util::tiny_pdf("Another store", "")).unwrap();
+    assert!(run(corpus(&c).args(["ingest", "--dataset", "x"]).arg(d.path().join("other.pdf")))
+        .status
+        .success());
+    let out = merge(&c, &shards);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("degrade-own-") && err.contains("does not hold"), "{err}");
+    assert_eq!(
+        rows(&c, "SELECT count(*) FROM documents"),
+        vec![vec!["1".to_string()]],
+        "nothing merged"
+    );
+    let missing = d.path().join("missing.db");
+    let out = merge(&b, &missing);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.db"), "names the file");
+}
+
 /// The shared OmniDocBench demo pages (images made PDFs, truths in the images' pixels):
 /// scanned and photographed twins score their own truths perfectly.
 #[test]
