@@ -7,7 +7,7 @@
 # on a `NOT MEASURED` line: this script installs nothing (unstructured's preset pulls torch,
 # and its partition_pdf returns no elements here: see docs/detection.md §4).
 #
-#   [PROVIDERS="..."] bench/detection_providers.sh [DATA_DIR] [ICDAR_SUBSET]   (default ../shared/data, eu)
+#   [PROVIDERS="..."] [TIMEOUT=900] bench/detection_providers.sh [DATA_DIR] [ICDAR_SUBSET]   (default ../shared/data, eu)
 set -euo pipefail
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/corpus-ci/target}"
 cd "$(dirname "$0")/.."
@@ -47,7 +47,10 @@ print(next((r["ready"] for r in json.load(sys.stdin) if r["provider"] == sys.arg
         *) echo "$p: NOT MEASURED: not installed here ($ready); this bench installs nothing (corpus ocr --provider $p installs it)"; continue ;;
     esac
     start=$(date +%s)
-    "$BIN" -q ocr --provider "$p" --format json >"$T/ocr-$p.json" 2>"$T/ocr-$p.log" || true
+    # A loaded machine makes the layout model slow: the per-document limit is generous
+    # (TIMEOUT, default 900 s) so that no page drops out of the figures for want of time.
+    "$BIN" -q ocr --provider "$p" --timeout "${TIMEOUT:-900}" --format json >"$T/ocr-$p.json" \
+        2>"$T/ocr-$p.log" || true
     secs=$(( $(date +%s) - start ))
     # A provider with no output at all is not measured, and the bench says why (its first
     # failure) rather than printing zeros.
