@@ -199,6 +199,30 @@ impl TruthGroup {
     }
 }
 
+/// The page-truth formats one page may have a truth in each of: a draft ingested as
+/// OmniDocBench JSON, then its review exported from Label Studio (`docs/label-studio.md`).
+pub const PAGE_FORMATS: [TruthFormat; 2] = [TruthFormat::OmniDocBench, TruthFormat::LabelStudio];
+
+/// `rows` less the page truths a newer one replaces: where a page (document, dataset, part)
+/// has truths of several [`PAGE_FORMATS`], the newest (the highest id: the later ingest) is
+/// the page's truth, as the newer truth of one format supersedes the older
+/// (`docs/truth-versions.md`). Every suite that scores page truths reads them through this,
+/// so a page is scored once. Truths of other formats are kept.
+pub fn newest_page_truths(rows: Vec<TruthRow>) -> Vec<TruthRow> {
+    let page = |t: &TruthRow| PAGE_FORMATS.iter().any(|f| f.as_str() == t.format);
+    let mut newest: HashMap<(i64, &str, &str), i64> = HashMap::new();
+    for t in rows.iter().filter(|t| page(t)) {
+        let id = newest.entry((t.document, &t.dataset, &t.part)).or_insert(t.id);
+        *id = (*id).max(t.id);
+    }
+    let replaced: std::collections::HashSet<i64> = rows
+        .iter()
+        .filter(|t| page(t) && newest[&(t.document, t.dataset.as_str(), t.part.as_str())] != t.id)
+        .map(|t| t.id)
+        .collect();
+    rows.into_iter().filter(|t| !replaced.contains(&t.id)).collect()
+}
+
 /// Groups the store's truths (optionally of one dataset) by document, dataset and format,
 /// keeping only the formats `keep` accepts.
 pub fn truth_groups(
@@ -206,8 +230,14 @@ pub fn truth_groups(
     dataset: Option<&str>,
     keep: impl Fn(TruthFormat) -> bool,
 ) -> Result<Vec<TruthGroup>> {
+    Ok(group_truths(store.truths(dataset)?, keep))
+}
+
+/// [`truth_groups`] of the given truth rows (sorted by document, dataset, format and part, as
+/// [`Store::truths`] gives them).
+pub fn group_truths(rows: Vec<TruthRow>, keep: impl Fn(TruthFormat) -> bool) -> Vec<TruthGroup> {
     let mut out: Vec<TruthGroup> = Vec::new();
-    for row in store.truths(dataset)? {
+    for row in rows {
         let Some(format) = TruthFormat::parse(&row.format).filter(|f| keep(*f)) else { continue };
         match out.last_mut() {
             Some(g)
@@ -223,7 +253,7 @@ pub fn truth_groups(
             }),
         }
     }
-    Ok(out)
+    out
 }
 
 #[cfg(test)]

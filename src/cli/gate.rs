@@ -85,6 +85,7 @@ pub fn run(g: &GlobalArgs, a: &GateArgs) -> anyhow::Result<ExitCode> {
     let filter = ScoreFilter {
         latest: true,
         suite: Some(a.suite.as_str()),
+        skip_suite: None,
         dataset: a.dataset.as_deref(),
         provider: None,
         metric: None,

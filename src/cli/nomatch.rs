@@ -38,6 +38,7 @@ pub(super) fn explain(
     let mut q = ScoreFilter {
         latest: full.latest,
         suite: None,
+        skip_suite: full.skip_suite,
         dataset: None,
         provider: None,
         metric: None,

@@ -185,6 +185,7 @@ fn score_filter<'a>(a: &'a ReportArgs, since: &'a Option<Since>) -> ScoreFilter<
     ScoreFilter {
         latest: !a.history,
         suite: a.suite.as_deref(),
+        skip_suite: None,
         dataset: a.dataset.as_deref(),
         provider: a.provider.as_deref(),
         metric: a.metric(),
@@ -558,7 +559,7 @@ pub fn run(g: &GlobalArgs, a: &ReportArgs) -> anyhow::Result<ExitCode> {
         let h = report::history(&report::long_frame(&cols)?, &metrics)?;
         report::render::write(&render(&h, format)?, &mut out)?;
     } else {
-        let r = summary(g, a, &store, &cols, &metrics, format)?;
+        let r = summary(g, a, &store, &filter, &cols, &metrics, format)?;
         if let (Rendered::Bytes(_), None) = (&r, &a.output) {
             usage_bail!("binary output needs --output FILE");
         }
@@ -577,6 +578,7 @@ fn summary(
     g: &GlobalArgs,
     a: &ReportArgs,
     store: &Store,
+    filter: &ScoreFilter<'_>,
     cols: &corpus::store::ScoreColumns,
     metrics: &[String],
     format: ReportFormat,
@@ -587,8 +589,12 @@ fn summary(
         By::Provider => store.output_usage()?,
         _ => Vec::new(),
     };
+    // The detection suite's COCO figures are pooled over each group's pages, with or
+    // without --suite (a mean of per-document mAP is no COCO figure).
+    let pooled = report::detection_page_sets(store, filter)?;
+    let beside = Beside { usage: &usage, pooled: &pooled };
     let table = |metrics: &[String]| -> anyhow::Result<Rendered> {
-        let t = summary_frame(a, store, cols, metrics, ci.as_ref(), &usage, textual)?;
+        let t = summary_frame(a, store, cols, metrics, ci.as_ref(), &beside, textual)?;
         Ok(render(&t, format)?)
     };
     let r = table(metrics)?;
@@ -623,13 +629,14 @@ fn summary(
                 );
             }
             intervals = false;
-            let t = summary_frame(a, store, cols, &heads, None, &usage, textual)?;
+            let t = summary_frame(a, store, cols, &heads, None, &beside, textual)?;
             render(&t, format)?
         }
     } else {
         r
     };
     if !g.quiet {
+        note_docling_left_out(store, filter)?;
         if let (Some(ci), true) = (&ci, intervals) {
             eprintln!("corpus: {}", ci.describe());
         }
@@ -642,6 +649,22 @@ fn summary(
         }
     }
     Ok(r)
+}
+
+/// Says so where a report without --suite leaves out scores of the detection suite's second
+/// taxonomy (`detection-docling`: its metric ids are `detection`'s, never mixed with them).
+fn note_docling_left_out(store: &Store, filter: &ScoreFilter<'_>) -> anyhow::Result<()> {
+    use corpus::suites::detection::SUITE_DOCLING;
+    if filter.suite.is_some() {
+        return Ok(());
+    }
+    let docling = ScoreFilter { suite: Some(SUITE_DOCLING), metric: Some("map"), ..filter.clone() };
+    if !store.score_columns(&docling)?.is_empty() {
+        eprintln!(
+            "corpus: {SUITE_DOCLING}'s scores (DocLayNet's classes) are left out: their metric ids are detection's (OmniDocBench's classes), and the two taxonomies are never pooled; --suite {SUITE_DOCLING} shows them"
+        );
+    }
+    Ok(())
 }
 
 /// The headline metrics among `metrics`: the suite's ([`report::html::board::headline_columns`]),
@@ -664,6 +687,13 @@ fn headline_set(suite: Option<&str>, metrics: &[String]) -> Vec<String> {
     out
 }
 
+/// What a summary shows beside the scores' means: each output's usage, and the detection
+/// suite's page sets its COCO figures are pooled from.
+struct Beside<'a> {
+    usage: &'a [corpus::store::UsageRow],
+    pooled: &'a [(corpus::store::ScoreKey, String)],
+}
+
 /// The summary frame over `metrics`.
 fn summary_frame(
     a: &ReportArgs,
@@ -671,7 +701,7 @@ fn summary_frame(
     cols: &corpus::store::ScoreColumns,
     metrics: &[String],
     ci: Option<&report::Ci>,
-    usage: &[corpus::store::UsageRow],
+    beside: &Beside<'_>,
     textual: bool,
 ) -> anyhow::Result<polars::prelude::DataFrame> {
     // --by provider leads with the suite's headline metrics and sorts by the first, best
@@ -691,16 +721,7 @@ fn summary_frame(
         _ => Vec::new(),
     };
     let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-    // The detection suite's COCO figures are pooled over each group's pages.
-    let pooled = match a.suite.as_deref() {
-        Some(s)
-            if corpus::suites::Suite::of_stored(s) == Some(corpus::suites::Suite::Detection) =>
-        {
-            store.latest_traces(s, "map", a.dataset.as_deref())?
-        }
-        _ => Vec::new(),
-    };
-    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline, &pooled)?;
+    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline, beside.pooled)?;
     if let Some(first) = headlines.first() {
         let descending = !corpus::metrics::lower_is_better(first);
         t = t.sort(
@@ -713,7 +734,7 @@ fn summary_frame(
     }
     // Beside the scores: what each provider version took per page.
     if a.by == By::Provider {
-        t = report::with_usage(&t, cols, usage)?;
+        t = report::with_usage(&t, cols, beside.usage)?;
     }
     if ci.is_some() && textual {
         t = report::fold_intervals(&t, &metrics)?;

@@ -45,8 +45,10 @@ use crate::store::{DocumentRow, NewOutput, RunId, Store};
 /// Bump when an importer's Doc for the same file changes (2: Markdown keeps its source text;
 /// 3: GROBID TEI and PeerRead reference blocks carry their fields, headings their levels, the
 /// Doc the paper's authors and keywords; 4: a form feed in Markdown starts a new page, and
-/// the readers of ALTO, Unstructured and OpenDataLoader JSON).
-pub const IMPORT_ADAPTER_VERSION: u32 = 4;
+/// the readers of ALTO, Unstructured and OpenDataLoader JSON; 5: blocks carry their source's
+/// class as a label, Docling's `docling:<label>` and Unstructured's `unstructured:<type>` with
+/// its `detection_class_prob` as the confidence, for the detection suite).
+pub const IMPORT_ADAPTER_VERSION: u32 = 5;
 
 /// The largest file (or zip entry) an import reads.
 const MAX_FILE_BYTES: u64 = 1 << 30;

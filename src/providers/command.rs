@@ -28,8 +28,8 @@ use crate::formats::ImportFormat;
 /// The provider id users type to select this provider.
 pub const ID: &str = "command";
 
-/// Bump when how a command's output becomes a Doc changes (2: Markdown keeps its source text; 3: a form feed in Markdown starts a new page).
-pub const ADAPTER_VERSION: u32 = 3;
+/// Bump when how a command's output becomes a Doc changes (2: Markdown keeps its source text; 3: a form feed in Markdown starts a new page; 4: Docling and Unstructured blocks carry their class as a label and Unstructured's its score).
+pub const ADAPTER_VERSION: u32 = 4;
 
 /// How much of a failing command's stderr is kept in the error message.
 const STDERR_TAIL: usize = 2000;

@@ -70,8 +70,10 @@ pub const ID: &str = "truth";
 
 /// Bump when the Doc made from a truth changes (2: reference blocks carry their fields,
 /// headings their levels, and the Doc the paper's authors and keywords; 3: every truth format
-/// is rendered, table blocks carry the GT tables themselves).
-pub const ADAPTER_VERSION: u32 = 3;
+/// is rendered, table blocks carry the GT tables themselves; 4: blocks carry their truth's
+/// class as a label, a Docling truth is the Docling reader's Doc with its boxes, a ParseBench
+/// truth's layout elements are blocks).
+pub const ADAPTER_VERSION: u32 = 4;
 
 /// The model digest recorded with olmOCR-bench truth outputs (their cache key holds the
 /// truth's digest): one for every document, since the olmocr suite takes a provider's outputs

@@ -116,6 +116,14 @@ pub fn report_columns(
     filter: &crate::store::ScoreFilter<'_>,
     fields: bool,
 ) -> crate::error::Result<(ScoreColumns, Vec<String>)> {
+    // Without --suite, metric ids name one thing each: the detection suite's second taxonomy
+    // (DocLayNet's classes, stored as `detection-docling`) shares the first's ids, so it is
+    // left out rather than mixed into the same columns (`--suite detection-docling` shows it).
+    let skip = crate::suites::detection::SUITE_DOCLING;
+    let filter = &crate::store::ScoreFilter {
+        skip_suite: filter.suite.is_none().then_some(skip).or(filter.skip_suite),
+        ..filter.clone()
+    };
     let mut cols = store.score_columns(filter)?;
     if !fields && filter.metric.is_none() {
         let f: std::collections::HashSet<&str> =
@@ -139,6 +147,23 @@ pub fn report_columns(
     };
     let metrics = metric_order(&cols, &preferred);
     Ok((cols, metrics))
+}
+
+/// The detection suite's page sets that a report over `filter` pools its COCO figures from
+/// (`docs/detection.md` §7): those of `suite` where it is one of the detection suite's stored
+/// names, those of `detection` (the omnidoc taxonomy, the one [`report_columns`] keeps) where
+/// no suite is given, none for another suite. Never both taxonomies.
+pub fn detection_page_sets(
+    store: &crate::store::Store,
+    filter: &crate::store::ScoreFilter<'_>,
+) -> crate::error::Result<Vec<(crate::store::ScoreKey, String)>> {
+    use crate::suites::{detection, Suite};
+    let suite = match filter.suite {
+        Some(s) if Suite::of_stored(s) == Some(Suite::Detection) => s,
+        Some(_) => return Ok(Vec::new()),
+        None => detection::SUITE,
+    };
+    store.latest_traces(suite, "map", filter.dataset, filter.truths)
 }
 
 /// Builds the long frame: one row per score.

@@ -13,6 +13,9 @@ pub struct ScoreFilter<'a> {
     pub latest: bool,
     /// Only this suite.
     pub suite: Option<&'a str>,
+    /// Not this suite: `report` without `--suite` leaves out the detection suite's second
+    /// taxonomy (`detection-docling`), whose metric ids are the first's.
+    pub skip_suite: Option<&'a str>,
     /// Only documents named in this dataset.
     pub dataset: Option<&'a str>,
     /// Only this provider.
@@ -232,9 +235,11 @@ impl Store {
             "SELECT output, truth, suite, metric, value, computed_at, run, suite_version
              FROM metrics INDEXED BY metrics_report
              WHERE suite >= '' AND (?1 IS NULL OR suite = ?1) AND (?2 IS NULL OR metric = ?2)
-               AND (?3 IS NULL OR run >= ?3) AND (?4 IS NULL OR computed_at >= ?4)",
+               AND (?3 IS NULL OR run >= ?3) AND (?4 IS NULL OR computed_at >= ?4)
+               AND (?5 IS NULL OR suite <> ?5)",
         )?;
-        let mut rows = st.query(params![f.suite, f.metric, f.since_run, f.since_time])?;
+        let mut rows =
+            st.query(params![f.suite, f.metric, f.since_run, f.since_time, f.skip_suite])?;
         while let Some(r) = rows.next()? {
             let output: i64 = r.get(0)?;
             let truth: i64 = r.get(1)?;
@@ -514,18 +519,22 @@ impl Store {
     }
 
     /// Returns the traces of the latest scores of one metric of `suite` (of `dataset` only,
-    /// where given), with their keys: the detection suite's page sets, which a report pools.
+    /// where given, and against the truths `truths` names, where given: as
+    /// [`Store::score_columns`] picks them, the newest per document, provider version and
+    /// model), with their keys: the detection suite's page sets, which a report pools.
     pub fn latest_traces(
         &self,
         suite: &str,
         metric: &str,
         dataset: Option<&str>,
+        truths: Option<&std::collections::HashSet<i64>>,
     ) -> Result<Vec<(ScoreKey, String)>> {
         let mut st = self.conn.prepare(
-            "SELECT document, dataset, provider, provider_version, model_digest, trace
-             FROM v_latest_scores
+            "SELECT document, dataset, provider, provider_version, model_digest, trace, truth_id
+             FROM v_scores
              WHERE suite = ?1 AND metric = ?2 AND (?3 IS NULL OR dataset = ?3)
-               AND trace IS NOT NULL",
+               AND trace IS NOT NULL
+             ORDER BY computed_at DESC, output_id DESC, suite_version DESC",
         )?;
         let rows = st.query_map(params![suite, metric, dataset], |r| {
             Ok((
@@ -538,9 +547,21 @@ impl Store {
                     attribute: None,
                 },
                 r.get::<_, String>(5)?,
+                r.get::<_, i64>(6)?,
             ))
         })?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        let mut seen = std::collections::HashSet::new();
+        let mut out = Vec::new();
+        for row in rows {
+            let (key, trace, truth) = row?;
+            if truths.is_some_and(|t| !t.contains(&truth)) {
+                continue;
+            }
+            if seen.insert(key.clone()) {
+                out.push((key, trace));
+            }
+        }
+        Ok(out)
     }
 }
 

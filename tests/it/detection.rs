@@ -387,3 +387,203 @@ fn bad_coco_truths_name_the_file_and_the_item() {
         assert_eq!(s["truths_added"], 0, "{s}");
     }
 }
+
+/// One page of 612 × 792 pt with a paragraph at each of the given heights (PDF points from
+/// the bottom), far enough apart to be separate blocks.
+fn paragraphs_pdf(ys: &[f32]) -> Vec<u8> {
+    use corpus::sample::pdf::{Font, Pdf, PdfPage};
+    let mut pdf = Pdf::new();
+    let mut page = PdfPage::new(612.0, 792.0);
+    for (k, y) in ys.iter().enumerate() {
+        page.text(
+            Font::Regular,
+            10.0,
+            72.0,
+            *y,
+            &format!("Paragraph number {} of the page.", k + 1),
+        );
+    }
+    pdf.push(page);
+    pdf.to_bytes()
+}
+
+/// pdfium's blocks of a document as COCO boxes `[x, y, w, h]` in points (top-left origin).
+fn pdfium_boxes(db: &std::path::Path, name: &str) -> Vec<[f64; 4]> {
+    let out = run(corpus(db).args(["show", name, "--provider", "pdfium", "--format", "json"]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc = json(&out);
+    let f = |b: &Value, k: &str| b["bbox"][k].as_f64().unwrap();
+    doc["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| [f(b, "x0"), f(b, "y0"), f(b, "x1") - f(b, "x0"), f(b, "y1") - f(b, "y0")])
+        .collect()
+}
+
+/// A COCO truth of one page (its image 612 × 792, a pixel per point) with one `Text` box.
+fn one_box_coco(b: [f64; 4]) -> Value {
+    json!({
+        "images": [{"id": 1, "file_name": "p_1.png", "width": 612, "height": 792}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": b, "area": b[2] * b[3]}],
+        "categories": [{"id": 1, "name": "Text"}]
+    })
+}
+
+/// `report --by provider` (with and without `--suite`) gives the COCO figures of one
+/// evaluation over every page, not the mean of the per-document figures. Two one-page
+/// documents scored with pdfium (every confidence 1.0, so the ranking is page order, then
+/// block order): `a` has one paragraph and its truth box (AP 1); `b` has two paragraphs and
+/// a truth box on the second only (a false positive ranked before the true positive: AP 1/2).
+/// Their mean is 0.75. Pooled, the ranked detections are a's hit, b's miss, b's hit over two
+/// truth boxes: precision 1, 1/2, 2/3 at recall 1/2, 1/2, 1; made non-increasing, 1 up to
+/// recall 0.5 (51 of COCO's 101 recall points) and 2/3 above (50): AP = (51 + 50 · 2/3) / 101
+/// at every IoU threshold (the boxes are the detections' own), so mAP and AP50 alike.
+#[test]
+fn report_pools_coco_figures_over_pages_with_or_without_suite() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let dir = d.path().join("pdfs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("a.pdf"), paragraphs_pdf(&[700.0])).unwrap();
+    std::fs::write(dir.join("b.pdf"), paragraphs_pdf(&[700.0, 400.0])).unwrap();
+    assert!(run(corpus(&db).args(["ingest", "-q", "--dataset", "two"]).arg(&dir)).status.success());
+    assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
+    let (a, b) = (pdfium_boxes(&db, "a"), pdfium_boxes(&db, "b"));
+    assert_eq!((a.len(), b.len()), (1, 2), "one block per paragraph: {a:?} {b:?}");
+    std::fs::write(dir.join("a.coco.json"), one_box_coco(a[0]).to_string()).unwrap();
+    std::fs::write(dir.join("b.coco.json"), one_box_coco(b[1]).to_string()).unwrap();
+    let out =
+        run(corpus(&db).args(["ingest", "-q", "--dataset", "two", "--truth", "coco"]).arg(&dir));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for classes in ["omnidoc", "docling"] {
+        let out = run(corpus(&db)
+            .args(["eval", "--suite", "detection", "--provider", "pdfium"])
+            .args(["--classes", classes, "-q"]));
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let eps = f64::EPSILON;
+    let (p_a, p_b) = (1.0 / (1.0 + eps), 1.0 / (2.0 + eps));
+    let pooled = (51.0 / (1.0 + eps) + 50.0 * 2.0 / (3.0 + eps)) / 101.0;
+    let mean = (p_a + p_b) / 2.0;
+    assert!((pooled - mean).abs() > 0.08, "the case tells the two apart");
+    let near = |v: &Value, want: f64, what: &str| {
+        let got = v.as_f64().unwrap_or_else(|| panic!("{what}: {v}"));
+        assert!((got - want).abs() < 1e-12, "{what}: {got}, want {want} (the mean is {mean})");
+    };
+    // Each document's own figure, as stored.
+    let docs = json(&run(corpus(&db)
+        .args(["report", "--suite", "detection", "--by", "document"])
+        .args(["--metric", "map", "--format", "json"])));
+    let per_doc: Vec<f64> = docs
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["document"] != "AVG")
+        .map(|r| r["map"].as_f64().unwrap())
+        .collect();
+    assert_eq!(per_doc.len(), 2, "{docs}");
+    for (got, want) in per_doc.iter().zip([p_a, p_b]) {
+        assert!((got - want).abs() < 1e-12, "{docs}");
+    }
+    for args in [&["--suite", "detection"][..], &["--suite", "detection-docling"][..], &[][..]] {
+        let out = run(corpus(&db)
+            .args(["report", "--by", "provider", "--format", "json"])
+            .args(args)
+            .args(["--metric", "all"]));
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let r = json(&out);
+        let row = r
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["provider"].as_str().unwrap().starts_with("pdfium@"));
+        let row = row.unwrap_or_else(|| panic!("{args:?}: {r}"));
+        for m in ["map", "ap50", "ap75"] {
+            near(&row[m], pooled, &format!("{args:?} {m}"));
+        }
+        near(&row["ar100"], 1.0, &format!("{args:?} ar100"));
+        if args.is_empty() {
+            // The second taxonomy is left out, and said so: never pooled with the first.
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains("detection-docling's scores (DocLayNet's classes) are left out"),
+                "{err}"
+            );
+        }
+    }
+    // The text table shows the pooled figure too.
+    let out =
+        run(corpus(&db).args(["report", "--by", "provider", "--metric", "map", "--ci", "none"]));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("{pooled:.4}")[..5]), "{text}");
+}
+
+/// A page with a draft truth (OmniDocBench JSON from `truth draft`) and, ingested after it, its
+/// reviewed Label Studio export is scored once, against the review, as the omnidoc suite
+/// scores it.
+#[test]
+fn a_page_with_a_draft_and_its_review_is_scored_once_on_the_review() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let dir = d.path().join("pdfs");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("doc.pdf"), paragraphs_pdf(&[700.0, 600.0, 500.0])).unwrap();
+    assert!(run(corpus(&db).args(["ingest", "-q", "--dataset", "mine"]).arg(&dir))
+        .status
+        .success());
+    assert!(run(corpus(&db).args(["ocr", "--provider", "pdfium", "-q"])).status.success());
+    let ls = d.path().join("ls");
+    let out = run(corpus(&db)
+        .args(["truth", "draft", "--dataset", "mine", "--from", "pdfium", "-o"])
+        .arg(d.path().join("draft"))
+        .arg("--label-studio")
+        .arg(&ls));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let draft = d.path().join("draft/draft.json");
+    let out = run(corpus(&db)
+        .args(["ingest", "-q", "--truth", "omnidocbench", "--dataset", "mine"])
+        .arg(&draft));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // The reviewer deletes the last paragraph's region: the review has two boxes, the draft three.
+    let tasks: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(ls.join("tasks.json")).unwrap()).unwrap();
+    assert_eq!(tasks.len(), 1);
+    let mut result = tasks[0]["predictions"][0]["result"].as_array().unwrap().clone();
+    let ids: Vec<String> =
+        result.iter().filter_map(|r| r["id"].as_str().map(str::to_string)).collect();
+    let last = ids.last().unwrap().clone();
+    result.retain(|r| r["id"].as_str() != Some(last.as_str()));
+    let mut t = tasks[0].clone();
+    t["id"] = json!(1);
+    t["annotations"] = json!([{"id": 1, "was_cancelled": false, "result": result,
+        "updated_at": "2026-01-01T00:00:00Z"}]);
+    let export = d.path().join("export.json");
+    std::fs::write(&export, serde_json::to_vec(&json!([t])).unwrap()).unwrap();
+    let out = run(corpus(&db)
+        .args(["ingest", "-q", "--truth", "label-studio", "--dataset", "mine"])
+        .arg(&export));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(corpus(&db).args([
+        "eval",
+        "--suite",
+        "detection",
+        "--provider",
+        "pdfium",
+        "--format",
+        "json",
+    ]));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let s = json(&out);
+    assert_eq!((s["documents"].as_u64(), s["pages"].as_u64()), (Some(1), Some(1)), "{s}");
+    let rows = s["rows"].as_array().unwrap();
+    assert_eq!((rows.len(), rows[0]["gt_boxes"].as_u64()), (1, Some(2)), "the review's boxes: {s}");
+    // The score row is on the Label Studio truth.
+    let out = run(corpus(&db).args([
+        "sql",
+        "--format",
+        "json",
+        "SELECT DISTINCT truth_format FROM v_latest_scores WHERE suite = 'detection'",
+    ]));
+    assert_eq!(json(&out), json!([{"truth_format": "label-studio"}]));
+}

@@ -353,3 +353,41 @@ fn peerread_and_grobid_tei_outputs_import_and_score() {
         "{kinds:?}"
     );
 }
+
+/// Unstructured's element types and `hi_res` scores reach the stored blocks through
+/// `corpus import` (labels and confidences for the detection suite; import version 5, so files
+/// imported before are read again when imported again), and the detection suite scores them.
+#[test]
+fn unstructured_import_keeps_element_types_and_scores() {
+    let d = tempfile::tempdir().unwrap();
+    let db = d.path().join("c.db");
+    let pdfs = d.path().join("pdfs");
+    std::fs::create_dir_all(&pdfs).unwrap();
+    std::fs::copy(sample_dir().join("101.pdf"), pdfs.join("101.pdf")).unwrap();
+    assert!(run(corpus(&db).args(["ingest", "-q"]).arg(&pdfs)).status.success());
+    let coords = |x0: f64, y0: f64, x1: f64, y1: f64| {
+        serde_json::json!({"points": [[x0, y0], [x0, y1], [x1, y1], [x1, y0]],
+            "system": "PixelSpace", "layout_width": 1224, "layout_height": 1584})
+    };
+    let elements = serde_json::json!([
+        {"type": "Title", "text": "A title", "metadata": {"page_number": 1,
+            "coordinates": coords(200.0, 160.0, 1000.0, 190.0), "detection_class_prob": 0.91}},
+        {"type": "NarrativeText", "text": "Some text.", "metadata": {"page_number": 1,
+            "coordinates": coords(150.0, 300.0, 1070.0, 600.0)}}
+    ]);
+    let files = d.path().join("out");
+    std::fs::create_dir_all(&files).unwrap();
+    std::fs::write(files.join("101.json"), elements.to_string()).unwrap();
+    let out = run(corpus(&db)
+        .args(["import", "--provider", "uns", "--format", "unstructured-json", "--print", "json"])
+        .arg(&files));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json(&out)["imported"].as_u64(), Some(1));
+    let out = run(corpus(&db).args(["show", "101", "--provider", "uns", "--format", "json"]));
+    let doc = json(&out);
+    let blocks = doc["blocks"].as_array().unwrap();
+    assert_eq!(blocks[0]["label"], "unstructured:Title", "{doc}");
+    assert_eq!(blocks[0]["confidence"], 0.91, "{doc}");
+    assert_eq!(blocks[1]["label"], "unstructured:NarrativeText", "{doc}");
+    assert!(blocks[1].get("confidence").is_none_or(|c| c.is_null()), "{doc}");
+}

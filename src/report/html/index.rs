@@ -42,8 +42,14 @@ pub(super) fn index_page(
     s.push_str("</nav>");
 
     let wide = crate::report::wide_frame(cols, board).map_err(pe)?;
-    index_leaderboard(&mut s, store, filter, cols, board, &wide, suite)?;
-    index_breakdowns(&mut s, store, filter, board, links, wide)?;
+    // The detection suite's COCO figures are pooled over each group's pages in every table
+    // (`docs/detection.md` §7), never averaged over documents.
+    let pooled = crate::report::detection_page_sets(
+        store,
+        &ScoreFilter { suite: Some(suite), ..filter.clone() },
+    )?;
+    index_leaderboard(&mut s, store, filter, cols, board, &wide, suite, &pooled)?;
+    index_breakdowns(&mut s, store, filter, board, links, wide, &pooled)?;
     index_history(&mut s, store, filter, board)?;
     index_comparison(&mut s, cols, opts, links)?;
     index_failing(&mut s, failing, failing_total);
@@ -52,14 +58,26 @@ pub(super) fn index_page(
     s.push_str(r#"<h2 id="documents">Documents</h2>"#);
     let doc_metrics: Vec<String> = board.iter().take(8).cloned().collect();
     let w = crate::report::wide_frame(cols, &doc_metrics).map_err(pe)?;
-    let t = crate::report::summary(&w, &doc_metrics, &By::Document).map_err(pe)?;
+    let t = pooled_summary(&w, &doc_metrics, &By::Document, &pooled)?;
     s.push_str(&frame_table(&t, "documents", links, ""));
     s.push_str("</main></body></html>\n");
     Ok(s)
 }
 
+/// The means of `summary` by `by`, with the detection suite's COCO figures pooled over each
+/// group's pages (`pooled`: its page sets; none for another suite).
+fn pooled_summary(
+    wide: &DataFrame,
+    metrics: &[String],
+    by: &By,
+    pooled: &[(crate::store::ScoreKey, String)],
+) -> Result<DataFrame> {
+    crate::report::summary_ci(wide, metrics, by, None, &[], None, pooled).map_err(pe)
+}
+
 /// The index's leaderboard: the numbers of `report --by provider --format json`, intervals
 /// included, and the bootstrap intervals the suite stores (olmOCR's overall).
+#[allow(clippy::too_many_arguments)]
 fn index_leaderboard(
     s: &mut String,
     store: &Store,
@@ -68,14 +86,9 @@ fn index_leaderboard(
     board: &[String],
     wide: &DataFrame,
     suite: &str,
+    pooled: &[(crate::store::ScoreKey, String)],
 ) -> Result<()> {
     let stored = store.stored_intervals(suite, filter.dataset)?;
-    let pooled = match crate::suites::Suite::of_stored(suite) {
-        Some(crate::suites::Suite::Detection) => {
-            store.latest_traces(suite, "map", filter.dataset)?
-        }
-        _ => Vec::new(),
-    };
     let lb = crate::report::summary_ci(
         wide,
         board,
@@ -83,7 +96,7 @@ fn index_leaderboard(
         Some(&crate::report::Ci::DEFAULT),
         &stored,
         crate::report::Headline::of_suite(suite),
-        &pooled,
+        pooled,
     )
     .map_err(pe)?;
     drop(stored);
@@ -139,9 +152,10 @@ fn index_breakdowns(
     board: &[String],
     links: &HashMap<(String, String), String>,
     wide: DataFrame,
+    pooled: &[(crate::store::ScoreKey, String)],
 ) -> Result<()> {
     s.push_str(r#"<h2 id="breakdowns">Breakdowns</h2><h3>By dataset</h3>"#);
-    let by_ds = crate::report::summary(&wide, board, &By::Dataset).map_err(pe)?;
+    let by_ds = pooled_summary(&wide, board, &By::Dataset, pooled)?;
     s.push_str(&frame_table(&by_ds, "by-dataset", links, ""));
     drop(wide);
     for name in store.attribute_names()? {
@@ -153,7 +167,7 @@ fn index_breakdowns(
             continue;
         }
         let w = crate::report::wide_frame(&c, board).map_err(pe)?;
-        let mut t = crate::report::summary(&w, board, &By::Attribute(name.clone())).map_err(pe)?;
+        let mut t = pooled_summary(&w, board, &By::Attribute(name.clone()), pooled)?;
         t.rename("attribute", name.as_str().into()).map_err(pe)?;
         let _ = write!(s, "<h3>By attribute {}</h3>", esc(&name));
         s.push_str(&frame_table(&t, "by-attribute", links, ""));

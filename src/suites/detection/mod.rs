@@ -31,7 +31,7 @@ use crate::error::Result;
 use crate::formats::TruthFormat;
 use crate::progress::Progress;
 use crate::store::{MetricRow, OutputRow, RunId, Store};
-use crate::truth::{truth_groups, TruthGroup};
+use crate::truth::{group_truths, TruthGroup};
 use score::PageSet;
 
 /// The suite's id in the store (the `omnidoc` taxonomy).
@@ -262,7 +262,10 @@ impl Scoring for DetectionSuite<'_> {
     }
 
     fn items(&mut self, store: &Store) -> Result<Vec<TruthGroup>> {
-        let mut groups = truth_groups(store, self.opts.dataset, |f| FORMATS.contains(&f))?;
+        // A page with truths of both page formats (a draft, then its Label Studio review) is
+        // scored once, on the newest, as the omnidoc suite scores it.
+        let rows = crate::truth::newest_page_truths(store.truths(self.opts.dataset)?);
+        let mut groups = group_truths(rows, |f| FORMATS.contains(&f));
         // A ParseBench case has boxes only where it has layout elements (its `layout` part).
         groups.retain(|t| t.format != TruthFormat::ParseBench || truth::has_layout_part(t));
         Ok(groups)

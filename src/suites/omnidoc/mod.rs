@@ -197,15 +197,7 @@ impl Scoring for OmnidocSuite<'_> {
             .into_iter()
             .filter(|t| FORMATS.iter().any(|f| f.as_str() == t.format))
             .collect();
-        let newest = |t: &TruthRow| {
-            !rows.iter().any(|o| {
-                o.document == t.document
-                    && o.dataset == t.dataset
-                    && o.part == t.part
-                    && o.id > t.id
-            })
-        };
-        Ok(rows.iter().filter(|t| newest(t)).cloned().collect())
+        Ok(crate::truth::newest_page_truths(rows))
     }
 
     fn about<'a>(&'a self, t: &'a TruthRow) -> About<'a> {
