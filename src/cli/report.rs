@@ -592,9 +592,17 @@ fn summary(
     // The detection suite's COCO figures are pooled over each group's pages, with or
     // without --suite (a mean of per-document mAP is no COCO figure).
     let pooled = report::detection_page_sets(store, filter)?;
-    let beside = Beside { usage: &usage, pooled: &pooled };
+    let spec = report::SummarySpec {
+        by: &a.by,
+        suite: a.suite.as_deref(),
+        dataset: a.dataset.as_deref(),
+        ci: ci.as_ref(),
+        usage: &usage,
+        pooled: &pooled,
+        textual,
+    };
     let table = |metrics: &[String]| -> anyhow::Result<Rendered> {
-        let t = summary_frame(a, store, cols, metrics, ci.as_ref(), &beside, textual)?;
+        let t = report::summary_table(store, cols, metrics, &spec)?;
         Ok(render(&t, format)?)
     };
     let r = table(metrics)?;
@@ -629,7 +637,12 @@ fn summary(
                 );
             }
             intervals = false;
-            let t = summary_frame(a, store, cols, &heads, None, &beside, textual)?;
+            let t = report::summary_table(
+                store,
+                cols,
+                &heads,
+                &report::SummarySpec { ci: None, ..spec },
+            )?;
             render(&t, format)?
         }
     } else {
@@ -685,62 +698,4 @@ fn headline_set(suite: Option<&str>, metrics: &[String]) -> Vec<String> {
         }
     }
     out
-}
-
-/// What a summary shows beside the scores' means: each output's usage, and the detection
-/// suite's page sets its COCO figures are pooled from.
-struct Beside<'a> {
-    usage: &'a [corpus::store::UsageRow],
-    pooled: &'a [(corpus::store::ScoreKey, String)],
-}
-
-/// The summary frame over `metrics`.
-fn summary_frame(
-    a: &ReportArgs,
-    store: &Store,
-    cols: &corpus::store::ScoreColumns,
-    metrics: &[String],
-    ci: Option<&report::Ci>,
-    beside: &Beside<'_>,
-    textual: bool,
-) -> anyhow::Result<polars::prelude::DataFrame> {
-    // --by provider leads with the suite's headline metrics and sorts by the first, best
-    // first, as the HTML leaderboard does.
-    let headlines = match (&a.by, a.suite.as_deref()) {
-        (By::Provider, Some(suite)) => report::html::board::headline_columns(suite, metrics),
-        _ => Vec::new(),
-    };
-    let metrics: Vec<String> = headlines
-        .iter()
-        .cloned()
-        .chain(metrics.iter().filter(|m| !headlines.contains(m)).cloned())
-        .collect();
-    let wide = report::wide_frame(cols, &metrics)?;
-    let stored = match (ci, a.suite.as_deref()) {
-        (Some(_), Some(suite)) => store.stored_intervals(suite, a.dataset.as_deref())?,
-        _ => Vec::new(),
-    };
-    let headline = a.suite.as_deref().and_then(report::Headline::of_suite);
-    let mut t = report::summary_ci(&wide, &metrics, &a.by, ci, &stored, headline, beside.pooled)?;
-    if let Some(first) = headlines.first() {
-        let descending = !corpus::metrics::lower_is_better(first);
-        t = t.sort(
-            [first.as_str()],
-            polars::prelude::SortMultipleOptions::default()
-                .with_order_descending(descending)
-                .with_nulls_last(true)
-                .with_maintain_order(true),
-        )?;
-    }
-    // Beside the scores: what each provider version took per page.
-    if a.by == By::Provider {
-        t = report::with_usage(&t, cols, beside.usage)?;
-    }
-    if ci.is_some() && textual {
-        t = report::fold_intervals(&t, &metrics)?;
-    }
-    if let By::Attribute(name) = &a.by {
-        t.rename("attribute", name.as_str().into())?;
-    }
-    Ok(t)
 }

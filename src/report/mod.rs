@@ -13,10 +13,12 @@ pub mod gate;
 pub mod html;
 pub mod render;
 mod robustness;
+mod summary;
 mod truth_compare;
 mod usage;
 
 pub use robustness::{robustness, robustness_note, split_twin};
+pub use summary::{summary_table, SummarySpec};
 
 use polars::prelude::*;
 

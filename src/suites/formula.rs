@@ -39,6 +39,9 @@ use crate::truth::{truth_groups, TruthGroup};
 /// The suite's id with OmniDocBench's CDM (the default).
 pub const SUITE: &str = "formula";
 
+/// The formula suites' headlines: CDM and the normalised edit similarity.
+pub const HEADLINE: [&str; 2] = ["cdm", "edit_sim"];
+
 /// The suite's id with UniMERNet's CDM (`eval --suite formula --cdm unimernet`): a suite id of
 /// its own, so the two variants' rows never mix.
 pub const SUITE_UNIMERNET: &str = "formula-unimernet";

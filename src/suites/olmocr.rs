@@ -43,6 +43,13 @@ use crate::truth::{truth_groups, TruthGroup};
 /// The suite's id in the store.
 pub const SUITE: &str = "olmocr";
 
+/// olmOCR-bench's headline: its `overall` (the mean of the group scores); each
+/// `group_score:<group>` follows it ([`GROUP_PREFIX`]).
+pub const HEADLINE: [&str; 1] = ["overall"];
+
+/// The prefix of olmOCR-bench's per-group scores, headlines after `overall`.
+pub const GROUP_PREFIX: &str = "group_score:";
+
 /// The suite id under which scores with math tests decided by exact match only are stored
 /// (`eval --suite olmocr --math exact`), so they never mix with KaTeX-rendered ones.
 pub const SUITE_EXACT: &str = "olmocr-exact";

@@ -49,6 +49,13 @@ use crate::truth::{truth_groups, TruthGroup};
 /// The suite's id in the store.
 pub const SUITE: &str = "table";
 
+/// The table suite's headlines. The suite names none of its own, so they are chosen here:
+/// TEDS (structure and content, the metric every table benchmark leads with: PubTabNet,
+/// OmniDocBench, docling-eval), TEDS-S (structure alone, so a provider that reads cells
+/// wrongly but finds the grid shows it) and GriTS-Con's F1 (PubTables-1M's content metric,
+/// which aligns rows and columns instead of the tree).
+pub const HEADLINE: [&str; 3] = ["teds", "teds_s", "grits_con_f"];
+
 /// Bump whenever a rule changes a value.
 pub const TABLE_SUITE_VERSION: u32 = 2;
 

@@ -13,89 +13,14 @@ use polars::prelude::*;
 
 use super::escape::{esc, num};
 use crate::metrics::lower_is_better;
-use crate::suites::{formula, omnidoc, table, Suite};
-
-/// The table suite's headlines. The suite names none of its own, so they are chosen here:
-/// TEDS (structure and content, the metric every table benchmark leads with: PubTabNet,
-/// OmniDocBench, docling-eval), TEDS-S (structure alone, so a provider that reads cells
-/// wrongly but finds the grid shows it) and GriTS-Con's F1 (PubTables-1M's content metric,
-/// which aligns rows and columns instead of the tree).
-pub const TABLE_HEADLINE: [&str; 3] = ["teds", "teds_s", "grits_con_f"];
-
-/// OmniDocBench's headlines as its `eval` leads with them: the v1.5 `overall`, then the
-/// text's edit distance (lower is better), the tables' TEDS and the formulas' CDM.
-pub const OMNIDOC_HEADLINE: [&str; 4] = ["overall", "text_edit", "table_teds", "formula_cdm"];
-
-/// The formula suites' headlines: CDM and the normalised edit similarity.
-pub const FORMULA_HEADLINE: [&str; 2] = ["cdm", "edit_sim"];
-
-/// olmOCR-bench's headline: its `overall` (the mean of the group scores); each
-/// `group_score:<group>` follows it ([`OLMOCR_GROUP_PREFIX`]).
-pub const OLMOCR_HEADLINE: [&str; 1] = ["overall"];
-
-/// The prefix of olmOCR-bench's per-group scores, headlines after `overall`.
-pub const OLMOCR_GROUP_PREFIX: &str = "group_score:";
-
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-/// Whether every id of `heads` is one of `ids`.
-const fn all_in(heads: &[&str], ids: &[&str]) -> bool {
-    let mut i = 0;
-    while i < heads.len() {
-        let mut found = false;
-        let mut j = 0;
-        while j < ids.len() {
-            if str_eq(heads[i], ids[j]) {
-                found = true;
-            }
-            j += 1;
-        }
-        if !found {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-// Each headline is a metric its suite stores: renaming one there fails the build here.
-const _: () = assert!(all_in(&crate::metrics::paper::HEADLINE, &crate::metrics::paper::METRIC_IDS));
-const _: () = assert!(all_in(&TABLE_HEADLINE, &table::METRIC_IDS));
-const _: () = assert!(all_in(&OMNIDOC_HEADLINE, &omnidoc::METRIC_IDS));
-const _: () = assert!(all_in(&FORMULA_HEADLINE, &formula::METRIC_IDS));
-const _: () =
-    assert!(all_in(&crate::suites::parsebench::HEADLINE, &crate::suites::parsebench::METRIC_IDS));
-const _: () =
-    assert!(all_in(&crate::suites::detection::HEADLINE, &crate::suites::detection::METRIC_IDS));
+use crate::suites::Suite;
 
 /// The headline metrics of a suite's leaderboard, in order; the first sorts the rows. The
 /// paper suite's are its own [`crate::metrics::paper::HEADLINE`]; olmOCR-bench's `overall`
 /// is followed by every `group_score:<group>` the store holds ([`headline_columns`]). A suite
 /// not named here has none, and its leaderboard leads with its first metric.
 pub fn headline_metrics(suite: &str) -> &'static [&'static str] {
-    let Some(s) = Suite::of_stored(suite) else { return &[] };
-    match s {
-        Suite::Paper => &crate::metrics::paper::HEADLINE,
-        Suite::Table => &TABLE_HEADLINE,
-        Suite::Omnidoc => &OMNIDOC_HEADLINE,
-        Suite::Olmocr => &OLMOCR_HEADLINE,
-        Suite::Formula => &FORMULA_HEADLINE,
-        Suite::Parsebench => &crate::suites::parsebench::HEADLINE,
-        Suite::Detection => &crate::suites::detection::HEADLINE,
-    }
+    Suite::of_stored(suite).map_or(&[], Suite::headline)
 }
 
 /// The headline columns of a leaderboard over `metrics`: [`headline_metrics`] that are among
@@ -107,8 +32,10 @@ pub fn headline_columns(suite: &str, metrics: &[String]) -> Vec<String> {
         .filter(|h| metrics.iter().any(|m| m == *h))
         .map(|h| h.to_string())
         .collect();
-    if headline_metrics(suite) == OLMOCR_HEADLINE {
-        out.extend(metrics.iter().filter(|m| m.starts_with(OLMOCR_GROUP_PREFIX)).cloned());
+    if headline_metrics(suite) == crate::suites::olmocr::HEADLINE {
+        out.extend(
+            metrics.iter().filter(|m| m.starts_with(crate::suites::olmocr::GROUP_PREFIX)).cloned(),
+        );
     }
     if out.is_empty() {
         out.extend(metrics.first().cloned());

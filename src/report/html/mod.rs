@@ -91,7 +91,7 @@ pub struct SiteSummary {
     pub incomplete: u64,
 }
 
-fn pe(e: PolarsError) -> Error {
+pub(super) fn pe(e: PolarsError) -> Error {
     Error::Usage(format!("report: {e}"))
 }
 

@@ -40,6 +40,10 @@ pub use matching::MatchMethod;
 /// The suite's id in the store.
 pub const SUITE: &str = "omnidoc";
 
+/// OmniDocBench's headlines as its `eval` leads with them: the v1.5 `overall`, then the
+/// text's edit distance (lower is better), the tables' TEDS and the formulas' CDM.
+pub const HEADLINE: [&str; 4] = ["overall", "text_edit", "table_teds", "formula_cdm"];
+
 /// Bump whenever a rule changes a value (2: display-formula CDM, and `overall` a number).
 pub const OMNIDOC_SUITE_VERSION: u32 = 2;
 
